@@ -1,0 +1,21 @@
+"""The autograd core: Variable, Function, Config and the backward engine.
+
+Nothing here imports ``minitorch.ops`` or any layer above it; operators are bound onto
+``Variable`` by ``minitorch/ops/variable_methods.py``.
+"""
+
+from minitorch.core.config import Config, no_grad, test_mode, using_config
+from minitorch.core.function import Function
+from minitorch.core.variable import Operand, Variable, as_array, as_variable
+
+__all__ = [
+    "Config",
+    "Function",
+    "Operand",
+    "Variable",
+    "as_array",
+    "as_variable",
+    "no_grad",
+    "test_mode",
+    "using_config",
+]

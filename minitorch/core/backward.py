@@ -1,0 +1,232 @@
+"""The backward engine: reverse-mode accumulation over the recorded graph.
+
+Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
+
+1. Walk the graph once from the output's creator and count, for every Function, how
+   many edges lead back into its outputs (``pending[f]``: the gradient contributions it
+   must receive before it can run).
+2. Start from the output's creator with the seed ``ones_like(y)``. Pop a ready
+   Function, call its backward, add each returned gradient to its input's running total
+   (a new array each time — never in place, so no two Variables share a gradient), and
+   decrement the input creator's count; at zero that creator is ready.
+
+No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
+``generation`` numbers are not needed for correctness with this counting; they are kept
+for graphs and teaching.
+
+First-order backward calls each Function's ``backward_array`` on raw ndarrays (no graph,
+no Variables); ``create_graph=True`` calls the differentiable ``backward`` with graph
+building on, so the gradients are Variables with their own graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch.core.config import _backward_context, current_state
+from minitorch.core.function import Function
+from minitorch.core.variable import Variable
+
+Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
+
+
+def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = False) -> None:
+    """Backpropagate from ``y``: see :meth:`Variable.backward` for the contract."""
+    state = current_state()
+    if not state.enable_backprop and not state.in_backward:
+        raise RuntimeError(
+            "backward() was called inside no_grad(): no graph was recorded; "
+            "compute the loss outside the no_grad() block"
+        )
+    if y.data is None:
+        raise RuntimeError("backward(): the Variable holds no data (data is None)")
+    seed: Grad = np.ones_like(y.data)
+    if create_graph:
+        seed = Variable(seed, requires_grad=False)
+    if y.creator is None:
+        _add_to_leaf(y, seed, create_graph)
+        return
+    anomaly = state.detect_anomaly
+    with _backward_context(create_graph):
+        grads: dict[int, Grad] = {id(y): seed}
+        pending = _count_pending(y.creator)
+        ready = [y.creator]
+        while ready:
+            func = ready.pop()
+            gys = _pop_output_grads(func, grads, retain_grad, create_graph)
+            gxs = _call_backward(func, gys, create_graph)
+            if anomaly:
+                _check_grads_finite(func, gxs)
+            _send_to_inputs(func, gxs, grads, pending, ready, create_graph)
+
+
+def _count_pending(root: Function) -> dict[Function, int]:
+    """For each reachable Function, how many input edges point at its outputs."""
+    pending: dict[Function, int] = {root: 0}
+    stack = [root]
+    while stack:
+        func = stack.pop()
+        for x, needs in zip(func.inputs, func.needs_input_grad):
+            creator = x.creator
+            if creator is None or not needs:
+                continue
+            if creator in pending:
+                pending[creator] += 1
+            else:
+                pending[creator] = 1
+                stack.append(creator)
+    return pending
+
+
+def _pop_output_grads(
+    func: Function, grads: dict[int, Grad], retain_grad: bool, create_graph: bool
+) -> list[Grad]:
+    """Collect the finished gradients of ``func``'s outputs (zeros for unused outputs)."""
+    gys: list[Grad] = []
+    for ref in func.outputs:
+        y = ref()
+        gy = grads.pop(id(y), None) if y is not None else None
+        if gy is None:
+            gy = _zeros_for_missing_output(func, len(gys), create_graph)
+        elif retain_grad and y is not None:
+            y.grad = gy if create_graph else Variable(gy, requires_grad=False)
+        gys.append(gy)
+    return gys
+
+
+def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) -> Grad:
+    y = func.outputs[index]()
+    if y is None or y.data is None:
+        raise RuntimeError(
+            f"backward(): output {index} of {type(func).__name__} was freed before backward "
+            "and received no gradient"
+        )
+    zeros = np.zeros_like(y.data)
+    return Variable(zeros, requires_grad=False) if create_graph else zeros
+
+
+def _call_backward(func: Function, gys: list[Grad], create_graph: bool) -> tuple[Grad, ...]:
+    """Run one Function's backward on the fast path or the differentiable path."""
+    if not create_graph and type(func).backward_array is not Function.backward_array:
+        try:
+            return _as_tuple(func.backward_array(*gys))
+        except NotImplementedError:
+            pass
+    if create_graph:
+        return _as_tuple(func.backward(*gys))
+    gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]))
+    return tuple(None if gx is None else _data_of(gx) for gx in gxs)
+
+
+def _as_tuple(gxs: Any) -> tuple[Any, ...]:
+    if type(gxs) is tuple:
+        return gxs
+    if isinstance(gxs, list):
+        return tuple(gxs)
+    return (gxs,)
+
+
+def _data_of(gx: Any) -> Any:
+    return gx.data if isinstance(gx, Variable) else gx
+
+
+def _send_to_inputs(
+    func: Function,
+    gxs: tuple[Grad, ...],
+    grads: dict[int, Grad],
+    pending: dict[Function, int],
+    ready: list[Function],
+    create_graph: bool,
+) -> None:
+    """Accumulate each input's gradient and release creators whose count reaches zero."""
+    inputs = func.inputs
+    if len(gxs) != len(inputs):
+        raise ValueError(
+            f"{type(func).__name__}.backward returned {len(gxs)} gradient(s) for "
+            f"{len(inputs)} input(s); return one per input (None where there is none)"
+        )
+    for i, (x, gx, needs) in enumerate(zip(inputs, gxs, func.needs_input_grad)):
+        if not needs:
+            continue
+        creator = x.creator
+        if gx is not None:
+            gx = _checked(func, i, x, gx, create_graph)
+            if creator is None:
+                _add_to_leaf(x, gx, create_graph)
+            else:
+                key = id(x)
+                old = grads.get(key)
+                grads[key] = gx if old is None else _accumulate(old, gx, create_graph)
+        if creator is not None:
+            pending[creator] -= 1
+            if pending[creator] == 0:
+                ready.append(creator)
+
+
+def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bool) -> Grad:
+    """Check a gradient's type and shape against its input; match the input's dtype."""
+    data = gx.data if create_graph and isinstance(gx, Variable) else gx
+    if create_graph and not isinstance(gx, Variable):
+        gx = Variable(np.asarray(gx), requires_grad=False)
+        data = gx.data
+    elif not create_graph and type(data) is not np.ndarray:
+        data = gx = _coerce_array(func, index, gx)
+    x_data = x.data
+    if data.shape != x_data.shape:
+        raise ValueError(
+            f"{type(func).__name__}.backward: gradient for input {index} has shape "
+            f"{data.shape} but the input has shape {x_data.shape}; reduce broadcast "
+            "dimensions with sum_to(gx, x.shape)"
+        )
+    if data.dtype != x_data.dtype and x_data.dtype.kind == "f" and not create_graph:
+        gx = data.astype(x_data.dtype)
+    return gx
+
+
+def _coerce_array(func: Function, index: int, gx: Any) -> np.ndarray:
+    if isinstance(gx, (np.ndarray, np.generic, float, int)):
+        return np.asarray(gx)
+    raise TypeError(
+        f"{type(func).__name__}.backward_array returned a {type(gx).__name__} for input "
+        f"{index}; return ndarrays (or None)"
+    )
+
+
+def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool) -> None:
+    """Add ``gx`` to a leaf's ``grad`` — a new Variable, never an in-place update."""
+    if not x.requires_grad:
+        return
+    if x.dtype.kind not in "fc":
+        raise TypeError(
+            f"backward(): a gradient reached Variable {x.name or ''!s} of dtype {x.dtype}, "
+            "but only floating-point Variables hold gradients; create it from floats, "
+            "e.g. Variable(data.astype(float))"
+        )
+    if x.grad is None:
+        x.grad = gx if create_graph else Variable(gx, requires_grad=False)
+    elif create_graph:
+        x.grad = x.grad + gx
+    else:
+        x.grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
+
+
+def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:
+    """``old + gx`` as a new object (0-d sums stay ndarrays, not NumPy scalars)."""
+    total = old + gx
+    return total if create_graph else np.asarray(total)
+
+
+def _check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
+    for i, gx in enumerate(gxs):
+        data = _data_of(gx)
+        if data is None or not isinstance(data, np.ndarray) or data.dtype.kind not in "fc":
+            continue
+        if not np.isfinite(data).all():
+            where = np.argwhere(~np.isfinite(data))[:5].tolist()
+            raise FloatingPointError(
+                f"detect_anomaly: {type(func).__name__}.backward returned NaN/inf in the "
+                f"gradient of input {i} at positions {where} (shape {data.shape}); the "
+                f"Function was created at {func.created_at or '<unknown>'}"
+            )

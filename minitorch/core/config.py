@@ -1,0 +1,125 @@
+"""Global switches of minitorch: graph building, training mode, anomaly detection.
+
+The switches live in one :mod:`contextvars` variable, so ``no_grad()`` in one thread
+(or asyncio task) never switches graph building off in another. ``Config`` is the
+familiar DeZero-style face over it: ``Config.enable_backprop`` reads the current
+context and assignment changes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class _State:
+    """One immutable snapshot of every switch; replaced, never mutated."""
+
+    enable_backprop: bool = True
+    train: bool = True
+    detect_anomaly: bool = False
+    in_backward: bool = False  # set by the engine while it runs backward(create_graph=True)
+
+
+_state: contextvars.ContextVar[_State] = contextvars.ContextVar(
+    "minitorch_config",
+    default=_State(),  # noqa: B039 (frozen, never mutated)
+)
+_NAMES = ("enable_backprop", "train", "detect_anomaly")
+
+
+def current_state() -> _State:
+    """Return the switches in force in this thread/context (used by the engine)."""
+    return _state.get()
+
+
+class _ConfigMeta(type):
+    """Makes ``Config.<switch>`` read and write the context-local state."""
+
+    def __getattr__(cls, name: str) -> bool:
+        if name in _NAMES:
+            return bool(getattr(_state.get(), name))
+        raise AttributeError(f"Config has no switch {name!r}; switches are {_NAMES}")
+
+    def __setattr__(cls, name: str, value: bool) -> None:
+        if name not in _NAMES:
+            raise AttributeError(f"Config has no switch {name!r}; switches are {_NAMES}")
+        _state.set(replace(_state.get(), **{name: bool(value)}))
+
+
+class Config(metaclass=_ConfigMeta):
+    """The switches that change how minitorch computes.
+
+    Attributes:
+        enable_backprop: record the graph (inputs, creator, generation) for backward.
+            Off inside :func:`no_grad`.
+        train: training mode; ``dropout`` and batch norm read it. Off inside
+            :func:`test_mode` and after ``Module.eval()``.
+        detect_anomaly: record where each Function was created and raise
+            ``FloatingPointError`` at the first NaN/inf (see :func:`detect_anomaly`).
+
+    Each switch is local to the current thread and context (``contextvars``).
+
+    Example:
+        >>> Config.enable_backprop
+        True
+        >>> with no_grad():
+        ...     Config.enable_backprop
+        False
+    """
+
+
+@contextlib.contextmanager
+def using_config(name: str, value: bool) -> Iterator[None]:
+    """Set ``Config.<name>`` to ``value`` inside a ``with`` block.
+
+    The previous value comes back on exit, also when the block raises, and blocks nest.
+
+    Args:
+        name: ``"enable_backprop"``, ``"train"`` or ``"detect_anomaly"``.
+        value: the value inside the block.
+
+    Raises:
+        AttributeError: if ``name`` is not a switch.
+    """
+    if name not in _NAMES:
+        raise AttributeError(f"using_config: unknown switch {name!r}; switches are {_NAMES}")
+    token = _state.set(replace(_state.get(), **{name: bool(value)}))
+    try:
+        yield
+    finally:
+        _state.reset(token)
+
+
+def no_grad() -> contextlib.AbstractContextManager[None]:
+    """Compute without recording the graph (``using_config("enable_backprop", False)``).
+
+    Use it for evaluation and for optimizer updates: nothing is kept for backward.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> with no_grad():
+        ...     y = Variable(np.array(2.0)) * 3.0
+        >>> y.creator is None
+        True
+    """
+    return using_config("enable_backprop", False)
+
+
+def test_mode() -> contextlib.AbstractContextManager[None]:
+    """Switch training mode off (``using_config("train", False)``): dropout is identity."""
+    return using_config("train", False)
+
+
+@contextlib.contextmanager
+def _backward_context(create_graph: bool) -> Iterator[None]:
+    """Engine helper: graph building on iff ``create_graph``; mark nodes made in backward."""
+    token = _state.set(replace(_state.get(), enable_backprop=create_graph, in_backward=True))
+    try:
+        yield
+    finally:
+        _state.reset(token)

@@ -1,0 +1,205 @@
+"""``Function``: the base class of every differentiable op.
+
+A Function is called on Variables (or ndarrays and scalars), runs ``forward`` on the
+raw ndarrays, wraps the results in Variables and — when graph building is on and some
+input needs a gradient — records itself as their ``creator``. Outputs are held through
+weak references, so the graph never keeps a result alive that the user dropped and
+``Variable -> creator -> outputs -> Variable`` forms no reference cycle.
+"""
+
+from __future__ import annotations
+
+import traceback
+import weakref
+from typing import Any
+
+import numpy as np
+
+from minitorch.core.config import current_state
+from minitorch.core.variable import Variable
+
+_NUMERIC_KINDS = frozenset("biufc")
+
+
+class Function:
+    """Base class of differentiable ops: subclass it and define ``forward``/``backward``.
+
+    Subclasses define:
+
+    * ``forward(*xs: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...]`` — pure NumPy.
+    * ``backward(*gys: Variable) -> Variable | tuple`` — the vector-Jacobian product
+      written with minitorch ops, so it is itself differentiable (``create_graph=True``).
+      Return ``None`` for an input that has no gradient (an integer index, a label).
+    * optionally ``backward_array(*gys: np.ndarray)`` — the same formula on raw arrays, the
+      fast path of ordinary first-order backward. Omit it (or raise
+      ``NotImplementedError``) and the engine falls back to ``backward`` under
+      ``no_grad()``.
+
+    Attributes:
+        inputs: the input Variables (list), recorded only when the graph is built.
+        outputs: weak references to the output Variables; use ``output(i)``.
+        generation: ``max(input.generation)``; the engine and ``viz`` read it.
+        needs_input_grad: one bool per input: does that input need a gradient? A
+            ``backward_array`` may skip work (and return ``None``) where it is False.
+        created_in_backward: True if made while ``backward(create_graph=True)`` ran —
+            ``viz`` colours these nodes.
+        created_at: under ``detect_anomaly()``, the user's source line ("file:line in fn").
+
+    Example:
+        >>> class Square(Function):
+        ...     def forward(self, x):
+        ...         return x ** 2
+        ...     def backward(self, gy):
+        ...         (x,) = self.inputs
+        ...         return 2 * x * gy
+        >>> x = Variable(np.array(3.0))
+        >>> y = Square()(x)
+        >>> y.backward()
+        >>> x.grad
+        variable(6.0)
+    """
+
+    inputs: list[Variable]
+    outputs: list[weakref.ReferenceType[Variable]]
+    generation: int = 0
+    needs_input_grad: tuple[bool, ...] = ()
+    created_in_backward: bool = False
+    created_at: str | None = None
+
+    def __call__(self, *inputs: Any) -> Any:
+        xs = [x if type(x) is Variable else _as_input(x, inputs, self) for x in inputs]
+        ys = self.forward(*[x.data for x in xs])
+        if type(ys) is not tuple:
+            ys = (ys,)
+        outputs = [Variable(_as_output(y, self, i)) for i, y in enumerate(ys)]
+        state = current_state()
+        if state.detect_anomaly:
+            _check_forward_anomaly(self, outputs)
+        if state.enable_backprop:
+            needs = tuple([x.requires_grad for x in xs])
+            if True in needs:
+                self._record(xs, outputs, needs, state.in_backward, state.detect_anomaly)
+            else:
+                for y in outputs:
+                    y.requires_grad = False
+        return outputs if len(outputs) > 1 else outputs[0]
+
+    def _record(
+        self,
+        xs: list[Variable],
+        outputs: list[Variable],
+        needs: tuple[bool, ...],
+        in_backward: bool,
+        anomaly: bool,
+    ) -> None:
+        self.generation = max([x.generation for x in xs])
+        self.inputs = xs
+        self.needs_input_grad = needs
+        for y in outputs:
+            y.set_creator(self)
+        self.outputs = [weakref.ref(y) for y in outputs]
+        if in_backward:
+            self.created_in_backward = True
+        if anomaly:
+            self.created_at = _user_frame()
+
+    # -- to be defined by subclasses -----------------------------------------------------
+    def forward(self, *xs: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the input ndarrays (pure NumPy)."""
+        raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
+
+    def backward(self, *gys: Any, **kwargs: Any) -> Any:
+        """Return the gradients w.r.t. each input, given those w.r.t. each output."""
+        raise NotImplementedError(f"{type(self).__name__}.backward is not defined")
+
+    def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
+        """Optional fast path of ``backward`` on raw ndarrays (no graph is built)."""
+        raise NotImplementedError
+
+    # -- accessors for op authors --------------------------------------------------------
+    @property
+    def input_arrays(self) -> tuple[np.ndarray, ...]:
+        """The inputs' ndarrays, in order (``x0, x1 = self.input_arrays``)."""
+        return tuple([x.data for x in self.inputs])
+
+    def output(self, i: int = 0) -> Variable:
+        """Return the ``i``-th output Variable.
+
+        Raises:
+            RuntimeError: if that output has been garbage-collected (outputs are held
+                weakly); keep a reference to it, or save what backward needs in forward.
+        """
+        y = self.outputs[i]()
+        if y is None:
+            raise RuntimeError(
+                f"{type(self).__name__}.output({i}): the output Variable no longer exists; "
+                "store the value you need on self in forward()"
+            )
+        return y
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} generation={self.generation}>"
+
+
+def _as_input(x: Any, inputs: tuple[Any, ...], func: Function) -> Variable:
+    """Turn a non-Variable operand into a constant Variable with NumPy 2 (NEP 50) dtypes.
+
+    A Python scalar takes the dtype NumPy would give it next to the other operands, so
+    ``float32_variable * 2.0`` stays float32.
+    """
+    if isinstance(x, Variable):
+        return x
+    if isinstance(x, (bool, int, float, complex)):
+        arrays = [v.data for v in inputs if isinstance(v, Variable) and v.data is not None]
+        arrays += [v for v in inputs if isinstance(v, np.ndarray)]
+        array = np.asarray(x, dtype=np.result_type(x, *arrays) if arrays else None)
+    else:
+        try:
+            array = np.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(_operand_message(func, inputs, x)) from exc
+        if array.dtype.kind not in _NUMERIC_KINDS:
+            raise TypeError(_operand_message(func, inputs, x))
+    return Variable(array, requires_grad=False)
+
+
+def _operand_message(func: Function, inputs: tuple[Any, ...], x: Any) -> str:
+    index = next(i for i, v in enumerate(inputs) if v is x)
+    return (
+        f"{type(func).__name__}: operand {index} has unsupported type {type(x).__name__} "
+        f"({x!r:.40}); use a Variable, an ndarray, a number or a list of numbers"
+    )
+
+
+def _as_output(y: Any, func: Function, index: int) -> np.ndarray:
+    if type(y) is np.ndarray:
+        return y
+    if isinstance(y, (np.generic, int, float)):  # NumPy reductions on 0-d give scalars
+        return np.asarray(y)
+    if isinstance(y, np.ndarray):
+        return y
+    raise TypeError(
+        f"{type(func).__name__}.forward must return ndarrays (or a tuple of them); "
+        f"output {index} is a {type(y).__name__}"
+    )
+
+
+def _user_frame() -> str:
+    """The innermost stack frame outside minitorch: where the user created this op."""
+    for frame in reversed(traceback.extract_stack()):
+        if "/minitorch/" not in frame.filename.replace("\\", "/") and "contextlib" not in (
+            frame.filename
+        ):
+            return f"{frame.filename}:{frame.lineno} in {frame.name}: {frame.line}"
+    return "<unknown>"
+
+
+def _check_forward_anomaly(func: Function, outputs: list[Variable]) -> None:
+    for i, y in enumerate(outputs):
+        data = y.data
+        if data is not None and data.dtype.kind in "fc" and not np.isfinite(data).all():
+            where = np.argwhere(~np.isfinite(data))[:5].tolist()
+            raise FloatingPointError(
+                f"detect_anomaly: {type(func).__name__}.forward produced NaN/inf in output {i} "
+                f"at positions {where} (shape {data.shape}), created at {_user_frame()}"
+            )

@@ -1,0 +1,280 @@
+"""``Variable``: an ndarray plus the bookkeeping reverse-mode autodiff needs.
+
+The class is deliberately thin. It knows its data, its gradient and the Function that
+created it (``creator``); it does not know any op. Operators such as ``x + y`` and
+methods such as ``x.sum()`` are bound onto it by the one table in
+``minitorch/ops/variable_methods.py``, and ``x.backward()`` hands over to the engine in
+``minitorch/core/backward.py``. The ``if TYPE_CHECKING:`` block below declares those
+bound names so that IDEs, mypy and the API docs still see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from minitorch.core.function import Function
+
+#: Anything an op accepts as an operand: a Variable, an ndarray or a Python/NumPy scalar.
+Operand = Union["Variable", np.ndarray, float, int, np.generic]
+
+
+class Variable:
+    """A node of the computational graph holding an ndarray.
+
+    Args:
+        data: the value, an ``np.ndarray`` of any shape and dtype (0-d included), or
+            ``None`` for a placeholder.
+        name: an optional label, shown by ``repr`` tools and ``viz``.
+        requires_grad: whether ``backward`` should compute a gradient for this Variable
+            when it is a leaf. Variables you create default to ``True``; the constants
+            that ops create from ndarrays and scalars (``x * 2.0``) get ``False``, so no
+            work is spent on gradients nobody asked for.
+
+    Attributes:
+        data: the ndarray.
+        name: the label or ``None``.
+        grad: the gradient ``dL/dself`` as a Variable with ``data``'s shape, or ``None``
+            before ``backward`` has reached this Variable.
+        creator: the Function whose output this is; ``None`` for a leaf.
+        generation: ``creator.generation + 1`` (0 for leaves): the longest path from a
+            leaf, shown in graphs.
+        requires_grad: see above; an op's output requires a gradient iff one of its inputs
+            does.
+
+    Raises:
+        TypeError: if ``data`` is not an ``np.ndarray`` or ``None`` (wrap scalars with
+            ``np.array(2.0)``).
+
+    Example:
+        >>> x = Variable(np.array([1.0, 2.0]), name="x")
+        >>> y = (x * x).sum()
+        >>> y.backward()
+        >>> x.grad
+        variable([2. 4.])
+    """
+
+    __slots__ = ("data", "name", "grad", "creator", "generation", "requires_grad", "__weakref__")
+    # NEP 13: make NumPy defer to our reflected operators, so np.ones(3) + x is a Variable.
+    __array_ufunc__ = None
+    __array_priority__ = 200
+
+    def __init__(
+        self, data: np.ndarray | None, name: str | None = None, requires_grad: bool = True
+    ) -> None:
+        if data is not None and not isinstance(data, np.ndarray):
+            raise TypeError(
+                f"Variable: data must be a numpy.ndarray or None, got {type(data).__name__}; "
+                "wrap scalars and lists with np.array(...)"
+            )
+        # Typed as ndarray: a None placeholder is rare and ops never receive one.
+        self.data: np.ndarray = data  # type: ignore[assignment]
+        self.name = name
+        self.grad: Variable | None = None
+        self.creator: Function | None = None
+        self.generation = 0
+        self.requires_grad = requires_grad
+
+    # -- graph bookkeeping -------------------------------------------------------------
+    def set_creator(self, func: Function) -> None:
+        """Record ``func`` as this Variable's creator; generation becomes one more."""
+        self.creator = func
+        self.generation = func.generation + 1
+
+    def clear_grad(self) -> None:
+        """Forget the gradient (set ``grad`` to ``None``) before a new backward pass."""
+        self.grad = None
+
+    def unchain(self) -> None:
+        """Cut the link to the creator: this Variable becomes a leaf."""
+        self.creator = None
+
+    def unchain_backward(self) -> None:
+        """Cut every creator link in the graph behind this Variable (iteratively).
+
+        Used for truncated backpropagation through time: the values stay, the history is
+        dropped, so memory no longer grows with sequence length.
+        """
+        pending = [self.creator] if self.creator is not None else []
+        seen: set[int] = set()
+        while pending:
+            func = pending.pop()
+            if id(func) in seen:
+                continue
+            seen.add(id(func))
+            for x in func.inputs:
+                if x.creator is not None:
+                    pending.append(x.creator)
+                    x.unchain()
+        self.creator = None
+
+    def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None:
+        """Compute ``d self / d leaf`` for every leaf that requires a gradient.
+
+        Gradients are *added* to each leaf's ``grad`` (call ``clear_grad`` or an
+        optimizer's ``zero_grad`` between steps). ``self`` may have any shape: the seed is
+        ``ones_like(self.data)``, i.e. the gradient of ``self.sum()``.
+
+        Args:
+            retain_grad: keep the gradients of intermediate Variables too (otherwise only
+                leaves keep theirs, which frees memory early).
+            create_graph: build the graph of the backward computation itself, so the
+                gradients can be differentiated again (higher-order derivatives).
+
+        Raises:
+            RuntimeError: inside ``no_grad()``, or if ``data`` is ``None``.
+            ValueError: if a Function's backward returns the wrong number of gradients or
+                a gradient whose shape differs from its input's.
+            TypeError: if a gradient reaches a leaf of integer dtype.
+            FloatingPointError: under ``detect_anomaly()``, at the first NaN/inf gradient.
+
+        See ``minitorch/core/backward.py`` for the algorithm.
+        """
+        from minitorch.core.backward import run_backward  # core-internal, no cycle at import
+
+        run_backward(self, retain_grad=retain_grad, create_graph=create_graph)
+
+    # -- array-like read-only views ------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of ``data``."""
+        return self._array().shape
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions of ``data``."""
+        return self._array().ndim
+
+    @property
+    def size(self) -> int:
+        """The number of elements of ``data``."""
+        return self._array().size
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The dtype of ``data``."""
+        return self._array().dtype
+
+    def __len__(self) -> int:
+        return len(self._array())
+
+    def __repr__(self) -> str:
+        if self.data is None:
+            return "variable(None)"
+        body = str(self.data).replace("\n", "\n" + " " * len("variable("))
+        return f"variable({body})"
+
+    def item(self) -> Any:
+        """Return the single element of ``data`` as a Python scalar.
+
+        Raises:
+            ValueError: if ``data`` has more than one element.
+        """
+        if self._array().size != 1:
+            raise ValueError(f"Variable.item: only one-element Variables, got shape {self.shape}")
+        return self._array().item()
+
+    def numpy(self) -> np.ndarray:
+        """Return ``data`` (the same array, not a copy)."""
+        return self._array()
+
+    def _array(self) -> np.ndarray:
+        if self.data is None:
+            raise RuntimeError(f"Variable {self.name or ''} holds no data (data is None)".strip())
+        return self.data
+
+    if TYPE_CHECKING:
+        # Bound at import time by minitorch/ops/variable_methods.py (the binding table).
+        # A test keeps this list equal to the table.
+        T: Variable
+
+        def __add__(self, other: Operand) -> Variable:
+            """``self + other`` (ops.add)."""
+
+        def __radd__(self, other: Operand) -> Variable:
+            """``other + self`` (ops.add)."""
+
+        def __sub__(self, other: Operand) -> Variable:
+            """``self - other`` (ops.sub)."""
+
+        def __rsub__(self, other: Operand) -> Variable:
+            """``other - self`` (ops.sub)."""
+
+        def __mul__(self, other: Operand) -> Variable:
+            """``self * other`` (ops.mul)."""
+
+        def __rmul__(self, other: Operand) -> Variable:
+            """``other * self`` (ops.mul)."""
+
+        def __truediv__(self, other: Operand) -> Variable:
+            """``self / other`` (ops.div)."""
+
+        def __rtruediv__(self, other: Operand) -> Variable:
+            """``other / self`` (ops.div)."""
+
+        def __neg__(self) -> Variable:
+            """``-self`` (ops.neg)."""
+
+        def __pow__(self, other: Operand) -> Variable:
+            """``self ** other`` (ops.pow)."""
+
+        def __rpow__(self, other: Operand) -> Variable:
+            """``other ** self`` (ops.pow)."""
+
+        def reshape(self, *shape: int | Sequence[int]) -> Variable:
+            """Reshape; ``x.reshape(2, 3)`` or ``x.reshape((2, 3))`` (ops.reshape)."""
+
+        def transpose(self, *axes: int | Sequence[int]) -> Variable:
+            """Permute axes; no axes reverses them (ops.transpose)."""
+
+        def sum(
+            self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+        ) -> Variable:
+            """Sum over ``axis`` (ops.sum)."""
+
+        def mean(
+            self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+        ) -> Variable:
+            """Mean over ``axis`` (ops.mean)."""
+
+        def exp(self) -> Variable:
+            """Elementwise ``e**self`` (ops.exp)."""
+
+        def log(self) -> Variable:
+            """Elementwise natural logarithm (ops.log)."""
+
+        def tanh(self) -> Variable:
+            """Elementwise hyperbolic tangent (ops.tanh)."""
+
+        def sin(self) -> Variable:
+            """Elementwise sine (ops.sin)."""
+
+        def cos(self) -> Variable:
+            """Elementwise cosine (ops.cos)."""
+
+
+def as_array(x: Any, dtype: Any = None) -> np.ndarray:
+    """Return ``x`` as an ndarray (0-d for scalars), without copying ndarrays.
+
+    Args:
+        x: an ndarray, a NumPy scalar, a Python number or a nested list.
+        dtype: an optional dtype to convert to.
+    """
+    if isinstance(x, np.ndarray) and (dtype is None or x.dtype == dtype):
+        return x
+    return np.asarray(x, dtype=dtype)
+
+
+def as_variable(obj: Any) -> Variable:
+    """Return ``obj`` if it is a Variable, else a Variable wrapping ``as_array(obj)``.
+
+    Example:
+        >>> as_variable(2.0)
+        variable(2.0)
+    """
+    if isinstance(obj, Variable):
+        return obj
+    return Variable(as_array(obj))

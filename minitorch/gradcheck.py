@@ -1,0 +1,211 @@
+"""Numerical gradient checking: compare ``backward`` with central differences.
+
+For ``f`` and inputs ``x``, the check builds the scalar ``L = sum_k <w_k, f(x)_k>`` with
+fixed random weights ``w`` (so every output element matters, not just their sum) and
+compares the analytic ``dL/dx`` from backward with the central difference
+
+    (L(x + eps e_i) - L(x - eps e_i)) / (2 eps),
+
+whose error is O(eps**2) (Nocedal & Wright, *Numerical Optimization*, 2nd ed., §8.1).
+All arithmetic is float64; inputs are copied, never modified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minitorch.core import Variable
+
+
+class GradcheckError(AssertionError):
+    """Raised when an analytic gradient differs from the numerical one.
+
+    Attributes:
+        input_index: which input of ``f`` failed.
+        index: the element's index (a tuple) within that input.
+        analytic: the value from backward.
+        numeric: the central-difference value.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        input_index: int,
+        index: tuple[int, ...],
+        analytic: float,
+        numeric: float,
+    ) -> None:
+        super().__init__(message)
+        self.input_index = input_index
+        self.index = index
+        self.analytic = analytic
+        self.numeric = numeric
+
+
+def _outputs(result: Any) -> list[Variable]:
+    return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+def _weights(outputs: Sequence[Variable]) -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(y.shape) for y in outputs]
+
+
+def _scalar(outputs: Sequence[Variable], weights: Sequence[np.ndarray]) -> float:
+    return float(sum(np.sum(y.data * w) for y, w in zip(outputs, weights) if y is not None))
+
+
+def _prepare(inputs: Sequence[Any]) -> list[Any]:
+    """float64 copies of floating inputs; other inputs (integer labels, ...) pass through."""
+    prepared: list[Any] = []
+    for x in inputs:
+        data = x.data if isinstance(x, Variable) else x
+        if (
+            isinstance(data, (np.ndarray, float, np.floating))
+            and np.asarray(data).dtype.kind == "f"
+        ):
+            prepared.append(np.array(data, dtype=np.float64))
+        else:
+            prepared.append(x)
+    return prepared
+
+
+def _analytic(
+    f: Callable[..., Any],
+    arrays: list[Any],
+    weights: list[np.ndarray] | None,
+    create_graph: bool = False,
+) -> tuple[list[Any], list[Variable], list[np.ndarray]]:
+    variables = [
+        Variable(a.copy()) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
+        for a in arrays
+    ]
+    outputs = _outputs(f(*variables))
+    weights = weights if weights is not None else _weights(outputs)
+    loss = None
+    for y, w in zip(outputs, weights):
+        term = (y * w).sum()
+        loss = term if loss is None else loss + term
+    assert loss is not None, "gradcheck: f returned no outputs"
+    loss.backward(create_graph=create_graph)
+    return variables, outputs, weights
+
+
+def gradcheck(
+    f: Callable[..., Any], *inputs: Any, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4
+) -> bool:
+    """Check ``f``'s backward against central differences at ``inputs``.
+
+    Args:
+        f: maps Variables to a Variable (or a tuple of Variables).
+        *inputs: ndarrays, Variables or scalars. Floating inputs are checked (as float64
+            copies); integer inputs such as labels are passed through unchecked.
+        eps: the finite-difference step.
+        atol: absolute tolerance.
+        rtol: relative tolerance (``|a - n| <= atol + rtol * |n|``).
+
+    Returns:
+        ``True`` when every element agrees.
+
+    Raises:
+        GradcheckError: at the first disagreeing element, naming the input index, the
+            element index, and the analytic and numeric values.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> gradcheck(F.tanh, np.array([0.5, -1.0]))
+        True
+    """
+    arrays = _prepare(inputs)
+    variables, _, weights = _analytic(f, arrays, None)
+    for k, (v, a) in enumerate(zip(variables, arrays)):
+        if not isinstance(v, Variable):
+            continue
+        analytic: np.ndarray = np.zeros_like(a) if v.grad is None else v.grad.data
+        numeric = numerical_grad(f, arrays, k, weights, eps)
+        _compare(k, analytic, numeric, atol, rtol)
+    return True
+
+
+def numerical_grad(
+    f: Callable[..., Any], arrays: list[Any], k: int, weights: list[np.ndarray], eps: float = 1e-6
+) -> np.ndarray:
+    """Central-difference gradient of ``sum_k <w_k, f(...)_k>`` w.r.t. input ``k``.
+
+    Shapes:
+        returns an array with ``arrays[k]``'s shape (float64).
+    """
+    base = arrays[k]
+    grad = np.zeros_like(base, dtype=np.float64)
+    for index in np.ndindex(base.shape):
+        values = []
+        for step in (eps, -eps):
+            shifted = base.copy()
+            shifted[index] += step
+            args = [Variable(shifted) if i == k else _constant(a) for i, a in enumerate(arrays)]
+            values.append(_scalar(_outputs(f(*args)), weights))
+        grad[index] = (values[0] - values[1]) / (2 * eps)
+    return grad
+
+
+def _constant(a: Any) -> Any:
+    return Variable(a.copy()) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
+
+
+def _compare(k: int, analytic: np.ndarray, numeric: np.ndarray, atol: float, rtol: float) -> None:
+    if analytic.shape != numeric.shape:
+        raise GradcheckError(
+            f"gradcheck: input {k}: gradient shape {analytic.shape} != "
+            f"input shape {numeric.shape}",
+            k,
+            (),
+            float("nan"),
+            float("nan"),
+        )
+    bad = ~np.isclose(analytic, numeric, atol=atol, rtol=rtol)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        a, n = float(analytic[index]), float(numeric[index])
+        raise GradcheckError(
+            f"gradcheck: input {k}, element {index}: analytic gradient {a:.6g} but numeric "
+            f"{n:.6g} (difference {a - n:.3g}; atol={atol}, rtol={rtol})",
+            k,
+            index,
+            a,
+            n,
+        )
+
+
+def gradgradcheck(
+    f: Callable[..., Any], *inputs: Any, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4
+) -> bool:
+    """Check second derivatives: ``gradcheck`` of the ``create_graph=True`` gradient.
+
+    The function checked is ``x -> d<w, f(x)>/dx`` built by ``backward(create_graph=True)``,
+    so this tests that each op's ``backward`` is itself correctly differentiable.
+
+    Raises:
+        GradcheckError: as :func:`gradcheck`, for the gradient function.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> gradgradcheck(F.tanh, np.array([0.5, -1.0]))
+        True
+    """
+    arrays = _prepare(inputs)
+    _, _, weights = _analytic(f, arrays, None)
+
+    def first_grad(*xs: Any) -> tuple[Variable, ...]:
+        outputs = _outputs(f(*xs))
+        loss = sum(((y * w).sum() for y, w in zip(outputs, weights)), Variable(np.array(0.0)))
+        loss.backward(create_graph=True)
+        variables = [x for x in xs if isinstance(x, Variable)]
+        grads = tuple(x.grad if x.grad is not None else x * 0.0 for x in variables)
+        for x in variables:  # the outer check's backward must start from zero
+            x.clear_grad()
+        return grads
+
+    return gradcheck(first_grad, *arrays, eps=eps, atol=atol, rtol=rtol)

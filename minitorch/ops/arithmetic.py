@@ -1,0 +1,185 @@
+"""Elementwise arithmetic with NumPy broadcasting: add, sub, mul, div, neg.
+
+Each binary backward ends with ``sum_to(gx, x.shape)``: the gradient of a broadcast
+operand is the sum over the copies broadcasting made (identity when shapes match).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch.core import Function, Operand, Variable
+from minitorch.ops.reshape import sum_to, sum_to_array
+
+
+def _broadcast_error(op: str, x0: np.ndarray, x1: np.ndarray) -> ValueError:
+    return ValueError(f"{op}: shapes {x0.shape} and {x1.shape} do not broadcast")
+
+
+class Add(Function):
+    """y = x0 + x1;  gx0 = gy,  gx1 = gy."""
+
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        try:
+            return x0 + x1
+        except ValueError:
+            raise _broadcast_error("add", x0, x1) from None
+
+    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+        x0, x1 = self.inputs
+        return sum_to(gy, x0.shape), sum_to(gy, x1.shape)
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x0, x1 = self.input_arrays
+        return sum_to_array(gy, x0.shape), sum_to_array(gy, x1.shape)
+
+
+def add(x0: Operand, x1: Operand) -> Variable:
+    """Add elementwise, broadcasting like ``np.add``.
+
+    Shapes:
+        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
+
+    Raises:
+        ValueError: if the shapes do not broadcast (the message names both shapes).
+        TypeError: if an operand is not numeric (``x + "a"``).
+
+    Example:
+        >>> add(Variable(np.array([1.0, 2.0])), 3.0)
+        variable([4. 5.])
+    """
+    return Add()(x0, x1)
+
+
+class Sub(Function):
+    """y = x0 - x1;  gx0 = gy,  gx1 = -gy."""
+
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        try:
+            return x0 - x1
+        except ValueError:
+            raise _broadcast_error("sub", x0, x1) from None
+
+    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+        x0, x1 = self.inputs
+        return sum_to(gy, x0.shape), sum_to(-gy, x1.shape)
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x0, x1 = self.input_arrays
+        return sum_to_array(gy, x0.shape), sum_to_array(-gy, x1.shape)
+
+
+def sub(x0: Operand, x1: Operand) -> Variable:
+    """Subtract elementwise, broadcasting like ``np.subtract``.
+
+    Shapes:
+        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> sub(1.0, Variable(np.array([1.0, 2.0])))
+        variable([ 0. -1.])
+    """
+    return Sub()(x0, x1)
+
+
+class Mul(Function):
+    """y = x0 * x1;  gx0 = gy * x1,  gx1 = gy * x0."""
+
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        try:
+            return x0 * x1
+        except ValueError:
+            raise _broadcast_error("mul", x0, x1) from None
+
+    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+        x0, x1 = self.inputs
+        return sum_to(gy * x1, x0.shape), sum_to(gy * x0, x1.shape)
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        x0, x1 = self.input_arrays
+        need0, need1 = self.needs_input_grad
+        gx0 = sum_to_array(gy * x1, x0.shape) if need0 else None
+        gx1 = sum_to_array(gy * x0, x1.shape) if need1 else None
+        return gx0, gx1
+
+
+def mul(x0: Operand, x1: Operand) -> Variable:
+    """Multiply elementwise, broadcasting like ``np.multiply``.
+
+    Shapes:
+        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
+
+    Raises:
+        ValueError: if the shapes do not broadcast (the message names both shapes).
+
+    Example:
+        >>> mul(Variable(np.array([1.0, 2.0])), 3.0)
+        variable([3. 6.])
+    """
+    return Mul()(x0, x1)
+
+
+class Div(Function):
+    """y = x0 / x1;  gx0 = gy / x1,  gx1 = -gy * x0 / x1**2."""
+
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        try:
+            return x0 / x1
+        except ValueError:
+            raise _broadcast_error("div", x0, x1) from None
+
+    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+        x0, x1 = self.inputs
+        return sum_to(gy / x1, x0.shape), sum_to(-gy * x0 / (x1 * x1), x1.shape)
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        x0, x1 = self.input_arrays
+        need0, need1 = self.needs_input_grad
+        gx0 = sum_to_array(gy / x1, x0.shape) if need0 else None
+        gx1 = sum_to_array(-gy * x0 / (x1 * x1), x1.shape) if need1 else None
+        return gx0, gx1
+
+
+def div(x0: Operand, x1: Operand) -> Variable:
+    """Divide elementwise (true division), broadcasting like ``np.true_divide``.
+
+    Division by zero follows IEEE-754 as NumPy does (inf/NaN with a RuntimeWarning);
+    use ``detect_anomaly()`` to find where such values appear.
+
+    Shapes:
+        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> div(Variable(np.array([1.0, 2.0])), 4.0)
+        variable([0.25 0.5 ])
+    """
+    return Div()(x0, x1)
+
+
+class Neg(Function):
+    """y = -x;  gx = -gy."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return -x
+
+    def backward(self, gy: Variable) -> Variable:
+        return -gy
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return -gy
+
+
+def neg(x: Operand) -> Variable:
+    """Negate elementwise.
+
+    Example:
+        >>> neg(Variable(np.array([1.0, -2.0])))
+        variable([-1.  2.])
+    """
+    return Neg()(x)

@@ -1,0 +1,255 @@
+"""Elementwise mathematical functions: exp, log, sin, cos, tanh, sqrt, square, abs, pow.
+
+Each derivative is the textbook one (e.g. Spivak, *Calculus*, ch. 18); the backward of
+each is written with minitorch ops so it can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch.core import Function, Operand, Variable
+from minitorch.ops.arithmetic import _broadcast_error
+from minitorch.ops.reshape import sum_to, sum_to_array
+
+
+class Exp(Function):
+    """y = exp(x);  gx = gy * y."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.exp(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy * self.output()
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy * np.exp(self.input_arrays[0])
+
+
+def exp(x: Operand) -> Variable:
+    """Elementwise ``e ** x``.
+
+    Shapes:
+        any -> the same shape.
+
+    Example:
+        >>> exp(Variable(np.array([0.0])))
+        variable([1.])
+    """
+    return Exp()(x)
+
+
+class Log(Function):
+    """y = log(x);  gx = gy / x."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.log(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy / x
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        return gy / x
+
+
+def log(x: Operand) -> Variable:
+    """Elementwise natural logarithm; ``log(0) = -inf`` and negatives give NaN (IEEE-754).
+
+    Shapes:
+        any -> the same shape.
+
+    Example:
+        >>> log(Variable(np.array([1.0])))
+        variable([0.])
+    """
+    return Log()(x)
+
+
+class Sin(Function):
+    """y = sin(x);  gx = gy * cos(x)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.sin(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * cos(x)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy * np.cos(self.input_arrays[0])
+
+
+def sin(x: Operand) -> Variable:
+    """Elementwise sine (radians).
+
+    Example:
+        >>> sin(Variable(np.array([0.0])))
+        variable([0.])
+    """
+    return Sin()(x)
+
+
+class Cos(Function):
+    """y = cos(x);  gx = -gy * sin(x)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.cos(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * -sin(x)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return -gy * np.sin(self.input_arrays[0])
+
+
+def cos(x: Operand) -> Variable:
+    """Elementwise cosine (radians).
+
+    Example:
+        >>> cos(Variable(np.array([0.0])))
+        variable([1.])
+    """
+    return Cos()(x)
+
+
+class Tanh(Function):
+    """y = tanh(x);  gx = gy * (1 - y**2)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.tanh(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        y = self.output()
+        return gy * (1 - y * y)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        y = np.tanh(self.input_arrays[0])
+        return gy * (1 - y * y)
+
+
+def tanh(x: Operand) -> Variable:
+    """Elementwise hyperbolic tangent; ``d tanh / dx = 1 - tanh(x)**2``.
+
+    Example:
+        >>> tanh(Variable(np.array([0.0])))
+        variable([0.])
+    """
+    return Tanh()(x)
+
+
+class Sqrt(Function):
+    """y = sqrt(x);  gx = gy / (2 y)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.sqrt(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy / (2 * self.output())
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy / (2 * np.sqrt(self.input_arrays[0]))
+
+
+def sqrt(x: Operand) -> Variable:
+    """Elementwise square root; the gradient at 0 is inf (IEEE-754), as in NumPy/PyTorch.
+
+    Example:
+        >>> sqrt(Variable(np.array([4.0])))
+        variable([2.])
+    """
+    return Sqrt()(x)
+
+
+class Square(Function):
+    """y = x**2;  gx = 2 x gy."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x * x
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return 2 * x * gy
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        return 2 * x * gy
+
+
+def square(x: Operand) -> Variable:
+    """Elementwise ``x * x``.
+
+    Example:
+        >>> square(Variable(np.array([3.0])))
+        variable([9.])
+    """
+    return Square()(x)
+
+
+class Abs(Function):
+    """y = |x|;  gx = gy * sign(x)  (subgradient 0 at x = 0, as NumPy's sign and PyTorch)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.abs(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * np.sign(x.data)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy * np.sign(self.input_arrays[0])
+
+
+def abs(x: Operand) -> Variable:
+    """Elementwise absolute value; the gradient at exactly 0 is 0 (a subgradient).
+
+    Example:
+        >>> abs(Variable(np.array([-2.0, 3.0])))
+        variable([2. 3.])
+    """
+    return Abs()(x)
+
+
+class Pow(Function):
+    """y = x0 ** x1;  gx0 = gy * x1 * x0**(x1 - 1),  gx1 = gy * y * log(x0)."""
+
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        try:
+            return np.power(x0, x1)
+        except ValueError:
+            raise _broadcast_error("pow", x0, x1) from None
+
+    def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
+        x0, x1 = self.inputs
+        need0, need1 = self.needs_input_grad
+        gx0 = sum_to(gy * x1 * x0 ** (x1 - 1), x0.shape) if need0 else None
+        gx1 = sum_to(gy * x0**x1 * log(x0), x1.shape) if need1 else None
+        return gx0, gx1
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        x0, x1 = self.input_arrays
+        need0, need1 = self.needs_input_grad
+        gx0 = sum_to_array(gy * x1 * np.power(x0, x1 - 1), x0.shape) if need0 else None
+        gx1 = sum_to_array(gy * np.power(x0, x1) * np.log(x0), x1.shape) if need1 else None
+        return gx0, gx1
+
+
+def pow(x0: Operand, x1: Operand) -> Variable:
+    """Raise ``x0`` to the power ``x1`` elementwise (``np.power``), broadcasting.
+
+    The exponent may be a Python number (a constant: no gradient is computed for it) or
+    a Variable (then ``d y / d x1 = y * log(x0)``, defined for ``x0 > 0``).
+
+    Shapes:
+        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> pow(Variable(np.array([2.0, 3.0])), 2)
+        variable([4. 9.])
+    """
+    return Pow()(x0, x1)

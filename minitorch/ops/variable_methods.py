@@ -1,0 +1,73 @@
+"""The one table that binds operators and methods onto ``Variable``.
+
+``Variable`` (in ``minitorch/core``) knows no op; this module maps each dunder and
+method name to the op that implements it, and :func:`install` sets them on the class
+once, when ``minitorch.ops`` is imported. ``Variable``'s ``if TYPE_CHECKING:`` block
+declares exactly these names, and a test keeps the two equal. This is DeZero's
+``setup_variable()`` written as data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from minitorch.core import Operand, Variable
+from minitorch.ops import arithmetic, math, reduce, reshape
+
+
+def _rsub(x: Variable, other: Operand) -> Variable:
+    return arithmetic.sub(other, x)
+
+
+def _rtruediv(x: Variable, other: Operand) -> Variable:
+    return arithmetic.div(other, x)
+
+
+def _rpow(x: Variable, other: Operand) -> Variable:
+    return math.pow(other, x)
+
+
+def _reshape(x: Variable, *shape: int | Sequence[int]) -> Variable:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return reshape.reshape(x, tuple(shape[0]))
+    return reshape.reshape(x, tuple(shape))  # type: ignore[arg-type]
+
+
+def _transpose(x: Variable, *axes: int | Sequence[int]) -> Variable:
+    if not axes or (len(axes) == 1 and axes[0] is None):
+        return reshape.transpose(x)
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        return reshape.transpose(x, tuple(axes[0]))
+    return reshape.transpose(x, axes)  # type: ignore[arg-type]
+
+
+VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
+    "__add__": arithmetic.add,
+    "__radd__": arithmetic.add,
+    "__sub__": arithmetic.sub,
+    "__rsub__": _rsub,
+    "__mul__": arithmetic.mul,
+    "__rmul__": arithmetic.mul,
+    "__truediv__": arithmetic.div,
+    "__rtruediv__": _rtruediv,
+    "__neg__": arithmetic.neg,
+    "__pow__": math.pow,
+    "__rpow__": _rpow,
+    "reshape": _reshape,
+    "transpose": _transpose,
+    "T": property(lambda x: reshape.transpose(x)),
+    "sum": reduce.sum,
+    "mean": reduce.mean,
+    "exp": math.exp,
+    "log": math.log,
+    "tanh": math.tanh,
+    "sin": math.sin,
+    "cos": math.cos,
+}
+
+
+def install() -> None:
+    """Set every entry of :data:`VARIABLE_METHODS` on ``Variable`` (idempotent)."""
+    for name, method in VARIABLE_METHODS.items():
+        setattr(Variable, name, method)
