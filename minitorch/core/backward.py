@@ -46,20 +46,21 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
     if create_graph:
         seed = Variable(seed, requires_grad=False)
     if y.creator is None:
-        _add_to_leaf(y, seed, create_graph)
+        _add_to_leaf(y, seed, create_graph, set())
         return
     anomaly = state.detect_anomaly
     with _backward_context(create_graph):
         grads: dict[int, Grad] = {id(y): seed}
+        handed_out: set[int] = set()  # ids of arrays now held by a user-visible .grad
         pending = _count_pending(y.creator)
         ready = [y.creator]
         while ready:
             func = ready.pop()
-            gys = _pop_output_grads(func, grads, retain_grad, create_graph)
+            gys = _pop_output_grads(func, grads, retain_grad, create_graph, handed_out)
             gxs = _call_backward(func, gys, create_graph)
             if anomaly:
                 _check_grads_finite(func, gxs)
-            _send_to_inputs(func, gxs, grads, pending, ready, create_graph)
+            _send_to_inputs(func, gxs, grads, pending, ready, create_graph, handed_out)
 
 
 def _count_pending(root: Function) -> dict[Function, int]:
@@ -81,7 +82,11 @@ def _count_pending(root: Function) -> dict[Function, int]:
 
 
 def _pop_output_grads(
-    func: Function, grads: dict[int, Grad], retain_grad: bool, create_graph: bool
+    func: Function,
+    grads: dict[int, Grad],
+    retain_grad: bool,
+    create_graph: bool,
+    handed_out: set[int],
 ) -> list[Grad]:
     """Collect the finished gradients of ``func``'s outputs (zeros for unused outputs)."""
     gys: list[Grad] = []
@@ -91,7 +96,7 @@ def _pop_output_grads(
         if gy is None:
             gy = _zeros_for_missing_output(func, len(gys), create_graph)
         elif retain_grad and y is not None:
-            y.grad = gy if create_graph else Variable(gy, requires_grad=False)
+            y.grad = gy if create_graph else _new_grad(gy, handed_out)
         gys.append(gy)
     return gys
 
@@ -139,6 +144,7 @@ def _send_to_inputs(
     pending: dict[Function, int],
     ready: list[Function],
     create_graph: bool,
+    handed_out: set[int],
 ) -> None:
     """Accumulate each input's gradient and release creators whose count reaches zero."""
     inputs = func.inputs
@@ -154,7 +160,7 @@ def _send_to_inputs(
         if gx is not None:
             gx = _checked(func, i, x, gx, create_graph)
             if creator is None:
-                _add_to_leaf(x, gx, create_graph)
+                _add_to_leaf(x, gx, create_graph, handed_out)
             else:
                 key = id(x)
                 old = grads.get(key)
@@ -194,7 +200,7 @@ def _coerce_array(func: Function, index: int, gx: Any) -> np.ndarray:
     )
 
 
-def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool) -> None:
+def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]) -> None:
     """Add ``gx`` to a leaf's ``grad`` — a new Variable, never an in-place update."""
     if not x.requires_grad:
         return
@@ -205,11 +211,23 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool) -> None:
             "e.g. Variable(data.astype(float))"
         )
     if x.grad is None:
-        x.grad = gx if create_graph else Variable(gx, requires_grad=False)
+        x.grad = gx if create_graph else _new_grad(gx, handed_out)
     elif create_graph:
         x.grad = x.grad + gx
     else:
         x.grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
+
+
+def _new_grad(gx: np.ndarray, handed_out: set[int]) -> Variable:
+    """Wrap ``gx`` as a ``.grad``; copy it if another ``.grad`` already holds this array.
+
+    A backward may return the same array for two inputs (``Add`` passes ``gy`` to both),
+    and users may update gradients in place, so two Variables must never share one.
+    """
+    if id(gx) in handed_out or (gx.base is not None and id(gx.base) in handed_out):
+        gx = gx.copy()
+    handed_out.add(id(gx))
+    return Variable(gx, requires_grad=False)
 
 
 def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:

@@ -1,0 +1,263 @@
+"""The backward engine: fan-in, diamonds, deep chains, repeated calls, memory, errors."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+import numpy as np
+import pytest
+
+import minitorch.ops as F
+from minitorch import Function, Variable, no_grad
+
+
+def scalar(value: float) -> Variable:
+    return Variable(np.array(value))
+
+
+def test_variable_used_twice_in_mul_gets_both_contributions() -> None:
+    x = scalar(3.0)
+    (x * x).backward()
+    assert x.grad is not None and x.grad.data == pytest.approx(6.0)
+
+
+def test_variable_used_twice_in_add_gets_both_contributions() -> None:
+    x = scalar(3.0)
+    (x + x).backward()
+    assert x.grad is not None and x.grad.data == pytest.approx(2.0)
+
+
+class CountingSquare(Function):
+    """y = x**2, counting how often backward runs."""
+
+    calls = 0
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x**2
+
+    def backward(self, gy: Variable) -> Variable:
+        type(self).calls += 1
+        (x,) = self.inputs
+        return 2 * x * gy
+
+
+def test_diamond_with_uneven_branches_runs_each_backward_once() -> None:
+    CountingSquare.calls = 0
+    x = scalar(2.0)
+    a = CountingSquare()(x)  # a = x^2
+    long_branch = CountingSquare()(CountingSquare()(a))  # a^4
+    short_branch = CountingSquare()(a)  # a^2
+    y = long_branch + short_branch  # x^8 + x^4
+    y.backward()
+    assert CountingSquare.calls == 4
+    assert x.grad is not None and x.grad.data == pytest.approx(8 * 2.0**7 + 4 * 2.0**3)
+
+
+def test_chain_of_a_million_ops_needs_no_recursion() -> None:
+    limit = sys.getrecursionlimit()
+    x = scalar(1.0)
+    y = x
+    for _ in range(1_000_000):
+        y = -y
+    y.backward()
+    assert x.grad is not None and x.grad.data == pytest.approx(1.0)
+    del y  # tearing down a million-node graph must not overflow the C stack either
+    assert sys.getrecursionlimit() == limit
+
+
+def test_repeated_backward_adds_exactly_one_gradient_per_call() -> None:
+    x = scalar(3.0)
+    for calls in range(1, 4):
+        y = x * x
+        y.backward()
+        assert x.grad is not None and x.grad.data == pytest.approx(6.0 * calls)
+
+
+def test_backward_twice_on_same_graph_accumulates() -> None:
+    x = scalar(2.0)
+    y = F.exp(x)
+    y.backward()
+    y.backward()
+    assert x.grad is not None and x.grad.data == pytest.approx(2 * np.exp(2.0))
+
+
+def test_intermediate_grads_cleared_unless_retained() -> None:
+    x = scalar(2.0)
+    h = x * 3.0
+    y = h * h
+    y.backward()
+    assert h.grad is None and y.grad is None
+    x.clear_grad()
+    y.backward(retain_grad=True)
+    assert h.grad is not None and h.grad.data == pytest.approx(12.0)
+    assert y.grad is not None and y.grad.data == pytest.approx(1.0)
+
+
+def test_no_two_variables_share_a_gradient_array() -> None:
+    x0, x1 = scalar(1.0), scalar(2.0)
+    y = x0 + x1
+    y.backward()
+    assert x0.grad is not None and x1.grad is not None
+    assert x0.grad.data is not x1.grad.data
+    assert not np.shares_memory(x0.grad.data, x1.grad.data)
+
+
+def test_no_grad_records_nothing_and_backward_raises() -> None:
+    x = scalar(2.0)
+    with no_grad():
+        y = x * x
+        assert y.creator is None
+        with pytest.raises(RuntimeError, match="no_grad"):
+            y.backward()
+
+
+def test_backward_on_a_leaf_seeds_ones() -> None:
+    x = Variable(np.array([1.0, 2.0]))
+    x.backward()
+    assert x.grad is not None and np.array_equal(x.grad.data, [1.0, 1.0])
+
+
+def test_backward_on_none_data_raises() -> None:
+    with pytest.raises(RuntimeError, match="no data"):
+        Variable(None).backward()
+
+
+def test_constants_get_no_gradient_and_no_graph() -> None:
+    y = F.exp(np.array(1.0))
+    assert y.creator is None and not y.requires_grad
+
+
+def test_tanh_derivatives_match_closed_forms() -> None:
+    x = scalar(0.7)
+    t = np.tanh(0.7)
+    expected = [
+        1 - t**2,
+        -2 * t * (1 - t**2),
+        (1 - t**2) * (6 * t**2 - 2),
+        8 * t * (1 - t**2) * (2 - 3 * t**2),
+    ]
+    y = F.tanh(x)
+    for order, value in enumerate(expected, start=1):
+        x.clear_grad()
+        y.backward(create_graph=True)
+        assert x.grad is not None
+        assert x.grad.data == pytest.approx(value, rel=1e-10), f"derivative {order}"
+        y = x.grad
+
+
+def test_newton_method_with_second_derivative_finds_minimum() -> None:
+    # f(x) = x^4 - 2x^2 has minima at x = +-1; Newton from x = 2 converges to 1.
+    x = scalar(2.0)
+    for _ in range(10):
+        y = x**4 - 2 * x**2
+        x.clear_grad()
+        y.backward(create_graph=True)
+        gx = x.grad
+        assert gx is not None
+        x.clear_grad()
+        gx.backward()
+        assert x.grad is not None
+        x = Variable(np.asarray(x.data - gx.data / x.grad.data))
+    assert x.data == pytest.approx(1.0, abs=1e-12)
+
+
+def test_create_graph_gradient_is_a_normal_graph() -> None:
+    x = scalar(1.5)
+    y = F.sin(x) * x
+    y.backward(create_graph=True)
+    assert x.grad is not None and x.grad.creator is not None
+    assert x.grad.creator.created_in_backward
+
+
+def test_intermediates_are_freed_without_the_cycle_collector() -> None:
+    gc.disable()
+    try:
+        x = Variable(np.ones(3))
+        h = F.exp(x)
+        y = F.sin(h)
+        refs = [weakref.ref(h), weakref.ref(y), weakref.ref(y.creator), weakref.ref(h.creator)]
+        del h, y
+        assert all(ref() is None for ref in refs)
+    finally:
+        gc.enable()
+
+
+def test_graph_after_backward_is_freed_without_the_cycle_collector() -> None:
+    gc.disable()
+    try:
+        x = Variable(np.ones(3))
+        y = (F.exp(x) * x).sum()
+        y.backward(create_graph=True)
+        refs = [weakref.ref(y), weakref.ref(y.creator)]
+        del y
+        x.clear_grad()
+        assert all(ref() is None for ref in refs)
+    finally:
+        gc.enable()
+
+
+class OnlyBackward(Function):
+    """y = 3x with only the differentiable backward (no backward_array)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return 3 * x
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy * 3.0
+
+
+def test_function_with_only_backward_works_on_both_paths() -> None:
+    x = Variable(np.array([1.0, 2.0]))
+    OnlyBackward()(x).sum().backward()
+    assert x.grad is not None and np.array_equal(x.grad.data, [3.0, 3.0])
+    x.clear_grad()
+    OnlyBackward()(x * x).sum().backward(create_graph=True)
+    assert x.grad is not None and np.allclose(x.grad.data, [6.0, 12.0])
+
+
+class WrongShape(Function):
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x.sum()
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy  # forgot to broadcast back to x's shape
+
+
+def test_wrong_gradient_shape_is_reported_with_class_index_and_shapes() -> None:
+    x = Variable(np.ones((2, 3)))
+    with pytest.raises(ValueError) as info:
+        WrongShape()(x).backward()
+    message = str(info.value)
+    assert "WrongShape" in message and "input 0" in message
+    assert "()" in message and "(2, 3)" in message
+
+
+class WrongCount(Function):
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        return x0 + x1
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy
+
+
+def test_wrong_number_of_gradients_names_the_class() -> None:
+    x = Variable(np.ones(2))
+    with pytest.raises(ValueError, match=r"WrongCount.*1 gradient.*2 input"):
+        WrongCount()(x, x).backward()
+
+
+def test_gradient_dtype_follows_float32_input() -> None:
+    x = Variable(np.ones(3, dtype=np.float32))
+    y = (x * 2.0 + 1).sum()
+    assert y.dtype == np.float32
+    y.backward()
+    assert x.grad is not None and x.grad.dtype == np.float32
+
+
+def test_integer_leaf_receiving_a_gradient_is_a_clear_type_error() -> None:
+    x = Variable(np.array([1, 2, 3]), name="counts")
+    y = (x * 2.0).sum()
+    with pytest.raises(TypeError, match=r"counts.*int64.*astype\(float\)"):
+        y.backward()
