@@ -13,7 +13,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minitorch.core import Operand, Variable
-from minitorch.ops import arithmetic, math, reduce, reshape
+from minitorch.ops import arithmetic, math, reduce
+
+# Functions, not the module: ops/__init__ rebinds the name `reshape` to the function.
+from minitorch.ops.reshape import reshape as reshape_op
+from minitorch.ops.reshape import transpose as transpose_op
 
 
 def _rsub(x: Variable, other: Operand) -> Variable:
@@ -30,16 +34,16 @@ def _rpow(x: Variable, other: Operand) -> Variable:
 
 def _reshape(x: Variable, *shape: int | Sequence[int]) -> Variable:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return reshape.reshape(x, tuple(shape[0]))
-    return reshape.reshape(x, tuple(shape))  # type: ignore[arg-type]
+        return reshape_op(x, tuple(shape[0]))
+    return reshape_op(x, tuple(shape))  # type: ignore[arg-type]
 
 
 def _transpose(x: Variable, *axes: int | Sequence[int]) -> Variable:
     if not axes or (len(axes) == 1 and axes[0] is None):
-        return reshape.transpose(x)
+        return transpose_op(x)
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-        return reshape.transpose(x, tuple(axes[0]))
-    return reshape.transpose(x, axes)  # type: ignore[arg-type]
+        return transpose_op(x, tuple(axes[0]))
+    return transpose_op(x, axes)  # type: ignore[arg-type]
 
 
 VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
@@ -56,7 +60,7 @@ VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
     "__rpow__": _rpow,
     "reshape": _reshape,
     "transpose": _transpose,
-    "T": property(lambda x: reshape.transpose(x)),
+    "T": property(lambda x: transpose_op(x)),
     "sum": reduce.sum,
     "mean": reduce.mean,
     "exp": math.exp,

@@ -1,0 +1,121 @@
+"""Variable's contract (API.md): construction, properties, repr, operators, dtypes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minitorch import Function, Variable, as_array, as_variable
+
+
+@pytest.mark.parametrize("bad", [1.0, [1.0, 2.0], "x", np.float64(1.0)])
+def test_non_ndarray_data_is_a_type_error_naming_the_type(bad: object) -> None:
+    with pytest.raises(TypeError, match=type(bad).__name__):
+        Variable(bad)  # type: ignore[arg-type]
+
+
+def test_properties_follow_the_array() -> None:
+    x = Variable(np.zeros((2, 3), dtype=np.float32), name="x")
+    assert (x.shape, x.ndim, x.size, x.dtype, len(x)) == ((2, 3), 2, 6, np.float32, 2)
+    assert x.T.shape == (3, 2)
+    assert x.name == "x" and x.grad is None and x.creator is None and x.generation == 0
+
+
+def test_repr_matches_numpy_printing_with_indent() -> None:
+    assert repr(Variable(np.array([1.0, 2.0]))) == "variable([1. 2.])"
+    assert repr(Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))) == (
+        "variable([[1. 2.]\n          [3. 4.]])"
+    )
+    assert repr(Variable(None)) == "variable(None)"
+
+
+def test_reflected_operators_with_scalars_and_ndarrays_give_variables() -> None:
+    x = Variable(np.array([1.0, 2.0]))
+    for result, expected in [
+        (2.0 * x, [2.0, 4.0]),
+        (np.ones(2) + x, [2.0, 3.0]),
+        (1.0 - x, [0.0, -1.0]),
+        (2.0 / x, [2.0, 1.0]),
+        (2.0**x, [2.0, 4.0]),
+        (-x, [-1.0, -2.0]),
+    ]:
+        assert isinstance(result, Variable)
+        np.testing.assert_allclose(result.data, expected)
+
+
+def test_python_scalar_keeps_float32() -> None:
+    x = Variable(np.ones(2, dtype=np.float32))
+    for y in (x * 2.0, 2.0 * x, x + 1, x / 3.0, x**2, 1.0 - x):
+        assert y.dtype == np.float32
+
+
+def test_float64_ndarray_promotes_like_numpy() -> None:
+    x = Variable(np.ones(2, dtype=np.float32))
+    assert (x * np.ones(2)).dtype == np.result_type(np.float32, np.float64)
+
+
+def test_outputs_are_always_ndarrays_even_0d() -> None:
+    x = Variable(np.array(2.0))
+    y = x * x
+    assert type(y.data) is np.ndarray and y.data.shape == ()
+
+
+def test_item_numpy_and_reshape_transpose_methods() -> None:
+    x = Variable(np.arange(6.0))
+    assert x.reshape(2, 3).shape == (2, 3) and x.reshape((3, 2)).shape == (3, 2)
+    assert x.reshape(2, 3).transpose().shape == (3, 2)
+    assert x.reshape(1, 2, 3).transpose(2, 0, 1).shape == (3, 1, 2)
+    assert Variable(np.array([5.0])).item() == 5.0
+    assert x.numpy() is x.data
+    with pytest.raises(ValueError, match="one-element"):
+        x.item()
+
+
+def test_unchain_backward_cuts_every_link_iteratively() -> None:
+    x = Variable(np.array(1.0))
+    y = x
+    for _ in range(5000):
+        y = y * 1.0
+    y.unchain_backward()
+    assert y.creator is None
+    y.backward()
+    assert x.grad is None
+
+
+def test_unsupported_operand_names_the_op_and_operand() -> None:
+    x = Variable(np.ones(2))
+    with pytest.raises(TypeError, match=r"Add: operand 1 has unsupported type str"):
+        x + "a"  # type: ignore[operator]
+    with pytest.raises(TypeError, match=r"operand 1 has unsupported type NoneType"):
+        x * None  # type: ignore[operator]
+    np.testing.assert_allclose((x + [1, 2]).data, [2.0, 3.0])  # array-likes are fine
+
+
+class ReturnsList(Function):
+    def forward(self, x: np.ndarray) -> list[float]:
+        return [1.0, 2.0]
+
+
+def test_forward_returning_a_list_names_the_class() -> None:
+    with pytest.raises(TypeError, match=r"ReturnsList.forward must return ndarrays"):
+        ReturnsList()(Variable(np.ones(2)))
+
+
+def test_output_accessor_reports_a_freed_output() -> None:
+    x = Variable(np.ones(2))
+    f = ReturnsTwice()
+    f(x)  # outputs are dropped at once
+    with pytest.raises(RuntimeError, match=r"ReturnsTwice.output\(0\)"):
+        f.output(0)
+
+
+class ReturnsTwice(Function):
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return 2 * x
+
+
+def test_as_array_and_as_variable() -> None:
+    a = np.ones(2)
+    assert as_array(a) is a and as_array(3.0).shape == ()
+    v = Variable(a)
+    assert as_variable(v) is v and isinstance(as_variable(1.0), Variable)
