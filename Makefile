@@ -9,15 +9,15 @@ export NO_MKDOCS_2_WARNING := 1
 
 # CI (or CROSSCHECK=1) also installs PyTorch 2.13.0 (a CPU build from local disk) so the
 # cross-checks run; a student's laptop skips them instead of downloading gigabytes.
-EXTRAS := viz,dev
+EXTRAS := viz,dev,docs
 ifeq ($(CI),true)
-  EXTRAS := viz,dev,crosscheck
+  EXTRAS := viz,dev,docs,crosscheck
 endif
 ifeq ($(CROSSCHECK),1)
-  EXTRAS := viz,dev,crosscheck
+  EXTRAS := viz,dev,docs,crosscheck
 endif
 
-.PHONY: help venv graphviz test lint typecheck pytest demo bench clean
+.PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
 
 help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
@@ -48,7 +48,18 @@ typecheck: venv
 pytest: venv graphviz
 	$(VENV)/bin/pytest -n 2 --dist loadfile tests
 
-test: lint typecheck pytest
+test: lint typecheck docs pytest doctest
+
+# The documentation site (mkdocs.yml, docs/): warnings fail the build.
+docs: venv
+	$(VENV)/bin/mkdocs build --strict
+
+docs-serve: venv
+	$(VENV)/bin/mkdocs serve
+
+# Every docstring's Example: section runs as a doctest.
+doctest: venv
+	$(VENV)/bin/pytest -q --doctest-modules minitorch viz --ignore-glob='*/__main__.py'
 
 demo: venv graphviz
 	$(PY) -m examples.demo
