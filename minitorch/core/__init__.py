@@ -4,7 +4,7 @@ Nothing here imports ``minitorch.ops`` or any layer above it; operators are boun
 ``Variable`` by ``minitorch/ops/variable_methods.py``.
 """
 
-from minitorch.core.config import Config, no_grad, test_mode, using_config
+from minitorch.core.config import Config, detect_anomaly, no_grad, test_mode, using_config
 from minitorch.core.function import Function
 from minitorch.core.variable import Operand, Variable, as_array, as_variable
 
@@ -15,6 +15,7 @@ __all__ = [
     "Variable",
     "as_array",
     "as_variable",
+    "detect_anomaly",
     "no_grad",
     "test_mode",
     "using_config",

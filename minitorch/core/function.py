@@ -9,6 +9,7 @@ weak references, so the graph never keeps a result alive that the user dropped a
 
 from __future__ import annotations
 
+import os
 import traceback
 import weakref
 from typing import Any
@@ -184,12 +185,17 @@ def _as_output(y: Any, func: Function, index: int) -> np.ndarray:
     )
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../minitorch
+
+
 def _user_frame() -> str:
-    """The innermost stack frame outside minitorch: where the user created this op."""
+    """The innermost stack frame outside the minitorch package: where the user made this op.
+
+    Frames of ``contextlib`` are skipped too (``with`` blocks of minitorch's helpers).
+    """
     for frame in reversed(traceback.extract_stack()):
-        if "/minitorch/" not in frame.filename.replace("\\", "/") and "contextlib" not in (
-            frame.filename
-        ):
+        path = os.path.abspath(frame.filename)
+        if not path.startswith(_PACKAGE_DIR + os.sep) and "contextlib" not in path:
             return f"{frame.filename}:{frame.lineno} in {frame.name}: {frame.line}"
     return "<unknown>"
 
