@@ -18,6 +18,7 @@ ifeq ($(CROSSCHECK),1)
 endif
 
 .PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
+.PHONY: student notebooks lab
 
 help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
@@ -47,6 +48,7 @@ typecheck: venv
 
 pytest: venv graphviz
 	$(VENV)/bin/pytest -n 2 --dist loadfile tests
+	$(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 
 test: lint typecheck docs pytest doctest
 
@@ -66,6 +68,17 @@ demo: venv graphviz
 
 bench: venv
 	$(PY) benchmarks/run.py
+
+# The course: student copies (solutions stripped), re-executed notebooks, JupyterLab.
+student: venv
+	$(PY) scripts/make_student.py --out build/student
+
+notebooks: venv graphviz
+	$(PY) scripts/run_notebooks.py
+
+lab: venv graphviz
+	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
+	$(VENV)/bin/jupyter lab notebooks
 
 clean:
 	rm -rf build site .pytest_cache .mypy_cache .ruff_cache

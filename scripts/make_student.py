@@ -1,0 +1,96 @@
+"""Write the student version of the course to ``build/student/``.
+
+For every ``notebooks/NN_*.ipynb`` this keeps the prose and the check cells, and
+
+* replaces each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region by
+  ``# YOUR CODE HERE`` and ``raise NotImplementedError()`` (at the marker's indentation),
+* removes each ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` block,
+* clears outputs and execution counts,
+
+and copies the helper modules the notebooks import (``notebooks/*.py``). These are the
+rules ``nbgrader generate_assignment`` applies, so a teacher can use either tool.
+
+Usage::
+
+    python scripts/make_student.py [--out build/student]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+
+
+def strip_source(source: str) -> str:
+    """Return ``source`` with solutions replaced by stubs and hidden tests removed.
+
+    Raises:
+        ValueError: if a BEGIN marker has no matching END marker (or the reverse).
+    """
+    out: list[str] = []
+    inside: str | None = None
+    for line in source.splitlines():
+        marker = line.strip()
+        if inside is None and marker == BEGIN_SOLUTION:
+            indent = line[: len(line) - len(line.lstrip())]
+            out.extend(indent + stub for stub in STUB)
+            inside = END_SOLUTION
+        elif inside is None and marker == BEGIN_HIDDEN:
+            inside = END_HIDDEN
+        elif marker in (END_SOLUTION, END_HIDDEN):
+            if marker != inside:
+                raise ValueError(f"make_student: {marker!r} without its BEGIN marker")
+            inside = None
+        elif inside is None:
+            out.append(line)
+    if inside is not None:
+        raise ValueError(f"make_student: missing {inside!r}")
+    return "\n".join(out)
+
+
+def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return a stripped copy of ``nb`` (solutions stubbed, hidden tests and outputs gone)."""
+    nb = nbformat.from_dict(nb)
+    for cell in nb.cells:
+        cell.source = strip_source(cell.source)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def make_student(out: Path, notebooks: Path = NOTEBOOKS) -> list[Path]:
+    """Write every student notebook and helper module into ``out``; return the notebooks."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in sorted(notebooks.glob("[0-9]*.ipynb")):
+        nb = student_notebook(nbformat.read(path, as_version=4))
+        target = out / path.name
+        nbformat.write(nb, target)
+        written.append(target)
+    for helper in sorted(notebooks.glob("*.py")):
+        shutil.copy(helper, out / helper.name)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "student")
+    args = parser.parse_args(argv)
+    written = make_student(args.out)
+    print(f"wrote {len(written)} student notebooks to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
