@@ -1,0 +1,48 @@
+"""The History training log."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from minitorch import Variable
+from minitorch.history import History
+
+
+def test_log_aligns_metrics_that_start_late_or_skip_rows():
+    h = History()
+    h.log(loss=1.0)
+    h.log(loss=0.5, test_acc=np.float32(0.25))
+    h.log(loss=Variable(np.array(0.25)))
+    assert h.steps == [1, 2, 3]
+    assert h["loss"] == [1.0, 0.5, 0.25]
+    assert math.isnan(h["test_acc"][0]) and h["test_acc"][1] == 0.25
+    assert math.isnan(h["test_acc"][2])
+    assert h.last("test_acc") == 0.25
+    assert len(h) == 3 and "loss" in h and list(h) == ["loss", "test_acc"]
+
+
+def test_log_errors():
+    h = History()
+    h.log(epoch=5, loss=1.0)
+    with pytest.raises(ValueError, match="epoch 5 must exceed the last \\(5\\)"):
+        h.log(epoch=5, loss=1.0)
+    with pytest.raises(TypeError, match="'loss' must be a number"):
+        h.log(loss="high")
+    with pytest.raises(KeyError, match="no metric 'acc'"):
+        h["acc"]
+
+
+def test_save_load_round_trip(tmp_path):
+    h = History()
+    h.log(epoch=10, loss=2.0)
+    h.log(epoch=20, loss=1.0, acc=0.5)
+    h.save(tmp_path / "h.json")
+    back = History.load(tmp_path / "h.json")
+    assert back.steps == [10, 20] and back["loss"] == [2.0, 1.0]
+    assert math.isnan(back["acc"][0]) and back["acc"][1] == 0.5
+    (tmp_path / "bad.json").write_text('{"steps": [1]}')
+    with pytest.raises(ValueError, match="not a History JSON"):
+        History.load(tmp_path / "bad.json")
