@@ -1,0 +1,96 @@
+"""MkDocs hook: expand ``<!-- api: package -->`` into mkdocstrings blocks, one per public name.
+
+Each page under ``docs/api/`` holds a short introduction and one marker line such as
+``<!-- api: minitorch.ops -->``. This hook imports the package, takes its public names
+(``__all__``, or else the functions and classes it defines), groups them by the module
+that defines them, and writes a ``::: path`` block for each name, which mkdocstrings then
+renders from the docstring.
+
+Why not a single ``::: minitorch.ops``? Griffe, the docstring loader, cannot hold a
+submodule and a member of the same name: ``minitorch.ops.reshape`` is both the module
+``reshape.py`` and the function ``reshape``, and the module wins, so the function would
+silently vanish. For such names the block uses the defining path
+(``minitorch.ops.reshape.reshape``). A package that has not been written yet gets a
+note instead of failing the build; one that exists but fails to import fails it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+MARKER = re.compile(r"^<!-- api: ([\w.]+) -->$", re.MULTILINE)
+
+
+def public_names(module: ModuleType) -> list[str]:
+    """``__all__`` if the module has one, else the functions/classes it defines."""
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return list(names)
+    return [
+        name
+        for name, obj in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(obj) or inspect.isclass(obj))
+        and obj.__module__ == module.__name__
+    ]
+
+
+def is_shadowed(module: ModuleType, name: str) -> bool:
+    """Whether ``module`` has a submodule called ``name`` (Griffe would show that)."""
+    folders = getattr(module, "__path__", None) or []
+    return any((Path(f) / f"{name}.py").exists() or (Path(f) / name).is_dir() for f in folders)
+
+
+def defined_in(module: ModuleType, obj: Any) -> str:
+    """The module that defines ``obj`` (the package itself for plain attributes)."""
+    if inspect.isfunction(obj) or inspect.isclass(obj):
+        return str(obj.__module__)
+    return module.__name__
+
+
+def block(module: ModuleType, name: str, obj: Any) -> str:
+    """The Markdown for one public name."""
+    if inspect.ismodule(obj):
+        page = obj.__name__.rsplit(".", 1)[-1]
+        return f"### `{name}`\n\nThe package [`{obj.__name__}`]({page}.md).\n"
+    path = f"{module.__name__}.{name}"
+    if is_shadowed(module, name) and hasattr(obj, "__qualname__"):
+        path = f"{obj.__module__}.{obj.__qualname__}"
+    options = "" if callable(obj) else "\n    options:\n      show_if_no_docstring: true"
+    return f"::: {path}{options}\n"
+
+
+def reference(package: str) -> str:
+    """The Markdown that replaces the marker for ``package``."""
+    try:
+        module = importlib.import_module(package)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not package.startswith(exc.name):
+            raise
+        return f'!!! note\n    `{package}` has not been written yet; its reference will appear here.\n'
+    names = public_names(module)
+    if not names:
+        return f"!!! note\n    `{package}` has no public names yet.\n"
+    order = list(vars(module))
+    missing = [name for name in names if name not in order]
+    if missing:
+        raise ValueError(f"{package}.__all__ lists {missing}, which the package does not define")
+    groups: dict[str, list[str]] = {}
+    for name in sorted(names, key=order.index):
+        groups.setdefault(defined_in(module, getattr(module, name)), []).append(name)
+    parts = []
+    for where, members in groups.items():
+        doc = inspect.getdoc(importlib.import_module(where)) or ""
+        parts.append(f"## `{where}`\n\n{doc.splitlines()[0] if doc else ''}\n")
+        parts += [block(module, name, getattr(module, name)) for name in members]
+    return "\n".join(parts)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Replace every API marker on the page."""
+    return MARKER.sub(lambda match: reference(match.group(1)), markdown)
