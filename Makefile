@@ -18,7 +18,7 @@ ifeq ($(CROSSCHECK),1)
 endif
 
 .PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
-.PHONY: student notebooks lab
+.PHONY: student notebooks lab fuzz
 
 help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
@@ -62,6 +62,10 @@ docs-serve: venv
 # Every docstring's Example: section runs as a doctest.
 doctest: venv
 	$(VENV)/bin/pytest -q --doctest-modules minitorch viz --ignore-glob='*/__main__.py'
+
+# The long fuzzing run: many more random expression trees than `make test` tries.
+fuzz: venv
+	MINITORCH_FUZZ=2000 $(VENV)/bin/pytest -q tests/reliability/test_fuzz.py
 
 demo: venv graphviz
 	$(PY) -m examples.demo
