@@ -70,8 +70,13 @@ fuzz: venv
 demo: venv graphviz
 	$(PY) -m examples.demo
 
+# The peers are pinned: DeZero 0.0.13 (the book's release) and torch 2.13.0, a CPU build
+# from local disk (any other torch version downloads gigabytes). BENCH_ARGS=--quick for a
+# short run; --update-docs also refreshes docs/performance.md.
+BENCH_ARGS ?=
 bench: venv
-	$(PY) benchmarks/run.py
+	$(PY) -m pip install -q "dezero==0.0.13" "torch==2.13.0"
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m benchmarks.run $(BENCH_ARGS)
 
 # The course: student copies (solutions stripped), re-executed notebooks, JupyterLab.
 student: venv

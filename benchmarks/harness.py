@@ -1,0 +1,171 @@
+"""The measuring machinery: interleaved rounds, medians, paired ratios, agreement checks.
+
+A benchmark *case* gives, for each framework, a ``setup()`` that builds the inputs once
+and returns a ``step()``; each call of ``step()`` runs the workload once and returns
+``(metrics, value)``: the timings in the case's unit and an ndarray (a gradient, a loss)
+that every framework must agree on.
+
+Round ``r`` runs every framework once, in an order rotated by ``r``, so slow drifts of
+the machine (a neighbour's build, thermal limits) hit all frameworks alike. The ratio of
+two frameworks is taken *within* each round (paired) and the median of those per-round
+ratios is reported, together with the median of each framework's own timings.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Step = Callable[[], tuple[dict[str, float], Any]]
+Setup = Callable[[], Step]
+
+FRAMEWORKS = ("minitorch", "numpy", "dezero", "torch")
+
+
+@dataclass
+class Target:
+    """``case.metric(minitorch) <= max_ratio * case.metric(against)``, on paired medians."""
+
+    metric: str
+    against: str
+    max_ratio: float
+
+
+@dataclass
+class Case:
+    """One benchmark row: a workload implemented by several frameworks."""
+
+    task: str  # "T1"
+    name: str  # "per-op overhead, 10,000 ops on (8,)"
+    unit: str  # "µs/op"
+    metrics: tuple[str, ...]  # the timings each step reports, headline first
+    impls: dict[str, Setup]
+    targets: list[Target] = field(default_factory=list)
+    rtol: float = 1e-7
+    atol: float = 1e-10
+    note: str = ""
+
+
+@dataclass
+class Result:
+    """What one case measured: raw per-round samples plus the derived statistics."""
+
+    task: str
+    name: str
+    unit: str
+    metrics: tuple[str, ...]
+    samples: dict[str, dict[str, list[float]]]  # framework -> metric -> per-round values
+    agree: dict[str, bool]  # framework -> same numbers as the reference?
+    skipped: dict[str, str]  # framework -> why it did not run
+    targets: list[dict[str, Any]]
+    note: str = ""
+
+    def median(self, framework: str, metric: str) -> float:
+        return statistics.median(self.samples[framework][metric])
+
+    def paired_ratios(self, framework: str, other: str, metric: str) -> list[float]:
+        a, b = self.samples[framework][metric], self.samples[other][metric]
+        return [x / y for x, y in zip(a, b)]
+
+    def ratio(self, framework: str, other: str, metric: str) -> float:
+        return statistics.median(self.paired_ratios(framework, other, metric))
+
+    def to_json(self) -> dict[str, Any]:
+        medians = {fw: {m: self.median(fw, m) for m in self.metrics} for fw in self.samples}
+        ratios = {
+            other: {
+                m: {
+                    "median": self.ratio("minitorch", other, m),
+                    "per_round": self.paired_ratios("minitorch", other, m),
+                }
+                for m in self.metrics
+            }
+            for other in self.samples
+            if other != "minitorch" and "minitorch" in self.samples
+        }
+        return {
+            "task": self.task,
+            "name": self.name,
+            "unit": self.unit,
+            "metrics": list(self.metrics),
+            "medians": medians,
+            "minitorch_ratio_to": ratios,
+            "samples": self.samples,
+            "agree": self.agree,
+            "skipped": self.skipped,
+            "targets": self.targets,
+            "note": self.note,
+        }
+
+
+def run_case(case: Case, frameworks: list[str], rounds: int, log: Callable[[str], None]) -> Result:
+    """Set up every framework, check they agree, then time ``rounds`` interleaved rounds."""
+    steps: dict[str, Step] = {}
+    skipped: dict[str, str] = {}
+    for fw in frameworks:
+        if fw not in case.impls:
+            continue
+        try:
+            steps[fw] = case.impls[fw]()
+        except ImportError as exc:
+            skipped[fw] = f"not installed ({exc})"
+        except NotImplementedError as exc:
+            skipped[fw] = str(exc)
+    values = {fw: _as_array(step()[1]) for fw, step in steps.items()}  # warm-up run
+    agree = _agreement(values, case.rtol, case.atol)
+    samples: dict[str, dict[str, list[float]]] = {
+        fw: {m: [] for m in case.metrics} for fw in steps
+    }
+    order = list(steps)
+    for r in range(rounds):
+        shift = r % len(order) if order else 0
+        for fw in order[shift:] + order[:shift]:
+            gc.collect()
+            metrics, _ = steps[fw]()
+            for m in case.metrics:
+                samples[fw][m].append(metrics[m])
+        log(".")
+    result = Result(
+        case.task, case.name, case.unit, case.metrics, samples, agree, skipped, [], case.note
+    )
+    result.targets = [_evaluate(result, t) for t in case.targets]
+    return result
+
+
+def _as_array(value: Any) -> np.ndarray:
+    if hasattr(value, "detach"):  # a torch tensor
+        value = value.detach().numpy()
+    if hasattr(value, "data") and not isinstance(value, np.ndarray):  # a Variable
+        value = value.data
+    return np.asarray(value, dtype=np.float64)
+
+
+def _agreement(values: dict[str, np.ndarray], rtol: float, atol: float) -> dict[str, bool]:
+    """Compare every framework's value with the NumPy floor's (or the first one's)."""
+    if not values:
+        return {}
+    ref_name = "numpy" if "numpy" in values else next(iter(values))
+    ref = values[ref_name]
+    return {
+        fw: bool(v.shape == ref.shape and np.allclose(v, ref, rtol=rtol, atol=atol))
+        for fw, v in values.items()
+    }
+
+
+def _evaluate(result: Result, target: Target) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "metric": target.metric,
+        "against": target.against,
+        "max_ratio": target.max_ratio,
+    }
+    if "minitorch" not in result.samples or target.against not in result.samples:
+        out.update(ratio=None, met=None)
+        return out
+    ratio = result.ratio("minitorch", target.against, target.metric)
+    out.update(ratio=ratio, met=bool(ratio <= target.max_ratio))
+    return out

@@ -1,0 +1,108 @@
+"""Turn ``results.json`` into the markdown table shown by ``make bench`` and the docs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+FRAMEWORKS = ("minitorch", "numpy", "dezero", "torch")
+PEERS = ("numpy", "dezero", "torch")
+BEGIN, END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def _rows(result: dict[str, Any]) -> list[str]:
+    shown = [result["metrics"][0]] + [
+        t["metric"] for t in result["targets"] if t["metric"] != result["metrics"][0]
+    ]
+    rows = []
+    for metric in dict.fromkeys(shown):
+        cells = [result["task"], result["name"], f"{metric} ({result['unit']})"]
+        for fw in FRAMEWORKS:
+            med = result["medians"].get(fw, {}).get(metric)
+            mark = "" if result["agree"].get(fw, True) else " ✗"
+            cells.append(_fmt(med) + mark if med is not None else "–")
+        for peer in PEERS:
+            ratio = result["minitorch_ratio_to"].get(peer, {}).get(metric)
+            cells.append(f"{ratio['median']:.2f}×" if ratio else "–")
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def _series_flatness(results: list[dict[str, Any]], task: str, metric: str) -> str | None:
+    """Largest and smallest per-node time of minitorch across the sizes of one task."""
+    values = [
+        r["medians"]["minitorch"][metric]
+        for r in results
+        if r["task"] == task and "minitorch" in r["medians"]
+    ]
+    if len(values) < 2:
+        return None
+    spread = max(values) / min(values) - 1
+    verdict = "met" if spread <= 0.30 else "NOT met"
+    return (
+        f"{task} {metric} per node flat across sizes (±30%): spread {spread:.0%} "
+        f"({min(values):.2f}–{max(values):.2f}) — {verdict}"
+    )
+
+
+def markdown(payload: dict[str, Any]) -> str:
+    """The table (one row per case and reported metric), then the targets with verdicts."""
+    meta, results = payload["meta"], payload["results"]
+    v = meta["versions"]
+    lines = [
+        f"Run {meta['date']}{' (--quick)' if meta['quick'] else ''}: {meta['rounds']} "
+        f"interleaved rounds, medians, 1 thread, float64; Python {v['python']}, "
+        f"NumPy {v['numpy']}, DeZero {v.get('dezero') or 'n/a'}, "
+        f"PyTorch {v.get('torch') or 'n/a'}.",
+        "",
+        "| task | workload | metric | minitorch | NumPy | DeZero | PyTorch "
+        "| mt/NumPy | mt/DeZero | mt/PyTorch |",
+        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for result in results:
+        lines += _rows(result)
+    lines += ["", "Ratios are medians of per-round paired ratios (minitorch / peer).", ""]
+    lines.append("Targets:")
+    lines.append("")
+    for result in results:
+        for t in result["targets"]:
+            if t["ratio"] is None:
+                verdict = "not measured"
+            else:
+                verdict = f"{t['ratio']:.2f}× — {'met' if t['met'] else 'NOT met'}"
+            lines.append(
+                f"- {result['task']} {result['name']}: {t['metric']} ≤ {t['max_ratio']}× "
+                f"{t['against']}: {verdict}"
+            )
+    for task, metric in (("T2", "bwd"), ("T7", "bwd")):
+        flat = _series_flatness(results, task, metric)
+        if flat:
+            lines.append(f"- {flat}")
+    notes = [f"- {r['task']}: {r['note']}" for r in results if r["note"]]
+    skipped = [f"- {r['task']} {fw}: {why}" for r in results for fw, why in r["skipped"].items()]
+    if notes or skipped:
+        lines += ["", "Notes:", ""] + notes + skipped
+    if any(not ok for r in results for ok in r["agree"].values()):
+        lines += ["", "✗ = this framework's numbers differ from the NumPy floor's."]
+    return "\n".join(lines) + "\n"
+
+
+def update_docs(path: Path, table: str) -> None:
+    """Replace the text between the bench-table markers of ``path`` with ``table``."""
+    text = path.read_text()
+    block = f"{BEGIN}\n{table}{END}"
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"{path}: markers {BEGIN} ... {END} not found")
+    path.write_text(pattern.sub(lambda _: block, text))
