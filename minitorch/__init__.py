@@ -18,6 +18,7 @@ from minitorch.core import (
     using_config,
 )
 from minitorch.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from minitorch.random import manual_seed
 
 __version__ = "0.1.0"
 
@@ -32,6 +33,7 @@ __all__ = [
     "detect_anomaly",
     "gradcheck",
     "gradgradcheck",
+    "manual_seed",
     "no_grad",
     "ops",
     "test_mode",

@@ -255,6 +255,65 @@ class Variable:
         def cos(self) -> Variable:
             """Elementwise cosine (ops.cos)."""
 
+        def __matmul__(self, other: Operand) -> Variable:
+            """``self @ other`` (ops.matmul)."""
+
+        def __rmatmul__(self, other: Operand) -> Variable:
+            """``other @ self`` (ops.matmul)."""
+
+        def __getitem__(self, index: Any) -> Variable:
+            """``self[index]``: slices, int/bool arrays, None, ... (ops.get_item)."""
+
+        def __abs__(self) -> Variable:
+            """``abs(self)`` (ops.abs)."""
+
+        def max(
+            self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+        ) -> Variable:
+            """Maximum over ``axis``; ties share the gradient (ops.max)."""
+
+        def min(
+            self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+        ) -> Variable:
+            """Minimum over ``axis``; ties share the gradient (ops.min)."""
+
+        def var(
+            self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ddof: int = 0
+        ) -> Variable:
+            """Variance over ``axis`` (ops.var)."""
+
+        def std(
+            self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ddof: int = 0
+        ) -> Variable:
+            """Standard deviation over ``axis`` (ops.std)."""
+
+        def astype(self, dtype: Any) -> Variable:
+            """Convert to ``dtype``; the gradient is converted back (ops.astype)."""
+
+        def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Variable:
+            """Merge axes ``start_dim..end_dim`` into one (ops.flatten)."""
+
+        def squeeze(self, axis: int | Sequence[int] | None = None) -> Variable:
+            """Remove size-1 axes (ops.squeeze)."""
+
+        def sqrt(self) -> Variable:
+            """Elementwise square root (ops.sqrt)."""
+
+        def square(self) -> Variable:
+            """Elementwise ``self * self`` (ops.square)."""
+
+        def abs(self) -> Variable:
+            """Elementwise absolute value (ops.abs)."""
+
+        def clip(self, x_min: float | None, x_max: float | None) -> Variable:
+            """Limit values to ``[x_min, x_max]`` (ops.clip)."""
+
+        def sigmoid(self) -> Variable:
+            """Elementwise logistic function (ops.sigmoid)."""
+
+        def relu(self) -> Variable:
+            """Elementwise ``max(self, 0)`` (ops.relu)."""
+
 
 def as_array(x: Any, dtype: Any = None) -> np.ndarray:
     """Return ``x`` as an ndarray (0-d for scalars), without copying ndarrays.

@@ -5,10 +5,43 @@ activation, loss, conv — and each imports only earlier ones. Importing this pa
 binds the operators onto ``Variable`` (see :mod:`minitorch.ops.variable_methods`).
 """
 
+from minitorch.ops.activation import (
+    clip,
+    leaky_relu,
+    log_softmax,
+    maximum,
+    minimum,
+    relu,
+    sigmoid,
+    softmax,
+    softplus,
+)
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
+from minitorch.ops.indexing import get_item, where
+from minitorch.ops.linalg import linear, matmul
+from minitorch.ops.loss import (
+    accuracy,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    dropout,
+    mean_squared_error,
+    softmax_cross_entropy,
+)
 from minitorch.ops.math import abs, cos, exp, log, pow, sin, sqrt, square, tanh
-from minitorch.ops.reduce import mean, sum
-from minitorch.ops.reshape import broadcast_to, reshape, sum_to, sum_to_array, transpose
+from minitorch.ops.reduce import logsumexp, max, mean, min, std, sum, var
+from minitorch.ops.reshape import (
+    astype,
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    flatten,
+    reshape,
+    squeeze,
+    stack,
+    sum_to,
+    sum_to_array,
+    transpose,
+)
 from minitorch.ops.variable_methods import install as _install
 
 _install()
@@ -35,4 +68,34 @@ __all__ = [
     "sum_to_array",
     "tanh",
     "transpose",
+    "accuracy",
+    "astype",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "clip",
+    "concatenate",
+    "dropout",
+    "expand_dims",
+    "flatten",
+    "get_item",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "logsumexp",
+    "matmul",
+    "max",
+    "maximum",
+    "mean_squared_error",
+    "min",
+    "minimum",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "softmax_cross_entropy",
+    "softplus",
+    "squeeze",
+    "stack",
+    "std",
+    "var",
+    "where",
 ]

@@ -1,14 +1,18 @@
-"""Reductions: sum and mean over any axes (int, negative int, tuple or None).
+"""Reductions over any axes (int, negative int, tuple or None).
 
-The gradient of a reduction broadcasts ``gy`` back over the reduced axes; without
-``keepdims`` those axes are first re-inserted with size 1 so broadcasting lines up.
+sum, mean, max, min, logsumexp, var, std. The gradient of a reduction broadcasts ``gy``
+back over the reduced axes; without ``keepdims`` those axes are first re-inserted with
+size 1 so broadcasting lines up.
 """
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
+from minitorch.ops.math import exp, sqrt
 from minitorch.ops.reshape import broadcast_to, reshape
 
 Axis = int | tuple[int, ...] | None
@@ -23,9 +27,9 @@ def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    if any(not -ndim <= a < max(ndim, 1) for a in axes):
+    if any(not -ndim <= a < builtins.max(ndim, 1) for a in axes):
         raise ValueError(f"{op}: axis {axis} is out of range for an array with {ndim} dims")
-    result = tuple(sorted(int(a) % max(ndim, 1) for a in axes))
+    result = tuple(sorted(int(a) % builtins.max(ndim, 1) for a in axes))
     if len(set(result)) != len(result):
         raise ValueError(f"{op}: repeated axis in {axis}")
     return result
@@ -91,5 +95,230 @@ def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """
     y = sum(x, axis, keepdims)
     x_size = x.size if isinstance(x, Variable) else np.size(x)
-    count = x_size // max(y.size, 1) if x_size else 0
+    count = x_size // builtins.max(y.size, 1) if x_size else 0
     return y * (1.0 / count if count else np.nan)
+
+
+class _Extremum(Function):
+    """Shared machinery of Max and Min: the gradient goes to the extreme entries."""
+
+    name = "max"
+    ufunc: np.ufunc = np.maximum
+
+    def __init__(self, axis: Axis, keepdims: bool) -> None:
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.x_shape = x.shape
+        self.axes = normalize_axis(self.axis, x.ndim, self.name)
+        if x.size == 0:
+            raise ValueError(f"{self.name}: cannot reduce an empty array of shape {x.shape}")
+        return self.ufunc.reduce(x, axis=self.axes, keepdims=self.keepdims)
+
+    def _share(self) -> np.ndarray:
+        # At a tie the derivative does not exist; we share exactly one unit of gradient
+        # equally among the tied entries (a valid subgradient, as torch.amax/amin do).
+        (x,) = self.input_arrays
+        hit = x == self.ufunc.reduce(x, axis=self.axes, keepdims=True)
+        return hit / np.sum(hit, axis=self.axes, keepdims=True).astype(x.dtype)
+
+    def backward(self, gy: Variable) -> Variable:
+        gy = reshape(gy, keepdims_shape(self.x_shape, self.axes))
+        return broadcast_to(gy, self.x_shape) * self._share()
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy.reshape(keepdims_shape(self.x_shape, self.axes)) * self._share()
+
+
+class Max(_Extremum):
+    """y = max of x over ``axis``;  gx = gy / (number of ties) at the maxima, 0 elsewhere."""
+
+
+class Min(_Extremum):
+    """y = min of x over ``axis``;  gx = gy / (number of ties) at the minima, 0 elsewhere."""
+
+    name = "min"
+    ufunc: np.ufunc = np.minimum
+
+
+def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
+    """Largest element of ``x`` over ``axis`` (``np.max``).
+
+    The gradient flows to the maximal entries. Where several entries tie for the maximum,
+    each of the ``k`` tied entries receives ``gy / k``: exactly one unit of gradient is
+    shared among them (a subgradient; ``torch.amax`` does the same).
+
+    Shapes:
+        x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
+
+    Args:
+        x: the input (any float dtype).
+        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
+        keepdims: keep the reduced axes with size 1.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if an axis is out of range or repeated, or ``x`` is empty.
+
+    Example:
+        >>> x = Variable(np.array([[1.0, 3.0], [2.0, 2.0]]))
+        >>> y = max(x, axis=1)
+        >>> y
+        variable([3. 2.])
+        >>> y.backward()
+        >>> x.grad
+        variable([[0.  1. ]
+                  [0.5 0.5]])
+    """
+    return Max(axis, keepdims)(x)
+
+
+def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
+    """Smallest element of ``x`` over ``axis`` (``np.min``); ties share the gradient.
+
+    As :func:`max`: each of ``k`` tied minima receives ``gy / k``.
+
+    Shapes:
+        x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
+
+    Args:
+        x: the input.
+        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
+        keepdims: keep the reduced axes with size 1.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if an axis is out of range or repeated, or ``x`` is empty.
+
+    Example:
+        >>> min(Variable(np.array([[1.0, 3.0], [2.0, 0.5]])), axis=-1)
+        variable([1.  0.5])
+    """
+    return Min(axis, keepdims)(x)
+
+
+class LogSumExp(Function):
+    """y = log(sum(exp(x)));  gx = gy * exp(x - y)  (the softmax of x)."""
+
+    def __init__(self, axis: Axis, keepdims: bool) -> None:
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.x_shape = x.shape
+        self.axes = normalize_axis(self.axis, x.ndim, "logsumexp")
+        # Shift by the max so exp never overflows; the shift cancels exactly.
+        m = np.max(x, axis=self.axes, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        y = np.log(np.sum(np.exp(x - m), axis=self.axes, keepdims=True)) + m
+        if self.keepdims:
+            return y
+        return y.reshape([d for i, d in enumerate(x.shape) if i not in self.axes])
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        shape = keepdims_shape(self.x_shape, self.axes)
+        y = reshape(self.output(), shape)
+        return broadcast_to(reshape(gy, shape), self.x_shape) * exp(x - y)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        shape = keepdims_shape(self.x_shape, self.axes)
+        return gy.reshape(shape) * np.exp(x - self.output().data.reshape(shape))
+
+
+def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
+    """``log(sum(exp(x)))`` over ``axis``, computed stably (``scipy.special.logsumexp``).
+
+    The max is subtracted before ``exp`` and added back, so ``logsumexp([1000, 1000])``
+    is ``1000 + log 2`` instead of ``inf``. The gradient is ``softmax(x)`` along ``axis``.
+
+    Shapes:
+        x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
+
+    Args:
+        x: the input (float).
+        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
+        keepdims: keep the reduced axes with size 1.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if an axis is out of range or repeated.
+
+    Example:
+        >>> logsumexp(Variable(np.array([1000.0, 1000.0])))
+        variable(1000.6931471805599)
+
+    References:
+        Blanchard, Higham & Higham, "Accurately computing the log-sum-exp and softmax
+        functions", IMA J. Numer. Anal. 41 (2021).
+    """
+    return LogSumExp(axis, keepdims)(x)
+
+
+def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
+    """Variance over ``axis`` (``np.var``): ``sum((x - mean)**2) / (n - ddof)``.
+
+    A composition of ``mean``, ``sub``, ``mul`` and ``sum``, so it needs no Function.
+    ``ddof=0`` is the population variance (NumPy's default); ``ddof=1`` is the unbiased
+    estimator (``torch.var``'s default).
+
+    Shapes:
+        x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
+
+    Args:
+        x: the input (float).
+        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
+        keepdims: keep the reduced axes with size 1.
+        ddof: "delta degrees of freedom" subtracted from the count.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if an axis is out of range or repeated.
+
+    Example:
+        >>> var(Variable(np.array([1.0, 2.0, 3.0, 4.0])))
+        variable(1.25)
+    """
+    x_shape = x.shape if isinstance(x, Variable) else np.shape(x)
+    axes = normalize_axis(axis, len(x_shape), "var")
+    count = int(np.prod([x_shape[a] for a in axes]))
+    centered = x - mean(x, axes, keepdims=True)
+    scale = 1.0 / (count - ddof) if count > ddof else np.nan
+    return sum(centered * centered, axes, keepdims) * scale
+
+
+def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
+    """Standard deviation over ``axis`` (``np.std``): ``sqrt(var(x, axis, keepdims, ddof))``.
+
+    Its gradient ``(x - mean) / ((n - ddof) * std)`` is infinite where ``std == 0``.
+
+    Shapes:
+        as :func:`var`.
+
+    Args:
+        x: the input (float).
+        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
+        keepdims: keep the reduced axes with size 1.
+        ddof: "delta degrees of freedom" subtracted from the count.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if an axis is out of range or repeated.
+
+    Example:
+        >>> std(Variable(np.array([1.0, 3.0])))
+        variable(1.0)
+    """
+    return sqrt(var(x, axis, keepdims, ddof))

@@ -1,4 +1,7 @@
-"""Shape ops that move values without changing them: reshape, transpose, broadcast, sum_to.
+"""Shape ops that move values without changing them.
+
+reshape, transpose, broadcast_to, sum_to, expand_dims, squeeze, flatten, concatenate,
+stack — and astype, which keeps the values but changes their dtype.
 
 ``broadcast_to`` and ``sum_to`` are each other's gradients; every binary op ends its
 backward with ``sum_to(gx, x.shape)`` to undo NumPy broadcasting.
@@ -9,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from minitorch.core import Function, Operand, Variable
 
@@ -199,3 +203,257 @@ def sum_to(x: Operand, shape: Shape) -> Variable:
     if isinstance(x, Variable) and x.shape == shape:
         return x
     return SumTo(shape)(x)
+
+
+def expand_dims(x: Operand, axis: int | Sequence[int]) -> Variable:
+    """Insert size-1 axes at ``axis`` (``np.expand_dims``); a ``reshape`` underneath.
+
+    Shapes:
+        x ``(*a)`` -> ``a`` with a 1 inserted at each (possibly negative) ``axis`` of the
+        result.
+
+    Args:
+        x: the input.
+        axis: an int or a tuple of ints, positions in the *result*.
+
+    Returns:
+        A Variable with ``x.ndim + len(axis)`` dimensions.
+
+    Raises:
+        ValueError: if an axis is out of range for the result or repeated.
+
+    Example:
+        >>> expand_dims(Variable(np.zeros((2, 3))), -1).shape
+        (2, 3, 1)
+    """
+    x_shape = x.shape if isinstance(x, Variable) else np.shape(x)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    ndim = len(x_shape) + len(axes)
+    if any(not -ndim <= a < ndim for a in axes):
+        raise ValueError(f"expand_dims: axis {axis} is out of range for a result with {ndim} dims")
+    positions = sorted(int(a) % ndim for a in axes)
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"expand_dims: repeated axis in {axis}")
+    rest = iter(x_shape)
+    return reshape(x, tuple(1 if i in positions else next(rest) for i in range(ndim)))
+
+
+def squeeze(x: Operand, axis: int | Sequence[int] | None = None) -> Variable:
+    """Remove size-1 axes (``np.squeeze``): all of them, or only those in ``axis``.
+
+    Shapes:
+        x ``(*a)`` -> ``a`` without the chosen axes of size 1.
+
+    Args:
+        x: the input.
+        axis: ``None`` for every size-1 axis, or an int / tuple of ints.
+
+    Returns:
+        A Variable; its gradient is reshaped back to ``x``'s shape.
+
+    Raises:
+        ValueError: if a chosen axis is out of range or its size is not 1.
+
+    Example:
+        >>> squeeze(Variable(np.zeros((1, 3, 1))), 0).shape
+        (3, 1)
+    """
+    x_shape = x.shape if isinstance(x, Variable) else np.shape(x)
+    ndim = len(x_shape)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x_shape) if d == 1)
+    else:
+        raw = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        if any(not -ndim <= a < ndim for a in raw):
+            raise ValueError(f"squeeze: axis {axis} is out of range for shape {x_shape}")
+        axes = tuple(int(a) % ndim for a in raw)
+        if any(x_shape[a] != 1 for a in axes):
+            raise ValueError(f"squeeze: cannot squeeze axis {axis} of shape {x_shape}: size != 1")
+    return reshape(x, tuple(d for i, d in enumerate(x_shape) if i not in axes))
+
+
+def flatten(x: Operand, start_dim: int = 0, end_dim: int = -1) -> Variable:
+    """Merge the axes ``start_dim..end_dim`` (inclusive) into one, as ``torch.flatten``.
+
+    ``flatten(x)`` gives a 1-D result like ``ndarray.flatten``; ``flatten(x, 1)`` keeps
+    the batch axis (what ``nn.Flatten`` does before a fully connected layer).
+
+    Shapes:
+        x ``(d0, ..., dn)`` -> ``(d0, ..., prod(d[start:end+1]), ..., dn)``; 0-d -> ``(1,)``.
+
+    Args:
+        x: the input.
+        start_dim: the first axis to merge (negative counts from the end).
+        end_dim: the last axis to merge, inclusive.
+
+    Returns:
+        A Variable; its gradient is reshaped back to ``x``'s shape.
+
+    Raises:
+        ValueError: if the axes are out of range or ``start_dim > end_dim``.
+
+    Example:
+        >>> flatten(Variable(np.zeros((2, 3, 4))), 1).shape
+        (2, 12)
+    """
+    x_shape = x.shape if isinstance(x, Variable) else np.shape(x)
+    ndim = max(len(x_shape), 1)  # a 0-d array flattens like a 1-D one
+    if not (-ndim <= start_dim < ndim and -ndim <= end_dim < ndim):
+        raise ValueError(
+            f"flatten: start_dim={start_dim}, end_dim={end_dim} out of range for {x_shape}"
+        )
+    start, end = start_dim % ndim, end_dim % ndim
+    if start > end:
+        raise ValueError(f"flatten: start_dim={start_dim} comes after end_dim={end_dim}")
+    if not x_shape:
+        return reshape(x, (1,))
+    merged = int(np.prod(x_shape[start : end + 1]))
+    return reshape(x, tuple(x_shape[:start]) + (merged,) + tuple(x_shape[end + 1 :]))
+
+
+class Concatenate(Function):
+    """y = [x0, x1, ...] joined along ``axis``;  gx_i = the slice of gy that x_i filled."""
+
+    def __init__(self, axis: int) -> None:
+        self.axis = axis
+
+    def forward(self, *xs: np.ndarray) -> np.ndarray:
+        try:
+            y = np.concatenate(xs, axis=self.axis)
+        except (ValueError, np.exceptions.AxisError):
+            shapes = ", ".join(str(x.shape) for x in xs)
+            raise ValueError(
+                f"concatenate: cannot join shapes {shapes} along axis {self.axis}"
+            ) from None
+        self.axis_ = self.axis % y.ndim
+        self.bounds = tuple(np.cumsum([x.shape[self.axis_] for x in xs])[:-1].tolist())
+        return y
+
+    def backward(self, gy: Variable) -> tuple[Variable, ...]:
+        gxs = Split(self.bounds, self.axis_)(gy)
+        return tuple(gxs) if isinstance(gxs, list) else (gxs,)
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, ...]:
+        return tuple(g.copy() for g in np.split(gy, self.bounds, axis=self.axis_))
+
+
+class Split(Function):
+    """ys = x cut along ``axis`` at ``bounds``;  gx = the gys concatenated (Concatenate's
+    adjoint)."""
+
+    def __init__(self, bounds: tuple[int, ...], axis: int) -> None:
+        self.bounds = bounds
+        self.axis = axis
+
+    def forward(self, x: np.ndarray) -> tuple[np.ndarray, ...]:
+        return tuple(np.split(x, self.bounds, axis=self.axis))
+
+    def backward(self, *gys: Variable) -> Variable:
+        return concatenate(gys, self.axis)
+
+    def backward_array(self, *gys: np.ndarray) -> np.ndarray:
+        return np.concatenate(gys, axis=self.axis)
+
+
+def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
+    """Join a sequence of arrays along an existing axis (``np.concatenate``).
+
+    Shapes:
+        ``x_i`` of equal shapes except along ``axis`` -> the sizes along ``axis`` added;
+        each gradient is the matching slice of ``gy``.
+
+    Args:
+        xs: a non-empty sequence of Variables/ndarrays of the same ndim (at least 1).
+        axis: the axis to join along (negative allowed).
+
+    Returns:
+        A Variable of the promoted dtype.
+
+    Raises:
+        ValueError: if ``xs`` is empty or the shapes do not fit (all shapes are named).
+
+    Example:
+        >>> concatenate([Variable(np.zeros((2, 1))), Variable(np.ones((2, 2)))], axis=1)
+        variable([[0. 1. 1.]
+                  [0. 1. 1.]])
+    """
+    if len(xs) == 0:
+        raise ValueError("concatenate: need at least one array")
+    return Concatenate(int(axis))(*xs)
+
+
+def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
+    """Join arrays of one shape along a new axis (``np.stack``).
+
+    A composition: ``expand_dims`` each input at ``axis``, then ``concatenate``.
+
+    Shapes:
+        ``k`` inputs of shape ``s`` -> ``s`` with ``k`` inserted at ``axis``.
+
+    Args:
+        xs: a non-empty sequence of Variables/ndarrays of the same shape.
+        axis: the position of the new axis in the result (negative allowed).
+
+    Returns:
+        A Variable of the promoted dtype.
+
+    Raises:
+        ValueError: if ``xs`` is empty or the shapes differ (all shapes are named).
+
+    Example:
+        >>> stack([Variable(np.zeros(3)), Variable(np.ones(3))], axis=1).shape
+        (3, 2)
+    """
+    if len(xs) == 0:
+        raise ValueError("stack: need at least one array")
+    shapes = [x.shape if isinstance(x, Variable) else np.shape(x) for x in xs]
+    if any(s != shapes[0] for s in shapes):
+        raise ValueError(
+            f"stack: all inputs must have one shape, got {', '.join(map(str, shapes))}"
+        )
+    return concatenate([expand_dims(x, axis) for x in xs], axis)
+
+
+class AsType(Function):
+    """y = x converted to ``dtype``;  gx = gy converted back to x's dtype."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.x_dtype = x.dtype
+        return x.astype(self.dtype)
+
+    def backward(self, gy: Variable) -> Variable:
+        return astype(gy, self.x_dtype)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy.astype(self.x_dtype, copy=False)
+
+
+def astype(x: Operand, dtype: npt.DTypeLike) -> Variable:
+    """Convert ``x`` to ``dtype`` (``ndarray.astype``); the gradient is converted back.
+
+    Converting a Variable to the dtype it already has returns it unchanged.
+
+    Shapes:
+        any -> the same shape.
+
+    Args:
+        x: the input.
+        dtype: anything ``np.dtype`` accepts (``np.float32``, ``"float64"``).
+
+    Returns:
+        A Variable of ``dtype``.
+
+    Raises:
+        TypeError: if ``dtype`` is not a valid dtype.
+
+    Example:
+        >>> astype(Variable(np.array([1.5])), np.float32).dtype
+        dtype('float32')
+    """
+    target = np.dtype(dtype)
+    if isinstance(x, Variable) and x.dtype == target:
+        return x
+    return AsType(target)(x)

@@ -13,10 +13,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minitorch.core import Operand, Variable
-from minitorch.ops import arithmetic, math, reduce
+from minitorch.ops import activation, arithmetic, indexing, linalg, math, reduce
 
 # Functions, not the module: ops/__init__ rebinds the name `reshape` to the function.
+from minitorch.ops.reshape import astype as astype_op
+from minitorch.ops.reshape import flatten as flatten_op
 from minitorch.ops.reshape import reshape as reshape_op
+from minitorch.ops.reshape import squeeze as squeeze_op
 from minitorch.ops.reshape import transpose as transpose_op
 
 
@@ -30,6 +33,10 @@ def _rtruediv(x: Variable, other: Operand) -> Variable:
 
 def _rpow(x: Variable, other: Operand) -> Variable:
     return math.pow(other, x)
+
+
+def _rmatmul(x: Variable, other: Operand) -> Variable:
+    return linalg.matmul(other, x)
 
 
 def _reshape(x: Variable, *shape: int | Sequence[int]) -> Variable:
@@ -68,6 +75,23 @@ VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
     "tanh": math.tanh,
     "sin": math.sin,
     "cos": math.cos,
+    "__matmul__": linalg.matmul,
+    "__rmatmul__": _rmatmul,
+    "__getitem__": indexing.get_item,
+    "__abs__": math.abs,
+    "max": reduce.max,
+    "min": reduce.min,
+    "var": reduce.var,
+    "std": reduce.std,
+    "astype": astype_op,
+    "flatten": flatten_op,
+    "squeeze": squeeze_op,
+    "sqrt": math.sqrt,
+    "square": math.square,
+    "abs": math.abs,
+    "clip": activation.clip,
+    "sigmoid": activation.sigmoid,
+    "relu": activation.relu,
 }
 
 

@@ -1,0 +1,424 @@
+"""Activations: sigmoid, relu, leaky_relu, softplus, clip, maximum, minimum, softmax,
+log_softmax.
+
+Two recurring themes: *stability* (never evaluate ``exp`` of a large positive number:
+sigmoid branches on the sign, softmax subtracts the max) and *kinks* (relu, clip,
+maximum are not differentiable everywhere; each docstring states the subgradient used).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch.core import Function, Operand, Variable
+from minitorch.ops.arithmetic import _broadcast_error
+from minitorch.ops.math import exp
+from minitorch.ops.reduce import Axis, normalize_axis, sum
+from minitorch.ops.reshape import sum_to, sum_to_array
+
+
+def sigmoid_array(x: np.ndarray) -> np.ndarray:
+    """The logistic function on an ndarray, without overflow for any finite ``x``.
+
+    ``exp`` only ever sees ``-|x| <= 0``: for ``x >= 0`` we use ``1 / (1 + e^-x)``, for
+    ``x < 0`` the equal ``e^x / (1 + e^x)``.
+    """
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+class Sigmoid(Function):
+    """y = 1 / (1 + exp(-x));  gx = gy * y * (1 - y)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return sigmoid_array(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        y = self.output()
+        return gy * y * (1 - y)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        y = self.output().data
+        return gy * y * (1 - y)
+
+
+def sigmoid(x: Operand) -> Variable:
+    """The logistic function ``1 / (1 + exp(-x))``, stable for any finite ``x``.
+
+    ``sigmoid(-1000)`` is ``0.0`` and ``sigmoid(1000)`` is ``1.0`` without an overflow
+    warning, and small values keep full relative precision (``sigmoid(-40) ~ 4.2e-18``).
+
+    Shapes:
+        any -> the same shape and dtype.
+
+    Args:
+        x: the input (float).
+
+    Returns:
+        A Variable with values in ``[0, 1]``.
+
+    Example:
+        >>> sigmoid(Variable(np.array([-1000.0, 0.0, 1000.0])))
+        variable([0.  0.5 1. ])
+    """
+    return Sigmoid()(x)
+
+
+class ReLU(Function):
+    """y = max(x, 0);  gx = gy where x > 0, else 0."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, 0)
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * (x.data > 0).astype(gy.dtype)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        return gy * (x > 0)
+
+
+def relu(x: Operand) -> Variable:
+    """Rectified linear unit ``max(x, 0)``; the gradient at exactly 0 is 0 (as PyTorch).
+
+    Shapes:
+        any -> the same shape and dtype.
+
+    Args:
+        x: the input.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Example:
+        >>> relu(Variable(np.array([-1.0, 0.0, 2.0])))
+        variable([0. 0. 2.])
+
+    References:
+        Nair & Hinton, "Rectified Linear Units Improve Restricted Boltzmann Machines",
+        ICML 2010.
+    """
+    return ReLU()(x)
+
+
+class LeakyReLU(Function):
+    """y = x if x > 0 else slope * x;  gx = gy if x > 0 else slope * gy."""
+
+    def __init__(self, negative_slope: float) -> None:
+        self.negative_slope = negative_slope
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.where(x > 0, x, x * self.negative_slope)
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * np.where(x.data > 0, 1.0, self.negative_slope).astype(gy.dtype)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        return np.where(x > 0, gy, gy * self.negative_slope)
+
+
+def leaky_relu(x: Operand, negative_slope: float = 0.01) -> Variable:
+    """Leaky ReLU: ``x`` for ``x > 0``, ``negative_slope * x`` otherwise.
+
+    At exactly 0 the gradient is ``negative_slope`` (as PyTorch).
+
+    Shapes:
+        any -> the same shape and dtype.
+
+    Args:
+        x: the input.
+        negative_slope: the slope for negative inputs.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Example:
+        >>> leaky_relu(Variable(np.array([-2.0, 3.0])), 0.1)
+        variable([-0.2  3. ])
+
+    References:
+        Maas, Hannun & Ng, "Rectifier Nonlinearities Improve Neural Network Acoustic
+        Models", ICML 2013.
+    """
+    return LeakyReLU(float(negative_slope))(x)
+
+
+class Softplus(Function):
+    """y = log(1 + exp(x));  gx = gy * sigmoid(x)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.logaddexp(0, x)  # log(e^0 + e^x) without overflow
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * sigmoid(x)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy * sigmoid_array(self.input_arrays[0])
+
+
+def softplus(x: Operand) -> Variable:
+    """``log(1 + exp(x))``, a smooth relu, computed without overflow.
+
+    Shapes:
+        any -> the same shape and dtype.
+
+    Args:
+        x: the input (float).
+
+    Returns:
+        A Variable of ``x``'s dtype; its gradient is ``sigmoid(x)``.
+
+    Example:
+        >>> softplus(Variable(np.array([0.0, 1000.0])))
+        variable([6.93147181e-01 1.00000000e+03])
+    """
+    return Softplus()(x)
+
+
+class Clip(Function):
+    """y = min(max(x, lo), hi);  gx = gy where lo <= x <= hi, else 0."""
+
+    def __init__(self, x_min: float | None, x_max: float | None) -> None:
+        self.x_min = x_min
+        self.x_max = x_max
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.clip(x, self.x_min, self.x_max)
+
+    def _inside(self, x: np.ndarray) -> np.ndarray:
+        inside = np.ones(x.shape, dtype=bool)
+        if self.x_min is not None:
+            inside &= x >= self.x_min
+        if self.x_max is not None:
+            inside &= x <= self.x_max
+        return inside
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy * self._inside(self.inputs[0].data).astype(gy.dtype)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return gy * self._inside(self.input_arrays[0])
+
+
+def clip(x: Operand, x_min: float | None, x_max: float | None) -> Variable:
+    """Limit ``x`` to ``[x_min, x_max]`` (``np.clip``); either bound may be ``None``.
+
+    The gradient is ``gy`` inside the closed interval (bounds included, as
+    ``torch.clamp``) and 0 outside.
+
+    Shapes:
+        any -> the same shape and dtype.
+
+    Args:
+        x: the input.
+        x_min: the lower bound (a number) or ``None``.
+        x_max: the upper bound (a number) or ``None``.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if both bounds are ``None`` or ``x_min > x_max``.
+
+    Example:
+        >>> clip(Variable(np.array([-2.0, 0.5, 3.0])), 0.0, 1.0)
+        variable([0.  0.5 1. ])
+    """
+    if x_min is None and x_max is None:
+        raise ValueError("clip: give at least one of x_min and x_max")
+    if x_min is not None and x_max is not None and x_min > x_max:
+        raise ValueError(f"clip: x_min={x_min} is greater than x_max={x_max}")
+    return Clip(x_min, x_max)(x)
+
+
+class Maximum(Function):
+    """y = max(x0, x1);  gx0 = gy where x0 > x1, gy / 2 at ties; gx1 the rest."""
+
+    sign = 1
+
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        try:
+            return np.maximum(x0, x1) if self.sign > 0 else np.minimum(x0, x1)
+        except ValueError:
+            raise _broadcast_error(type(self).__name__.lower(), x0, x1) from None
+
+    def _weight0(self, dtype: np.dtype) -> np.ndarray:
+        # Ties (x0 == x1) split the gradient in halves: one unit shared, as torch does.
+        x0, x1 = self.input_arrays
+        wins = x0 > x1 if self.sign > 0 else x0 < x1
+        return (wins + 0.5 * (x0 == x1)).astype(dtype)
+
+    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+        x0, x1 = self.inputs
+        w0 = self._weight0(gy.dtype)
+        return sum_to(gy * w0, x0.shape), sum_to(gy * (1 - w0), x1.shape)
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x0, x1 = self.input_arrays
+        w0 = self._weight0(gy.dtype)
+        return sum_to_array(gy * w0, x0.shape), sum_to_array(gy * (1 - w0), x1.shape)
+
+
+class Minimum(Maximum):
+    """y = min(x0, x1);  gx0 = gy where x0 < x1, gy / 2 at ties; gx1 the rest."""
+
+    sign = -1
+
+
+def maximum(x0: Operand, x1: Operand) -> Variable:
+    """Elementwise maximum (``np.maximum``), broadcasting.
+
+    Where ``x0 == x1`` the gradient is split: each operand receives ``gy / 2`` (exactly
+    one unit of gradient shared, as ``torch.maximum``).
+
+    Shapes:
+        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
+
+    Args:
+        x0: the first operand.
+        x1: the second operand.
+
+    Returns:
+        A Variable of the promoted dtype.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> maximum(Variable(np.array([1.0, 5.0])), 3.0)
+        variable([3. 5.])
+    """
+    return Maximum()(x0, x1)
+
+
+def minimum(x0: Operand, x1: Operand) -> Variable:
+    """Elementwise minimum (``np.minimum``), broadcasting; ties split the gradient in halves.
+
+    Shapes:
+        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
+
+    Args:
+        x0: the first operand.
+        x1: the second operand.
+
+    Returns:
+        A Variable of the promoted dtype.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> minimum(Variable(np.array([1.0, 5.0])), 3.0)
+        variable([1. 3.])
+    """
+    return Minimum()(x0, x1)
+
+
+def _softmax_array(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    # Subtracting the max makes every exponent <= 0: no overflow, same result.
+    e = np.exp(x - np.max(x, axis=axes, keepdims=True))
+    e /= np.sum(e, axis=axes, keepdims=True)
+    return e
+
+
+class Softmax(Function):
+    """y = exp(x) / sum(exp(x));  gx = y * (gy - sum(gy * y))  (sums along ``axis``)."""
+
+    def __init__(self, axis: Axis) -> None:
+        self.axis = axis
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.axes = normalize_axis(self.axis, x.ndim, "softmax")
+        return _softmax_array(x, self.axes)
+
+    def backward(self, gy: Variable) -> Variable:
+        y = self.output()
+        return y * (gy - sum(gy * y, self.axes, keepdims=True))
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        y = self.output().data
+        gx = gy * y
+        gx -= y * np.sum(gx, axis=self.axes, keepdims=True)
+        return gx
+
+
+def softmax(x: Operand, axis: Axis = -1) -> Variable:
+    """Softmax along ``axis``: ``exp(x) / sum(exp(x), axis)``, stable for any logits.
+
+    The max along ``axis`` is subtracted first (it cancels), so logits of ``±1000`` give
+    exact probabilities instead of ``nan``.
+
+    Shapes:
+        any -> the same shape; each slice along ``axis`` sums to 1.
+
+    Args:
+        x: the logits (float).
+        axis: the axis (or tuple of axes) to normalise over; default the last.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if ``axis`` is out of range.
+
+    Example:
+        >>> softmax(Variable(np.array([1000.0, 1000.0])))
+        variable([0.5 0.5])
+
+    References:
+        Goodfellow, Bengio & Courville, *Deep Learning* (2016), §4.1 and §6.2.2.3.
+    """
+    return Softmax(axis)(x)
+
+
+class LogSoftmax(Function):
+    """y = x - logsumexp(x);  gx = gy - exp(y) * sum(gy)  (sums along ``axis``)."""
+
+    def __init__(self, axis: Axis) -> None:
+        self.axis = axis
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.axes = normalize_axis(self.axis, x.ndim, "log_softmax")
+        z = x - np.max(x, axis=self.axes, keepdims=True)
+        return z - np.log(np.sum(np.exp(z), axis=self.axes, keepdims=True))
+
+    def backward(self, gy: Variable) -> Variable:
+        y = self.output()
+        return gy - exp(y) * sum(gy, self.axes, keepdims=True)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        y = self.output().data
+        return gy - np.exp(y) * np.sum(gy, axis=self.axes, keepdims=True)
+
+
+def log_softmax(x: Operand, axis: Axis = -1) -> Variable:
+    """``log(softmax(x))`` along ``axis``, computed as ``x - logsumexp(x)`` (stable).
+
+    Unlike ``log(softmax(x))`` it never takes ``log(0)``: for logits ``[0, -1000]`` it
+    returns ``[0, -1000]`` exactly.
+
+    Shapes:
+        any -> the same shape.
+
+    Args:
+        x: the logits (float).
+        axis: the axis (or tuple of axes) to normalise over; default the last.
+
+    Returns:
+        A Variable of ``x``'s dtype.
+
+    Raises:
+        ValueError: if ``axis`` is out of range.
+
+    Example:
+        >>> log_softmax(Variable(np.array([0.0, -1000.0])))
+        variable([    0. -1000.])
+
+    References:
+        Goodfellow, Bengio & Courville, *Deep Learning* (2016), §6.2.2.3.
+    """
+    return LogSoftmax(axis)(x)

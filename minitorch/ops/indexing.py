@@ -1,0 +1,177 @@
+"""Indexing: ``x[index]`` (get_item) and the elementwise selection ``where``.
+
+The gradient of ``y = x[index]`` scatters ``gy`` back into a zero array of ``x``'s
+shape. With integer-array indices the same element can be picked several times, and
+then its gradient is the *sum* of the picked copies' gradients — ``np.add.at``, not
+``gx[index] = gy`` (which would keep only the last copy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch.core import Function, Operand, Variable
+from minitorch.ops.reshape import sum_to, sum_to_array
+
+Shape = tuple[int, ...]
+
+
+def _normalize_index(index: Any) -> Any:
+    """Unwrap Variables and turn lists into arrays (NumPy's own reading of a list index)."""
+    if isinstance(index, Variable):
+        return index.data
+    if isinstance(index, list):
+        return np.asarray(index)
+    if isinstance(index, tuple):
+        return tuple(_normalize_index(i) for i in index)
+    return index
+
+
+def _may_repeat(index: Any) -> bool:
+    """True if ``index`` holds an integer array, which may pick an element twice."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(i, np.ndarray) and i.dtype.kind in "iu" for i in parts)
+
+
+def _scatter(gy: np.ndarray, index: Any, x_shape: Shape) -> np.ndarray:
+    gx = np.zeros(x_shape, dtype=gy.dtype)
+    if _may_repeat(index):
+        np.add.at(gx, index, gy)
+    else:  # slices, None, ..., boolean masks: each element is picked at most once
+        gx[index] = gy
+    return gx
+
+
+class GetItem(Function):
+    """y = x[index];  gx = zeros like x with gy added at ``index`` (np.add.at)."""
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.x_shape = x.shape
+        try:
+            return np.asarray(x[self.index])
+        except IndexError as exc:
+            raise IndexError(f"get_item: index {self.index!r} on shape {x.shape}: {exc}") from None
+
+    def backward(self, gy: Variable) -> Variable:
+        return GetItemGrad(self.index, self.x_shape)(gy)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return _scatter(gy, self.index, self.x_shape)
+
+
+class GetItemGrad(Function):
+    """y = zeros(x_shape) with gy added at ``index``;  ggy = ggx[index]  (GetItem's adjoint)."""
+
+    def __init__(self, index: Any, x_shape: Shape) -> None:
+        self.index = index
+        self.x_shape = x_shape
+
+    def forward(self, gy: np.ndarray) -> np.ndarray:
+        return _scatter(gy, self.index, self.x_shape)
+
+    def backward(self, ggx: Variable) -> Variable:
+        return get_item(ggx, self.index)
+
+    def backward_array(self, ggx: np.ndarray) -> np.ndarray:
+        return np.asarray(ggx[self.index])
+
+
+def get_item(x: Operand, index: Any) -> Variable:
+    """Index ``x`` like an ndarray (``x[index]``): slices, ints, integer and boolean arrays,
+    ``None`` and ``...``, alone or in a tuple.
+
+    The gradient scatters ``gy`` back to the picked positions; an element picked several
+    times by an integer array receives the sum of the gradients of its copies (as
+    ``np.add.at``).
+
+    Shapes:
+        as NumPy's indexing of ``x``; the gradient has ``x``'s shape.
+
+    Args:
+        x: the Variable to index.
+        index: anything NumPy accepts as an index (lists are read as integer arrays;
+            a Variable index is used through its data and gets no gradient).
+
+    Returns:
+        A Variable holding the selected elements (a view for basic slices, a copy for
+        array indices, exactly as NumPy).
+
+    Raises:
+        IndexError: if the index is out of bounds for ``x``'s shape (the message names
+            the index and the shape).
+
+    Example:
+        >>> x = Variable(np.array([1.0, 2.0, 3.0]))
+        >>> y = get_item(x, [0, 0, 2])
+        >>> y
+        variable([1. 1. 3.])
+        >>> y.backward()
+        >>> x.grad
+        variable([2. 0. 1.])
+    """
+    return GetItem(_normalize_index(index))(x)
+
+
+class Where(Function):
+    """y = where(c, x0, x1);  gx0 = gy where c else 0,  gx1 = gy where not c else 0."""
+
+    def __init__(self, condition: np.ndarray) -> None:
+        self.condition = condition
+
+    def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        try:
+            return np.where(self.condition, x0, x1)
+        except ValueError:
+            raise ValueError(
+                f"where: condition {self.condition.shape}, x0 {x0.shape} and x1 {x1.shape} "
+                "do not broadcast"
+            ) from None
+
+    def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
+        x0, x1 = self.inputs
+        zero = np.zeros((), dtype=gy.dtype)
+        gx0 = sum_to(where(self.condition, gy, zero), x0.shape)
+        gx1 = sum_to(where(self.condition, zero, gy), x1.shape)
+        return gx0, gx1
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        x0, x1 = self.input_arrays
+        need0, need1 = self.needs_input_grad
+        zero = np.zeros((), dtype=gy.dtype)
+        gx0 = sum_to_array(np.where(self.condition, gy, zero), x0.shape) if need0 else None
+        gx1 = sum_to_array(np.where(self.condition, zero, gy), x1.shape) if need1 else None
+        return gx0, gx1
+
+
+def where(condition: Operand, x0: Operand, x1: Operand) -> Variable:
+    """Pick ``x0`` where ``condition`` is true, else ``x1`` (``np.where``), broadcasting.
+
+    The condition is a constant: it receives no gradient.
+
+    Shapes:
+        condition ``(*c)``, x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(c, a, b)``; each
+        gradient has its input's shape.
+
+    Args:
+        condition: a boolean array (or a Variable holding one; non-bool is read as
+            ``!= 0``).
+        x0: the values taken where the condition holds.
+        x1: the values taken elsewhere.
+
+    Returns:
+        A Variable of the promoted dtype of ``x0`` and ``x1``.
+
+    Raises:
+        ValueError: if the three shapes do not broadcast.
+
+    Example:
+        >>> where(np.array([True, False]), Variable(np.array([1.0, 2.0])), 0.0)
+        variable([1. 0.])
+    """
+    cond = condition.data if isinstance(condition, Variable) else np.asarray(condition)
+    return Where(cond.astype(bool, copy=False))(x0, x1)

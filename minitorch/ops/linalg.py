@@ -1,0 +1,214 @@
+"""Linear algebra: matmul (exactly ``np.matmul``) and the fully connected ``linear``.
+
+For ``y = a @ b`` on matrices the vector-Jacobian products are ``ga = gy @ b.T`` and
+``gb = a.T @ gy`` (Goodfellow, Bengio & Courville, *Deep Learning*, §6.5.6). ``np.matmul``
+adds two twists that the backward must undo: 1-D operands are promoted to matrices
+(a row ``(1, n)`` on the left, a column ``(n, 1)`` on the right) and the result drops
+that axis again; leading "batch" axes broadcast, so each gradient is summed back to its
+input's shape with ``sum_to``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch.core import Function, Operand, Variable
+from minitorch.ops.reshape import reshape, sum_to, sum_to_array, transpose
+
+Shape = tuple[int, ...]
+
+
+def _check_matmul(a: np.ndarray, b: np.ndarray) -> None:
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(
+            f"matmul: {a.shape} @ {b.shape}: operands must have at least 1 dimension "
+            "(use mul for scalars)"
+        )
+    inner_a = a.shape[-1]
+    inner_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if inner_a != inner_b:
+        raise ValueError(
+            f"matmul: {a.shape} @ {b.shape}: inner dimensions {inner_a} and {inner_b} differ"
+        )
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"matmul: {a.shape} @ {b.shape}: batch dimensions {a.shape[:-2]} and "
+            f"{b.shape[:-2]} do not broadcast"
+        ) from None
+
+
+def _as_matrices(a_shape: Shape, b_shape: Shape, gy_shape: Shape) -> tuple[Shape, Shape, Shape]:
+    """The shapes np.matmul works with after promoting 1-D operands (and gy to match)."""
+    a2 = (1,) + a_shape if len(a_shape) == 1 else a_shape
+    b2 = b_shape + (1,) if len(b_shape) == 1 else b_shape
+    gy2 = gy_shape
+    if len(a_shape) == 1:
+        gy2 = gy2[:-1] + (1,) + gy2[-1:] if len(b_shape) > 1 else gy2 + (1,)
+    if len(b_shape) == 1:
+        gy2 = gy2 + (1,)
+    return a2, b2, gy2
+
+
+def _swap_last(ndim: int) -> tuple[int, ...]:
+    return tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+
+
+class MatMul(Function):
+    """y = a @ b;  ga = gy @ b^T,  gb = a^T @ gy  (summed over broadcast batch axes)."""
+
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _check_matmul(a, b)
+        return np.matmul(a, b)
+
+    def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
+        a, b = self.inputs
+        a2, b2, gy2 = _as_matrices(a.shape, b.shape, gy.shape)
+        a_m, b_m, gy_m = reshape(a, a2), reshape(b, b2), reshape(gy, gy2)
+        need_a, need_b = self.needs_input_grad
+        ga = gb = None
+        if need_a:
+            ga = reshape(sum_to(matmul(gy_m, transpose(b_m, _swap_last(len(b2)))), a2), a.shape)
+        if need_b:
+            gb = reshape(sum_to(matmul(transpose(a_m, _swap_last(len(a2))), gy_m), b2), b.shape)
+        return ga, gb
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        a, b = self.input_arrays
+        a2, b2, gy2 = _as_matrices(a.shape, b.shape, gy.shape)
+        a_m, b_m, gy_m = a.reshape(a2), b.reshape(b2), gy.reshape(gy2)
+        need_a, need_b = self.needs_input_grad
+        ga = gb = None
+        if need_a:
+            ga = sum_to_array(gy_m @ np.swapaxes(b_m, -1, -2), a2).reshape(a.shape)
+        if need_b:
+            gb = sum_to_array(np.swapaxes(a_m, -1, -2) @ gy_m, b2).reshape(b.shape)
+        return ga, gb
+
+
+def matmul(a: Operand, b: Operand) -> Variable:
+    """Matrix product following ``np.matmul`` exactly (the ``@`` operator).
+
+    * 2-D @ 2-D: the matrix product.
+    * 1-D on the left is a row vector, 1-D on the right a column vector; the added axis is
+      removed from the result (1-D @ 1-D is the inner product, a 0-d result).
+    * 3-D and more: a stack of matrices in the last two axes; the leading "batch" axes
+      broadcast. Each gradient is summed back to its operand's shape.
+
+    Shapes:
+        a ``(*B1, n, k)``, b ``(*B2, k, m)`` -> ``(*broadcast(B1, B2), n, m)``;
+        ``(k,) @ (k, m) -> (m,)``; ``(n, k) @ (k,) -> (n,)``; ``(k,) @ (k,) -> ()``.
+
+    Args:
+        a: the left operand (at least 1-D).
+        b: the right operand (at least 1-D).
+
+    Returns:
+        A Variable of the promoted dtype of ``a`` and ``b``.
+
+    Raises:
+        ValueError: if an operand is 0-d, the inner dimensions differ (e.g.
+            ``matmul: (3, 4) @ (5, 2): inner dimensions 4 and 5 differ``) or the batch
+            dimensions do not broadcast.
+
+    Example:
+        >>> a = Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        >>> matmul(a, np.array([1.0, 1.0]))
+        variable([3. 7.])
+
+    References:
+        NumPy documentation of ``numpy.matmul`` (the broadcasting and 1-D rules).
+    """
+    return MatMul()(a, b)
+
+
+class Linear(Function):
+    """y = x @ W^T + b;  gx = gy @ W,  gW = gy^T @ x,  gb = sum of gy over the batch."""
+
+    def forward(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+        _check_linear(x, W, b)
+        y = x @ W.T
+        if b is not None:
+            y += b  # y is a fresh array: adding in place saves one allocation
+        return y
+
+    def backward(self, gy: Variable) -> tuple[Variable | None, ...]:
+        x, W = self.inputs[:2]
+        need = self.needs_input_grad
+        gx = matmul(gy, W) if need[0] else None
+        gW = None
+        if need[1]:
+            gy_2d = reshape(gy, (-1, W.shape[0]))
+            gW = matmul(transpose(gy_2d), reshape(x, (-1, W.shape[1])))
+        if len(self.inputs) == 2:
+            return gx, gW
+        gb = sum_to(gy, self.inputs[2].shape) if need[2] else None
+        return gx, gW, gb
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, ...]:
+        x, W = self.input_arrays[:2]
+        need = self.needs_input_grad
+        # Skip gx for the data batch (it needs no gradient): the biggest saving in an MLP.
+        gx = gy @ W if need[0] else None
+        gW = None
+        if need[1]:
+            gy_2d = gy.reshape(-1, W.shape[0])
+            gW = gy_2d.T @ x.reshape(-1, W.shape[1])
+        if len(self.inputs) == 2:
+            return gx, gW
+        gb = gy.reshape(-1, W.shape[0]).sum(axis=0) if need[2] else None
+        return gx, gW, gb
+
+
+def _check_linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> None:
+    if W.ndim != 2:
+        raise ValueError(f"linear: W must be 2-D (out_features, in_features), got {W.shape}")
+    if x.ndim == 0 or x.shape[-1] != W.shape[1]:
+        raise ValueError(
+            f"linear: x {x.shape} and W {W.shape}: x's last dimension must equal "
+            f"in_features={W.shape[1]}"
+        )
+    if b is not None and b.shape != (W.shape[0],):
+        raise ValueError(
+            f"linear: b has shape {b.shape} but W {W.shape} needs b of shape ({W.shape[0]},)"
+        )
+
+
+def linear(x: Operand, W: Operand, b: Operand | None = None) -> Variable:
+    """Fully connected layer ``x @ W.T + b``, as ``torch.nn.functional.linear``.
+
+    One Function instead of ``matmul`` + ``transpose`` + ``add`` for speed: the backward
+    computes no gradient for an input that needs none (the data batch ``x``), and the
+    bias gradient is one column sum.
+
+    Shapes:
+        x ``(*, in_features)``, W ``(out_features, in_features)``, b ``(out_features,)``
+        -> ``(*, out_features)``.
+
+    Args:
+        x: the input batch.
+        W: the weight matrix, ``(out_features, in_features)``.
+        b: the optional bias.
+
+    Returns:
+        A Variable of the promoted dtype of the operands.
+
+    Raises:
+        ValueError: if ``W`` is not 2-D, ``x``'s last dimension differs from
+            ``in_features`` or ``b`` is not ``(out_features,)`` (the message names the
+            shapes).
+
+    Example:
+        >>> x = Variable(np.ones((2, 3)))
+        >>> W = Variable(np.array([[1.0, 2.0, 3.0]]))
+        >>> linear(x, W, np.array([0.5]))
+        variable([[6.5]
+                  [6.5]])
+
+    References:
+        PyTorch documentation of ``torch.nn.functional.linear``.
+    """
+    if b is None:
+        return Linear()(x, W)
+    return Linear()(x, W, b)
