@@ -17,6 +17,7 @@ from minitorch.ops.activation import (
     softplus,
 )
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
+from minitorch.ops.conv import col2im, conv2d, conv_transpose2d, im2col
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
 from minitorch.ops.loss import (
@@ -28,6 +29,7 @@ from minitorch.ops.loss import (
     softmax_cross_entropy,
 )
 from minitorch.ops.math import abs, cos, exp, log, pow, sin, sqrt, square, tanh
+from minitorch.ops.pooling import avg_pool2d, max_pool2d, pooling
 from minitorch.ops.reduce import logsumexp, max, mean, min, std, sum, var
 from minitorch.ops.reshape import (
     astype,
@@ -49,14 +51,21 @@ _install()
 __all__ = [
     "abs",
     "add",
+    "avg_pool2d",
     "broadcast_to",
+    "col2im",
+    "conv2d",
+    "conv_transpose2d",
     "cos",
     "div",
     "exp",
+    "im2col",
     "log",
+    "max_pool2d",
     "mean",
     "mul",
     "neg",
+    "pooling",
     "pow",
     "reshape",
     "sin",
