@@ -1,0 +1,266 @@
+# %% [markdown]
+# # 02 · Backpropagation: by hand, then automatically
+#
+# In notebook 01 we estimated derivatives by wiggling the input. That costs two function
+# evaluations *per input* and keeps only ~10 digits. Backpropagation gets every
+# derivative exactly, for the price of about one extra pass through the computation,
+# however many inputs there are. This notebook derives it from the chain rule, does it
+# by hand, and then lets each `Function` do its own part.
+#
+# **Learning goals.** After this notebook you can
+#
+# 1. apply the chain rule to a chain of functions and say why going *backwards* is cheap;
+# 2. carry out a backward pass by hand, one local derivative at a time;
+# 3. write a `Function.backward` and explain what `gy` is and what it must return;
+# 4. use `y.backward()` and `x.grad`, and explain why gradients accumulate.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch.ops as F
+from checks import check_close, check_gradient, check_true, ok
+from minitorch import Function, Variable
+
+# %% [markdown]
+# ## The chain rule, read backwards
+#
+# Take the chain from notebook 01: $a = x^2$, $b = e^a$, $y = b^2$. The chain rule says
+#
+# $$\frac{dy}{dx} = \frac{dy}{db}\,\frac{db}{da}\,\frac{da}{dx} = 2b \cdot e^a \cdot 2x.$$
+#
+# We can multiply the three local derivatives in either order. Multiplying from the
+# **output end** means we always carry one number, $\frac{dy}{d(\text{current})}$ — the
+# *gradient* of the output with respect to the variable we are at. At each step we
+# multiply it by one local derivative and move one step towards the input. For a
+# network with one loss and a million weights this ordering gives all million
+# derivatives in one backward sweep. That is **reverse-mode automatic
+# differentiation**, or backpropagation.
+#
+# ## By hand first
+#
+# The forward pass stores every intermediate value, because the local derivatives need
+# them. Then the backward pass starts from $\frac{dy}{dy} = 1$.
+
+# %%
+x = 0.5
+a = x**2
+b = np.exp(a)
+y = b**2
+print(f"forward : x = {x:.4f}, a = {a:.4f}, b = {b:.4f}, y = {y:.4f}")
+
+gy = 1.0  # dy/dy
+gb = 2 * b * gy  # dy/db = dy/dy * dy/db
+ga = np.exp(a) * gb  # dy/da = dy/db * db/da
+gx = 2 * x * ga  # dy/dx = dy/da * da/dx
+print(f"backward: gy = {gy:.4f}, gb = {gb:.4f}, ga = {ga:.4f}, gx = {gx:.4f}")
+
+h = 1e-5
+numeric = (np.exp((x + h) ** 2) ** 2 - np.exp((x - h) ** 2) ** 2) / (2 * h)
+print(f"central difference: {numeric:.4f}")
+
+# %% [markdown]
+# The names follow a convention used throughout minitorch: `gx` is "the gradient of the
+# final output with respect to `x`". Notice the pattern of every line of the backward
+# pass: **gradient of the input = gradient of the output × local derivative**. That
+# pattern is all a `Function` needs to know.
+#
+# ## Each Function does its own step
+#
+# A Function's `backward(gy)` receives the gradient of the final output with respect to
+# *its output* and returns the gradient with respect to *its input*. It reads what it
+# needs from `self.inputs` (the input Variables, recorded during the forward call). The
+# formula is written with Variables and minitorch operations, so that in notebook 06 the
+# backward pass itself can be differentiated.
+
+# %%
+class Square(Function):
+    def forward(self, x):
+        return x**2
+
+    def backward(self, gy):
+        (x,) = self.inputs
+        return 2 * x * gy
+
+
+class Exp(Function):
+    def forward(self, x):
+        return np.exp(x)
+
+    def backward(self, gy):
+        y = self.output()  # d(e^x)/dx = e^x: reuse the output instead of recomputing
+        return y * gy
+
+
+x = Variable(np.array(0.5), name="x")
+a = Square()(x)
+b = Exp()(a)
+y = Square()(b)
+
+# the backward pass, driven by hand through the recorded creators
+y.grad = Variable(np.array(1.0))
+b.grad = y.creator.backward(y.grad)
+a.grad = b.creator.backward(b.grad)
+x.grad = a.creator.backward(a.grad)
+print(f"x.grad by hand-driven backward: {x.grad.item():.4f}")
+
+# %% [markdown]
+# The three backward lines have exactly the same shape: take a Variable's creator, feed
+# it the Variable's gradient, store the result on the creator's input. A loop can do
+# that — and that loop is the **backward engine**. minitorch's engine
+# (`minitorch/core/backward.py`) also handles functions with several inputs, variables
+# used more than once and graphs that branch (notebook 03). You just call `backward()`:
+
+# %%
+x = Variable(np.array(0.5), name="x")
+y = Square()(Exp()(Square()(x)))
+y.backward()
+print(f"x.grad from y.backward(): {x.grad.item():.4f}")
+
+# %% [markdown]
+# ## Derivatives of whole arrays at once
+#
+# For an *elementwise* function, `y.backward()` on an array output seeds the gradient
+# with ones, so `x.grad[i]` is $f'(x_i)$. One backward pass therefore draws the whole
+# derivative curve. Here is $\tanh$ and its derivative from backpropagation, next to
+# the closed form $1 - \tanh^2 x$.
+
+# %%
+xs = Variable(np.linspace(-4, 4, 201))
+ys = F.tanh(xs)
+ys.backward()
+
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.plot(xs.data, ys.data, label="tanh(x)")
+ax.plot(xs.data, xs.grad.data, lw=3, alpha=0.6, label="x.grad from backward")
+ax.plot(xs.data, 1 - np.tanh(xs.data) ** 2, "k--", label="1 - tanh(x)^2")
+ax.set_xlabel("x")
+ax.legend()
+ax.set_title("One backward pass gives the derivative at 201 points")
+plt.show()
+agree = np.allclose(xs.grad.data, 1 - np.tanh(xs.data) ** 2, rtol=1e-12, atol=1e-12)
+print(f"backward agrees with 1 - tanh(x)^2 at all 201 points: {agree}")
+
+# %% [markdown]
+# ## Gradients accumulate
+#
+# If a variable is used twice, as in $y = x \cdot x$, the gradient arriving along both
+# uses must be **added**: $\frac{dy}{dx} = x + x$. So the engine *adds* into `x.grad`
+# instead of overwriting it. The flip side: calling `backward()` again adds again.
+# Clear the gradient between independent computations (optimizers call this
+# `zero_grad`).
+
+# %%
+x = Variable(np.array(3.0))
+y = x * x
+y.backward()
+print(f"after one backward : x.grad = {x.grad.item():.1f}")
+y = x * x
+y.backward()
+print(f"after two backwards: x.grad = {x.grad.item():.1f}   (accumulated!)")
+x.clear_grad()
+y = x * x
+y.backward()
+print(f"after clear_grad   : x.grad = {x.grad.item():.1f}")
+
+# %% [markdown]
+# ## Exercises
+#
+# In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
+# with your code, run the cell, then run the check cell below it.
+#
+# ### Exercise 1 — backpropagation by hand
+#
+# For $y = e^{\sin x}$ at $x = 0.5$ (so $a = \sin x$, $y = e^a$), compute by hand, with
+# NumPy: `ga` $= \frac{dy}{da}$ and `gx` $= \frac{dy}{dx}$, starting from `gy = 1.0`.
+
+# %%
+x = 0.5
+a = np.sin(x)
+y = np.exp(a)
+gy = 1.0
+### BEGIN SOLUTION
+ga = np.exp(a) * gy
+gx = np.cos(x) * ga
+### END SOLUTION
+print(f"ga = {ga:.4f}, gx = {gx:.4f}")
+
+# %% tags=["check"]
+check_close("ga (dy/da)", ga, np.exp(np.sin(0.5)), hint="the derivative of exp is exp")
+check_close(
+    "gx (dy/dx)", gx, np.exp(np.sin(0.5)) * np.cos(0.5), hint="multiply ga by d(sin x)/dx"
+)
+ok("hand backpropagation through exp(sin(x)) is right")
+
+# %% [markdown]
+# ### Exercise 2 — a `Sigmoid` Function
+#
+# $\sigma(x) = \dfrac{1}{1 + e^{-x}}$ has the famous derivative
+# $\sigma'(x) = \sigma(x)\,(1 - \sigma(x))$. Write `forward` with NumPy and `backward`
+# with Variables (get the output with `self.output()`; `gy` and the result are Variables
+# of `x`'s shape).
+
+# %%
+class Sigmoid(Function):
+    def forward(self, x):
+        ### BEGIN SOLUTION
+        return 1 / (1 + np.exp(-x))
+        ### END SOLUTION
+
+    def backward(self, gy):
+        ### BEGIN SOLUTION
+        y = self.output()
+        return gy * y * (1 - y)
+        ### END SOLUTION
+
+# %% tags=["check"]
+x_test = np.array([-3.0, -0.5, 0.0, 0.5, 2.0])
+check_close("Sigmoid forward", Sigmoid()(Variable(x_test)), 1 / (1 + np.exp(-x_test)))
+check_gradient("Sigmoid", lambda v: Sigmoid()(v), x_test)
+### BEGIN HIDDEN TESTS
+check_gradient("Sigmoid", lambda v: Sigmoid()(v), np.linspace(-6, 6, 7).reshape(7, 1))
+### END HIDDEN TESTS
+ok("Sigmoid's forward and backward are right")
+
+# %% [markdown]
+# ### Exercise 3 — a Function with two inputs
+#
+# `Mul` multiplies two arrays of the same shape. Its `backward` must return **one
+# gradient per input**, as a tuple: $\frac{\partial y}{\partial x_0} = x_1$ and
+# $\frac{\partial y}{\partial x_1} = x_0$, each times `gy`.
+
+# %%
+class Mul(Function):
+    def forward(self, x0, x1):
+        return x0 * x1
+
+    def backward(self, gy):
+        ### BEGIN SOLUTION
+        x0, x1 = self.inputs
+        return gy * x1, gy * x0
+        ### END SOLUTION
+
+# %% tags=["check"]
+x0_test, x1_test = np.array([1.0, -2.0, 3.0]), np.array([0.5, 4.0, -1.5])
+x0_var, x1_var = Variable(x0_test), Variable(x1_test)
+grads = Mul()(x0_var, x1_var).creator.backward(Variable(np.ones(3)))
+check_true(
+    isinstance(grads, tuple) and len(grads) == 2,
+    "Mul.backward should return a tuple of two gradients, one per input",
+)
+check_gradient("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test)
+ok("Mul returns the right gradient for both inputs")
+
+# %% [markdown]
+# ## Summary
+#
+# * The chain rule multiplies local derivatives; doing it from the output backwards
+#   carries a single gradient and gives the derivatives for *all* inputs in one sweep.
+# * The forward pass stores intermediate values, because the backward pass needs them.
+# * A `Function.backward(gy)` returns gradient-of-input = `gy` × local derivative, one per
+#   input, each with its input's shape.
+# * `y.backward()` runs this for every Function in the graph; gradients **accumulate**,
+#   so clear them between independent backward passes.
+#
+# **Next:** [03 · Complex graphs](03_complex_graphs.ipynb) — branches, the order of the
+# backward pass, and memory.

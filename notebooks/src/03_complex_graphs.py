@@ -1,0 +1,344 @@
+# %% [markdown]
+# # 03 · Complex graphs: order, generations, memory and `no_grad`
+#
+# Real computations are not chains. A value is used by several operations, branches
+# meet again, and a training loop builds thousands of graphs. This notebook asks three
+# questions every autograd engine must answer: *in which order* do we run the backward
+# steps, *when* can a step run, and *who keeps what alive* in memory?
+#
+# **Learning goals.** After this notebook you can
+#
+# 1. explain why a branching graph needs every gradient to arrive before a Function runs
+#    its backward, and show what goes wrong otherwise;
+# 2. read `generation` numbers and use them (or a topological order) to schedule backward;
+# 3. explain why a Function holds its outputs through weak references;
+# 4. use `no_grad()` to compute without recording a graph, and say when to.
+
+# %%
+import gc
+import tracemalloc
+import weakref
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch.ops as F
+from checks import check_close, check_true, ok
+from minitorch import Variable, no_grad
+
+# %% [markdown]
+# ## A diamond
+#
+# In $a = x^2$, $y = e^a + \sin a$, the variable `a` feeds **two** Functions. Its
+# gradient is the *sum* of what comes back along both branches:
+# $\frac{dy}{da} = e^a + \cos a$. The backward step of `Square` (which produced `a`) may
+# only run once both contributions have arrived.
+
+# %%
+def diamond(x):
+    a = F.square(x)
+    b = F.exp(a)
+    c = F.sin(a)
+    return b + c
+
+
+x = Variable(np.array(0.5), name="x")
+y = diamond(x)
+y.backward()
+a_val = 0.5**2
+expected = (np.exp(a_val) + np.cos(a_val)) * 2 * 0.5
+print(f"engine: x.grad = {x.grad.item():.6f}   closed form: {expected:.6f}")
+
+# %% [markdown]
+# ## Generations
+#
+# Every Variable and Function carries a `generation`: leaves are 0, a Function takes the
+# largest generation among its inputs, and its output is one more. It is the length of
+# the longest path from a leaf. Drawing nodes in columns by generation shows the
+# structure at a glance (notebook 05 draws graphs properly with `viz`; here a few lines
+# of matplotlib suffice).
+
+# %%
+def collect(y):
+    """All Variables and Functions behind y, found iteratively."""
+    variables, functions, stack = {id(y): y}, {}, [y]
+    while stack:
+        v = stack.pop()
+        f = v.creator
+        if f is None or id(f) in functions:
+            continue
+        functions[id(f)] = f
+        for u in f.inputs:
+            if id(u) not in variables:
+                variables[id(u)] = u
+                stack.append(u)
+    return list(variables.values()), list(functions.values())
+
+
+def draw(y, names):
+    variables, functions = collect(y)
+    pos, rows = {}, {}
+    for f in functions:  # a column per generation, a row per Function in the column
+        col = 2 * f.generation + 1
+        pos[id(f)] = (col, rows.get(col, 0))
+        rows[col] = rows.get(col, 0) + 1
+    for v in variables:  # outputs sit beside their creator
+        row = pos[id(v.creator)][1] if v.creator is not None else 0
+        pos[id(v)] = (2 * v.generation, row)
+    fig, ax = plt.subplots(figsize=(7, 2.6))
+    arrow = {"arrowstyle": "->", "shrinkA": 16, "shrinkB": 16}
+    for f in functions:
+        for u in f.inputs:
+            ax.annotate("", pos[id(f)], pos[id(u)], arrowprops=arrow)
+        for ref in f.outputs:
+            ax.annotate("", pos[id(ref())], pos[id(f)], arrowprops=arrow)
+        ax.text(*pos[id(f)], f"{type(f).__name__}\ngen {f.generation}", ha="center",
+                va="center", bbox={"boxstyle": "square", "fc": "lightblue"})
+    for v in variables:
+        ax.text(*pos[id(v)], f"{names.get(id(v), '')}\ngen {v.generation}", ha="center",
+                va="center", bbox={"boxstyle": "circle", "fc": "lightyellow"})
+    ax.set_xlim(-0.7, max(c for c, _ in pos.values()) + 0.7)
+    ax.set_ylim(-0.7, max(r for _, r in pos.values()) + 0.7)
+    ax.axis("off")
+    plt.show()
+
+
+x = Variable(np.array(0.5))
+a = F.square(x)
+b, c = F.exp(a), F.sin(a)
+y = b + c
+draw(y, {id(x): "x", id(a): "a", id(b): "b", id(c): "c", id(y): "y"})
+for name, v in [("x", x), ("a", a), ("b", b), ("c", c), ("y", y)]:
+    print(f"{name}: generation {v.generation}")
+
+# %% [markdown]
+# ## What goes wrong with a naive order
+#
+# The simplest backward loop keeps a stack of Functions: pop one, run its backward, push
+# the creators of its inputs. On a chain that is fine. On the diamond, `Square` is pushed
+# **twice** (once from each branch) and runs the first time with only *half* of `a`'s
+# gradient. Let us write that loop and watch it fail.
+
+# %%
+def naive_backward(y):
+    grads = {id(y): np.ones_like(y.data)}
+    stack = [y.creator]
+    while stack:
+        f = stack.pop()
+        gys = [grads[id(ref())] for ref in f.outputs]
+        gxs = f.backward_array(*gys)
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            grads[id(u)] = grads.get(id(u), 0) + gx
+            if u.creator is not None:
+                stack.append(u.creator)
+    return grads
+
+
+x = Variable(np.array(0.5))
+y = diamond(x)
+wrong = naive_backward(y)[id(x)]
+print(f"naive loop: {float(wrong):.6f}   correct: {expected:.6f}")
+
+# %% [markdown]
+# The naive answer is too large: the first time `Square` ran it passed on half of `a`'s
+# gradient, and the second time the *full* gradient, so the first half was counted
+# twice. The fix is a schedule in which a Function runs only after **every** Function
+# that uses its outputs has run — a *topological order* of the reversed graph. Two
+# classic ways to get one:
+#
+# * **by generation** (DeZero's choice): always run the waiting Function with the
+#   largest generation next; it cannot be needed by anything still waiting;
+# * **by counting** (Kahn's algorithm; minitorch's engine): count how many gradient
+#   contributions each Function still waits for and run it when the count hits zero.
+#
+# Both are iterative, so a chain of a million operations needs no recursion limit.
+#
+# ## Memory: who keeps what alive?
+#
+# A Variable points to its creator, and the creator points to its inputs — so the graph
+# keeps every intermediate value alive as long as the output exists. That is needed:
+# backward uses those values. But if the creator also held its *outputs* strongly, there
+# would be a reference cycle (`y → creator → y`), and Python could only free it in the
+# occasional garbage-collection sweep. minitorch's Function holds its outputs through
+# `weakref`s, so the graph is freed the moment you drop the output:
+
+# %%
+x = Variable(np.ones(3))
+y = F.exp(F.square(x))
+creator_ref = weakref.ref(y.creator)
+print(f"outputs are held as: {type(y.creator.outputs[0]).__name__}")
+gc.disable()  # prove that plain reference counting is enough
+del y
+print(f"creator alive after `del y`: {creator_ref() is not None}")
+gc.enable()
+
+# %% [markdown]
+# ## `no_grad()`: no graph when you need no gradient
+#
+# Recording the graph costs memory: every intermediate array stays alive. When we only
+# need values — evaluating a model, updating weights — we switch recording off with
+# `no_grad()`. Let us measure the memory of a 30-step computation on an array of
+# 100 000 floats, with and without the graph.
+
+# %%
+def run(steps, record):
+    x = Variable(np.linspace(0, 1, 100_000))
+    peaks = []
+    tracemalloc.start()
+    y = x
+    for _ in range(steps):
+        if record:
+            y = F.sin(y) * 1.01
+        else:
+            with no_grad():
+                y = F.sin(y) * 1.01
+        peaks.append(tracemalloc.get_traced_memory()[0] / x.data.nbytes)
+    tracemalloc.stop()
+    return np.array(peaks)
+
+
+with_graph, without_graph = run(30, True), run(30, False)
+fig, ax = plt.subplots(figsize=(6, 3.2))
+ax.plot(with_graph, label="graph recorded")
+ax.plot(without_graph, label="inside no_grad()")
+ax.set_xlabel("operations so far")
+ax.set_ylabel("arrays kept alive")
+ax.set_title("The graph keeps every intermediate value")
+ax.legend()
+plt.show()
+print(f"after 30 steps: about {round(with_graph[-1])} arrays with the graph, "
+      f"{round(without_graph[-1])} without")
+
+# %% [markdown]
+# With the graph, each step keeps two arrays (the `sin` output and the product), so
+# memory grows linearly; without it, only the current value survives.
+#
+# ## Exercises
+#
+# In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
+# with your code, run the cell, then run the check cell below it.
+#
+# ### Exercise 1 — count the Functions in a graph
+#
+# Write `count_functions(y)`, the number of *distinct* Functions in the graph behind `y`.
+# Walk it with an explicit stack (no recursion: the check uses a chain of 5000 ops) and
+# remember which Functions you have seen (`id(f)` in a set), since a diamond reaches a
+# Function along two paths.
+
+# %%
+def count_functions(y):
+    ### BEGIN SOLUTION
+    seen, stack = set(), [y.creator] if y.creator is not None else []
+    while stack:
+        f = stack.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        stack.extend(u.creator for u in f.inputs if u.creator is not None)
+    return len(seen)
+    ### END SOLUTION
+
+# %% [markdown]
+# (The check cell builds the test graphs; a wrong count tells you which one.)
+
+# %% tags=["check"]
+n = count_functions(diamond(Variable(np.array(0.5))))
+check_true(n == 4, f"the diamond has 4 Functions (Square, Exp, Sin, Add), you counted {n}")
+v = Variable(np.array(1.0))
+h = v
+for _ in range(5000):
+    h = h * 1.0001
+n = count_functions(h)
+check_true(n == 5000, f"a chain of 5000 multiplications has 5000 Functions, you counted {n}")
+check_true(count_functions(v) == 0, "a leaf has no creator: count_functions should be 0")
+ok("count_functions handles branches, long chains and leaves")
+
+# %% [markdown]
+# ### Exercise 2 — backward by generation
+#
+# Fix the naive loop: keep the waiting Functions in a heap keyed by **negative**
+# generation (`heapq` is a min-heap), add each Function only once (track `id(f)`), and
+# run the one with the largest generation first. Return the `grads` dictionary
+# (`id(variable) -> ndarray`) as `naive_backward` does.
+# Tip: push `(-f.generation, id(f), f)` so that ties never compare Functions.
+
+# %%
+import heapq
+
+
+def backward_by_generation(y):
+    grads = {id(y): np.ones_like(y.data)}
+    ### BEGIN SOLUTION
+    heap, queued = [(-y.creator.generation, id(y.creator), y.creator)], {id(y.creator)}
+    while heap:
+        _, _, f = heapq.heappop(heap)
+        gys = [grads[id(ref())] for ref in f.outputs]
+        gxs = f.backward_array(*gys)
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            grads[id(u)] = grads.get(id(u), 0) + gx
+            g = u.creator
+            if g is not None and id(g) not in queued:
+                queued.add(id(g))
+                heapq.heappush(heap, (-g.generation, id(g), g))
+    ### END SOLUTION
+    return grads
+
+# %% tags=["check"]
+x_test = Variable(np.array([0.5, -1.0, 2.0]))
+grads = backward_by_generation(diamond(x_test))
+a_test = x_test.data**2
+check_close(
+    "your gradient of the diamond w.r.t. x",
+    grads[id(x_test)],
+    (np.exp(a_test) + np.cos(a_test)) * 2 * x_test.data,
+    hint="about twice too large? a Function ran before all its gradients arrived",
+)
+x2 = Variable(np.array(0.3))
+a2 = F.square(x2)
+y2 = F.sin(F.exp(a2)) * a2  # a longer branch meets a short one
+check_close(
+    "your gradient of sin(exp(x^2)) * x^2",
+    backward_by_generation(y2)[id(x2)],
+    (np.cos(np.exp(0.09)) * np.exp(0.09) * 0.09 + np.sin(np.exp(0.09))) * 2 * 0.3,
+)
+ok("backward_by_generation schedules every Function after all its users")
+
+# %% [markdown]
+# ### Exercise 3 — evaluate without a graph
+#
+# Write `evaluate(f, x)` that returns `f(x)` **without recording a graph** (so the
+# result has no creator).
+
+# %%
+def evaluate(f, x):
+    ### BEGIN SOLUTION
+    with no_grad():
+        return f(x)
+    ### END SOLUTION
+
+# %% tags=["check"]
+out = evaluate(diamond, Variable(np.array([0.5, 1.0])))
+check_close("evaluate(diamond, x)", out, np.exp([0.25, 1.0]) + np.sin([0.25, 1.0]))
+check_true(out.creator is None, "the result still has a creator: use `with no_grad():`")
+check_true(
+    F.square(Variable(np.array(2.0))).creator is not None,
+    "graph recording is still off after evaluate: use no_grad() in a `with` block",
+)
+ok("evaluate computes values without keeping a graph")
+
+# %% [markdown]
+# ## Summary
+#
+# * When a value feeds several Functions, its gradient is the **sum** over all uses, so
+#   a Function may run its backward only after every user of its outputs has run.
+# * A topological order guarantees that: by largest `generation` first (DeZero), or by
+#   counting pending contributions (Kahn; minitorch's engine). Both are iterative.
+# * The graph keeps intermediate values alive for backward; Functions hold their outputs
+#   only weakly, so dropping the output frees the graph immediately, without the cycle
+#   collector.
+# * `no_grad()` switches recording off: use it for evaluation and parameter updates.
+#
+# **Next:** [04 · Operator overloading](04_operator_overloading.ipynb) — how `x * y + 1`
+# becomes a graph, and how minitorch keeps `Variable` small.
