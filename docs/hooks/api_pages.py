@@ -72,7 +72,7 @@ def reference(package: str) -> str:
     except ModuleNotFoundError as exc:
         if exc.name is None or not package.startswith(exc.name):
             raise
-        return f'!!! note\n    `{package}` has not been written yet; its reference will appear here.\n'
+        return f"!!! note\n    `{package}` has not been written yet; its reference goes here.\n"
     names = public_names(module)
     if not names:
         return f"!!! note\n    `{package}` has no public names yet.\n"
