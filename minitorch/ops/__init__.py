@@ -29,7 +29,7 @@ from minitorch.ops.loss import (
     softmax_cross_entropy,
 )
 from minitorch.ops.math import abs, cos, exp, log, pow, sin, sqrt, square, tanh
-from minitorch.ops.pooling import avg_pool2d, max_pool2d, pooling
+from minitorch.ops.pool import avg_pool2d, max_pool2d, pooling
 from minitorch.ops.reduce import logsumexp, max, mean, min, std, sum, var
 from minitorch.ops.reshape import (
     astype,
