@@ -1,0 +1,262 @@
+"""viz.to_dot: golden text, determinism, structure, escaping, big graphs, options."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from viz_helpers import node_lines, requires_dot, svg_node_count, svg_texts
+
+import minitorch.ops as F
+import viz
+from minitorch import Variable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+HEADER = (
+    "digraph minitorch {\n"
+    '\tgraph [rankdir=TB fontname="Helvetica" fontsize=11 nodesep=0.3 ranksep=0.35]\n'
+    '\tnode [fontname="Helvetica" fontsize=11 margin="0.08,0.04" height=0.3]\n'
+    '\tedge [color="#555555" arrowsize=0.7]\n'
+)
+LEAF = 'shape=ellipse style=filled fillcolor="#9ecae1"'
+MID = 'shape=ellipse style=filled fillcolor="#eeeeee"'
+OUT = 'shape=ellipse style=filled fillcolor="#fdae6b"'
+CONST = 'shape=ellipse style=dashed color="#888888" fontcolor="#555555"'
+FUNC = 'shape=box style="rounded,filled" fillcolor="#fff2ae"'
+
+
+def named(value: object, name: str | None = None) -> Variable:
+    return Variable(np.array(value, dtype=np.float64), name=name)
+
+
+def test_golden_mul_of_two_named_scalars() -> None:
+    z = named(2.0, "x") * named(3.0, "y")
+    expected = HEADER + (
+        f"\tv1 [label=<<B>v1</B><BR/>() float64> {OUT}]\n"
+        f"\tv2 [label=<<B>x</B><BR/>() float64> {LEAF}]\n"
+        f"\tv3 [label=<<B>y</B><BR/>() float64> {LEAF}]\n"
+        f"\tf1 [label=<<B>Mul</B>> {FUNC}]\n"
+        "\tv2 -> f1\n"
+        "\tv3 -> f1\n"
+        "\tf1 -> v1\n"
+        "}\n"
+    )
+    assert viz.to_dot(z) == expected
+
+
+def test_golden_values_and_grads_before_and_after_backward() -> None:
+    x = named([1.0, 2.0], "x")
+    loss = (x * 2.0).sum()
+    loss.name = "loss"
+
+    def expected(loss_grad: str, mid_grad: str, x_grad: str) -> str:
+        return HEADER + (
+            f"\tv1 [label=<<B>loss</B><BR/>data: 6.0<BR/>{loss_grad}> {OUT}]\n"
+            f"\tv2 [label=<<B>v2</B><BR/>data: [2. 4.]<BR/>{mid_grad}> {MID}]\n"
+            f"\tv3 [label=<<B>x</B><BR/>data: [1. 2.]<BR/>{x_grad}> {LEAF}]\n"
+            f"\tv4 [label=<<B>2.0</B><BR/>data: 2.0<BR/>grad: none (constant)> {CONST}]\n"
+            f"\tf1 [label=<<B>Sum</B>> {FUNC}]\n"
+            f"\tf2 [label=<<B>Mul</B>> {FUNC}]\n"
+            "\tv2 -> f1\n\tf1 -> v1\n\tv3 -> f2\n\tv4 -> f2\n\tf2 -> v2\n}\n"
+        )
+
+    opts = dict(show_values=True, show_grads=True, show_shapes=False)
+    todo = "grad: not computed yet"
+    assert viz.to_dot(loss, **opts) == expected(todo, todo, todo)
+    loss.backward()
+    kept = "grad: not kept (backward(retain_grad=True) keeps it)"
+    assert viz.to_dot(loss, **opts) == expected(kept, kept, "grad: [2. 2.]")
+
+
+def build_example() -> Variable:
+    x = named([1.0, -2.0, 3.0], "x")
+    W = named([[0.5, 0.1, 0.0], [0.2, -0.3, 0.4]], "W")
+    h = F.tanh((W * x).sum(axis=1))
+    return (h * h + F.exp(-h)).mean()
+
+
+EXAMPLE_SCRIPT = (
+    "import sys; sys.path.insert(0, {tests!r}); from test_viz_dot import build_example;"
+    "import viz; sys.stdout.write(viz.to_dot(build_example(), show_values=True, verbose=True))"
+)
+
+
+def test_same_graph_gives_byte_identical_dot_in_two_runs_and_two_processes() -> None:
+    first = viz.to_dot(build_example(), show_values=True, verbose=True)
+    second = viz.to_dot(build_example(), show_values=True, verbose=True)
+    assert first == second
+    script = EXAMPLE_SCRIPT.format(tests=str(Path(__file__).parent))
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout
+        for _ in range(2)
+    ]
+    assert runs == [first, first]
+
+
+def test_shared_subexpression_is_one_node_with_two_edges() -> None:
+    x, y = named(2.0, "x"), named(3.0, "y")
+    shared = x * y
+    dot = viz.to_dot(shared + shared)
+    labels = node_lines(dot)
+    assert sum("<B>Mul</B>" in label for label in labels.values()) == 1
+    assert len(labels) == 6  # out, shared, x, y, Add, Mul
+    assert dot.count("\tv2 -> f1\n") == 2  # shared feeds Add twice
+
+
+def test_distinct_variables_with_the_same_name_stay_two_nodes() -> None:
+    dot = viz.to_dot(named(1.0, "x") + named(2.0, "x"))
+    labels = node_lines(dot)
+    assert sum(label.startswith("<B>x</B>") for label in labels.values()) == 2
+
+
+NASTY_NAMES = [
+    'x"];evil[label="',
+    "<b>bold</b>",
+    "a<b",
+    "a>b",
+    "{braces}",
+    "a|b",
+    "back\\slash",
+    "line\nbreak",
+    "&lt;",
+    "it's",
+    "}\n}\ndigraph evil {",
+    "<<B>x</B>>",
+]
+SHOWN = {"line\nbreak": "line\\nbreak", "}\n}\ndigraph evil {": "}\\n}\\ndigraph evil {"}
+
+
+@pytest.mark.parametrize("name", NASTY_NAMES)
+def test_special_characters_cannot_inject_nodes_or_attributes(name: str) -> None:
+    x = named(1.0, name)
+    dot = viz.to_dot(F.exp(x))
+    labels = node_lines(dot)
+    assert list(labels) == ["v1", "v2", "f1"]
+    label = labels["v2"]
+    inner = label[len("<B>") : label.index("</B>")]
+    assert not set('"<>\n') & set(inner)
+    assert len(dot.splitlines()) == 4 + 3 + 2 + 1  # header, nodes, edges, closing brace
+
+
+@requires_dot
+@pytest.mark.parametrize("name", NASTY_NAMES)
+def test_svg_shows_special_names_literally(name: str) -> None:
+    svg = viz.draw_graph(F.exp(named(1.0, name)), show_shapes=False).pipe("svg").decode()
+    assert svg_node_count(svg) == 3
+    assert SHOWN.get(name, name) in svg_texts(svg)
+
+
+def test_100k_node_chain_converts_quickly_without_recursion() -> None:
+    y = x = named(0.5, "x")
+    for _ in range(50_000):
+        y = F.neg(y)
+    start = time.perf_counter()
+    dot = viz.to_dot(y)
+    elapsed = time.perf_counter() - start
+    assert dot.count("<B>Neg</B>") == 50_000
+    assert len(node_lines(dot)) == 100_001
+    assert elapsed < 3.0, f"to_dot took {elapsed:.2f} s on a 100,001-node chain"
+    del x, y
+
+
+def test_list_of_outputs_are_all_drawn_as_outputs() -> None:
+    x = named(1.0, "x")
+    a, b = F.sin(x), F.cos(x)
+    labels = node_lines(viz.to_dot([a, b]))
+    assert labels["v1"].endswith("") and labels["v2"]
+    assert viz.to_dot([a, b]).count(OUT) == 2
+
+
+def test_max_nodes_cuts_the_drawing_and_says_so() -> None:
+    y = named(1.0, "x")
+    for _ in range(20):
+        y = F.sin(y)
+    dot = viz.to_dot(y, max_nodes=5)
+    assert len(node_lines(dot)) <= 6
+    assert "more nodes not drawn (max_nodes=5)" in dot
+    assert "more -> v" in dot
+
+
+def test_hide_constants_drops_numbers_made_by_ops() -> None:
+    x = named(1.0, "x")
+    shown = viz.to_dot(x * 3.0 + 1.0)
+    hidden = viz.to_dot(x * 3.0 + 1.0, hide_constants=True)
+    assert shown.count(CONST) == 2
+    assert CONST not in hidden
+    assert len(node_lines(hidden)) == len(node_lines(shown)) - 2
+
+
+def test_nodes_made_by_backward_with_create_graph_are_purple() -> None:
+    x = named(0.5, "x")
+    y = F.tanh(x)
+    y.backward(create_graph=True)
+    gx = x.grad
+    assert gx is not None
+    dot = viz.to_dot(gx, legend=True)
+    purple_funcs = dot.count('fillcolor="#bcbddc"]')
+    assert purple_funcs >= 2  # backward's own ops (legend entry excluded by the "]")
+    tanh_line = next(line for line in dot.splitlines() if "<B>Tanh</B>" in line)
+    assert FUNC in tanh_line  # the forward Tanh keeps the ordinary colour
+    assert "made by backward(create_graph=True)" in dot
+
+
+def test_verbose_shows_generations() -> None:
+    x = named(1.0, "x")
+    dot = viz.to_dot(F.exp(F.exp(x)), verbose=True)
+    assert "gen 2 · requires_grad" in dot and "gen 0 · requires_grad" in dot
+
+
+class FakeModule:
+    """Stands in for an nn.Module: named_parameters() is all viz reads."""
+
+    def __init__(self, params: dict[str, Variable]) -> None:
+        self.params = params
+
+    def named_parameters(self):  # type: ignore[no-untyped-def]
+        return iter(self.params.items())
+
+
+def test_module_parameters_get_dotted_names_and_clusters() -> None:
+    W0, b0 = named([[1.0, 2.0]], "W"), named([0.5], "b")
+    W1 = named([[3.0]], "W")
+    x = named([[1.0, 1.0]], "x")
+    h = F.tanh((x * W0).sum(axis=1) + b0)
+    y = h * F.reshape(W1, (1,))
+    module = FakeModule({"layers.0.W": W0, "layers.0.b": b0, "layers.1.W": W1})
+    dot = viz.to_dot(y, module=module, group_modules=True)
+    for name in ("layers.0.W", "layers.0.b", "layers.1.W"):
+        assert f"<B>{name}</B>" in dot
+    assert "subgraph cluster_m1 {" in dot and "label=<layers>" in dot
+    assert "label=<layers.0>" in dot and "label=<layers.1>" in dot
+    start = dot.index("label=<layers.0>")
+    cluster = dot[start : dot.index("}", start)]
+    assert (
+        "<B>layers.0.W</B>" in cluster and "<B>Mul</B>" in cluster and "<B>Tanh</B>" not in cluster
+    )
+
+
+def test_bad_arguments_raise_clear_errors() -> None:
+    x = named(1.0, "x")
+    with pytest.raises(TypeError, match="not a minitorch Variable"):
+        viz.to_dot(np.ones(3))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="rankdir"):
+        viz.to_dot(x, rankdir="UP")
+    with pytest.raises(ValueError, match="max_nodes"):
+        viz.to_dot(x, max_nodes=0)
+    with pytest.raises(ValueError, match="group_modules"):
+        viz.to_dot(x, group_modules=True)
+    with pytest.raises(TypeError, match="named_parameters"):
+        viz.to_dot(x, module=object())
+
+
+def test_rankdir_and_legend_are_written() -> None:
+    dot = viz.to_dot(named(1.0, "x") * 2.0, rankdir="LR", legend=True)
+    assert dot.splitlines()[1].startswith("\tgraph [rankdir=LR ")
+    assert "subgraph cluster_legend {" in dot and "leaf / parameter" in dot

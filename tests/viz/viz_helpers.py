@@ -1,0 +1,38 @@
+"""Shared helpers for the viz tests."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+HAS_DOT = shutil.which("dot") is not None
+requires_dot = pytest.mark.skipif(
+    not HAS_DOT, reason="the Graphviz 'dot' program is not installed (apt-get install graphviz)"
+)
+
+NODE_LINE = re.compile(r"^\t+([vf]\d+) \[label=<(.*)> (shape=.*)\]$")
+
+
+def node_lines(dot: str) -> dict[str, str]:
+    """Node id -> the label text of every Variable/Function node statement."""
+    found = {}
+    for line in dot.splitlines():
+        match = NODE_LINE.match(line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def svg_texts(svg: str) -> list[str]:
+    """Every visible text of a Graphviz SVG, as the browser would show it."""
+    root = ET.fromstring(svg)
+    return ["".join(el.itertext()) for el in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def svg_node_count(svg: str) -> int:
+    root = ET.fromstring(svg)
+    groups = root.iter("{http://www.w3.org/2000/svg}g")
+    return sum(1 for g in groups if g.get("class") == "node")

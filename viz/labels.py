@@ -1,0 +1,123 @@
+"""Text for node labels: escaping user strings and formatting small arrays.
+
+Every string a user controls (a Variable's name, a module's parameter name) reaches the
+DOT text only through :func:`escape`, and only inside a Graphviz *HTML-like label*
+(``label=<...>``). Inside such a label Graphviz parses XML: after ``&``, ``<``, ``>``,
+``"`` and ``'`` become entities, the text can no longer close the label, open a tag or
+start an attribute, so ``x"];evil[label="`` is shown literally instead of creating a node.
+Braces, ``|`` and backslashes have no meaning in HTML-like labels (they matter only in
+record and quoted labels), so they pass through unchanged and are drawn as typed.
+Newlines and other control characters are drawn as their Python escapes (``\\n``).
+
+References:
+    Graphviz, "Node, Edge and Graph Attributes: HTML-like labels",
+    https://graphviz.org/doc/info/shapes.html#html
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+#: The longest name drawn before it is shortened with an ellipsis.
+MAX_NAME_LENGTH = 60
+
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
+_SPECIAL = re.compile("[&<>\"'\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def escape(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
+    """Escape ``text`` for a Graphviz HTML-like label, so it is drawn literally.
+
+    Args:
+        text: any string (names, reprs, error messages).
+        max_length: longer texts are cut to this many characters plus ``…``.
+
+    Returns:
+        The text with ``& < > " '`` as XML entities, control characters (newline, tab,
+        NUL ...) as visible Python escapes and lone surrogates as ``\\udcxx``.
+
+    Raises:
+        TypeError: if ``text`` is not a ``str``.
+
+    Example:
+        >>> escape('x"];evil[label="<b>')
+        'x&quot;];evil[label=&quot;&lt;b&gt;'
+        >>> escape("a\\nb")
+        'a\\\\nb'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"viz.escape: expected a str, got {type(text).__name__}")
+    if len(text) > max_length:
+        text = text[:max_length] + "…"
+    if _SPECIAL.search(text) is None:  # the common case: nothing to escape
+        return text
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    out = []
+    for char in text:
+        if char in _ENTITIES:
+            out.append(_ENTITIES[char])
+        elif char < " " or "\x7f" <= char <= "\x9f":
+            out.append(repr(char)[1:-1])  # '\n' -> \n, '\x00' -> \x00
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def format_array(data: np.ndarray | None, max_elements: int = 6) -> str:
+    """Format an array's values compactly for a label (plain text, not yet escaped).
+
+    Small arrays are printed in full with 4 significant digits on one line; larger ones
+    are summarised by their size, minimum and maximum.
+
+    Args:
+        data: the array (``None`` for a placeholder Variable).
+        max_elements: arrays with more elements are summarised.
+
+    Returns:
+        One line of text.
+
+    Example:
+        >>> format_array(np.array([1.0, 2.5]))
+        '[1. 2.5]'
+        >>> format_array(np.arange(100.0))
+        '100 values in [0.0, 99.0]'
+        >>> format_array(np.array(3.0))
+        '3.0'
+    """
+    if data is None:
+        return "None"
+    data = np.asarray(data)
+    if data.size == 0:
+        return "[] (empty)"
+    if data.ndim == 0:
+        return _format_scalar(data)
+    if data.size <= max_elements:
+        text = np.array2string(data, precision=4, suppress_small=True)
+        return " ".join(text.split())
+    if data.dtype.kind in "biuf":
+        low, high = _format_scalar(data.min()), _format_scalar(data.max())
+        return f"{data.size} values in [{low}, {high}]"
+    return f"{data.size} values"
+
+
+def _format_scalar(value: np.ndarray | np.generic) -> str:
+    item = np.asarray(value).item()
+    if not isinstance(item, float):
+        return str(item)
+    if not np.isfinite(item) or (item != 0 and not 1e-4 <= abs(item) < 1e5):
+        return f"{item:.4g}"
+    return np.format_float_positional(item, precision=4, trim="0")
+
+
+def format_shape(data: np.ndarray | None) -> str:
+    """``(2, 3) float64`` for an array, ``() float64`` for a 0-d one.
+
+    Example:
+        >>> format_shape(np.zeros((2, 3), dtype=np.float32))
+        '(2, 3) float32'
+    """
+    if data is None:
+        return "no data"
+    return f"{tuple(data.shape)} {data.dtype}"

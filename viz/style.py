@@ -1,0 +1,54 @@
+"""Colours and shapes of the drawing, and the legend that explains them.
+
+One colour per meaning, chosen to stay distinguishable in grey-scale print and for the
+common colour-vision deficiencies (blue / orange / purple, after ColorBrewer):
+
+* leaves and parameters (what backward computes gradients for) — blue ellipses;
+* intermediate results — light grey ellipses;
+* the outputs you asked to draw — orange ellipses;
+* constants that ops created from numbers (no gradient) — white, dashed;
+* nodes that ``backward(create_graph=True)`` created — purple: the graph of the
+  gradient itself, which a second backward differentiates;
+* Functions — yellow boxes (purple boxes when created in backward).
+
+References:
+    C. Brewer, ColorBrewer 2.0, https://colorbrewer2.org
+"""
+
+from __future__ import annotations
+
+#: Node attributes per Variable kind (see viz.graph.VAR_KINDS).
+VAR_STYLE = {
+    "leaf": 'shape=ellipse style=filled fillcolor="#9ecae1"',
+    "intermediate": 'shape=ellipse style=filled fillcolor="#eeeeee"',
+    "output": 'shape=ellipse style=filled fillcolor="#fdae6b"',
+    "constant": 'shape=ellipse style=dashed color="#888888" fontcolor="#555555"',
+    "backward": 'shape=ellipse style=filled fillcolor="#dadaeb"',
+}
+FUNC_STYLE = 'shape=box style="rounded,filled" fillcolor="#fff2ae"'
+BACKWARD_FUNC_STYLE = 'shape=box style="rounded,filled" fillcolor="#bcbddc"'
+
+#: Legend entries: (node attributes, text).
+LEGEND = (
+    (VAR_STYLE["leaf"], "leaf / parameter"),
+    (VAR_STYLE["intermediate"], "intermediate"),
+    (VAR_STYLE["output"], "output"),
+    (VAR_STYLE["constant"], "constant (no grad)"),
+    (VAR_STYLE["backward"], "made by backward(create_graph=True)"),
+    (FUNC_STYLE, "Function"),
+    (BACKWARD_FUNC_STYLE, "Function made by backward"),
+)
+
+GRAPH_ATTRS = 'fontname="Helvetica" fontsize=11 nodesep=0.3 ranksep=0.35'
+NODE_ATTRS = 'fontname="Helvetica" fontsize=11 margin="0.08,0.04" height=0.3'
+EDGE_ATTRS = 'color="#555555" arrowsize=0.7'
+
+#: Stepper highlights.
+CURRENT_FUNC = 'color="#d7301f" penwidth=3'
+DONE_FUNC = 'color="#aaaaaa" fontcolor="#888888"'
+CARRY_EDGE = 'color="#d7301f" penwidth=2.5'
+UPSTREAM_EDGE = 'color="#2171b5" penwidth=2.5'
+ACCUMULATE_VAR = 'color="#d7301f" penwidth=3 peripheries=2'
+RECEIVE_VAR = 'color="#d7301f" penwidth=2'
+
+RANKDIRS = ("TB", "BT", "LR", "RL")
