@@ -239,9 +239,6 @@ def count_functions(y):
     return len(seen)
     ### END SOLUTION
 
-# %% [markdown]
-# (The check cell builds the test graphs; a wrong count tells you which one.)
-
 # %% tags=["check"]
 n = count_functions(diamond(Variable(np.array(0.5))))
 check_true(n == 4, f"the diamond has 4 Functions (Square, Exp, Sin, Add), you counted {n}")
