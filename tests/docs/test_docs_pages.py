@@ -1,0 +1,95 @@
+"""The hand-written pages under docs/ stay true to the code.
+
+Every fenced block on a page is checked, in page order, in one namespace per page:
+
+* ```` ```pycon ```` blocks run as doctests: the output shown must be the output printed;
+* ```` ```python ```` blocks run and must not raise;
+* ```` ```py title="path" ```` blocks are excerpts of a source file: their lines must
+  appear in that file, in the same order;
+* other languages (``bash``, ``text``, ``dot``) are not run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+# Pages written by other people, in their own conventions (their snippets are excerpts).
+OTHERS = {"performance.md", "for-teachers.md", "when-things-go-wrong.md"}
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.parts and p.name not in OTHERS)
+FENCE = re.compile(r"^```(?P<info>[^\n]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def blocks(page: Path) -> list[tuple[str, str, int]]:
+    """``(info string, body, first line number)`` of every fenced block on the page."""
+    text = page.read_text(encoding="utf-8")
+    return [
+        (m["info"].strip(), m["body"], text.count("\n", 0, m.start("body")) + 1)
+        for m in FENCE.finditer(text)
+    ]
+
+
+def run_pycon(body: str, namespace: dict[str, Any], name: str, lineno: int) -> None:
+    test = doctest.DocTestParser().get_doctest(body, namespace, name, name, lineno)
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    runner.run(test, out=out.write, clear_globs=False)
+    namespace.update(test.globs)
+    assert runner.failures == 0, out.getvalue()
+
+
+def check_excerpt(info: str, body: str, name: str) -> None:
+    match = re.search(r'title="([^"]+)"', info)
+    assert match, f'{name}: a ```py excerpt needs title="path/of/the/file.py"'
+    source = [line.strip() for line in (ROOT / match[1]).read_text().splitlines()]
+    position = 0
+    for line in (line.strip() for line in body.splitlines()):
+        if not line or line == "...":
+            continue
+        assert line in source[position:], f"{name}: {line!r} is not in {match[1]} (in order)"
+        position = source.index(line, position) + 1
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(DOCS)) for p in PAGES])
+def test_page_code_is_true(page: Path) -> None:
+    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    for info, body, lineno in blocks(page):
+        name = f"{page.relative_to(ROOT)}:{lineno}"
+        language = info.split()[0] if info else ""
+        if language == "pycon":
+            run_pycon(body, namespace, name, lineno)
+        elif language == "python":
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(body, name, "exec"), namespace)  # noqa: S102 (our own docs)
+        elif language == "py":
+            check_excerpt(info, body, name)
+
+
+def test_concept_pages_are_in_the_nav() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in (
+        "concepts/backward.md",
+        "concepts/no-circular-imports.md",
+        "concepts/writing-a-function.md",
+        "concepts/visualising-graphs.md",
+        "for-teachers.md",
+        "performance.md",
+        "when-things-go-wrong.md",
+    ):
+        assert f": {page}" in config, f"{page} is not in the nav of mkdocs.yml"
+        assert (DOCS / page).exists(), f"docs/{page} is missing"
+
+
+def test_readme_links_the_docs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make docs" in readme
+    assert "(docs/index.md)" in readme
