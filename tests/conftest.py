@@ -1,0 +1,39 @@
+"""Shared fixtures of the test suite: a seeded random generator and the tolerances.
+
+Tolerances are defined here once; tests take them from the ``tol`` fixture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """Comparison tolerances, one entry per kind of check (kwargs for assert_allclose)."""
+
+    float64: dict[str, float] = field(default_factory=lambda: {"rtol": 1e-10, "atol": 1e-12})
+    float32: dict[str, float] = field(default_factory=lambda: {"rtol": 1e-5, "atol": 1e-6})
+    gradcheck: dict[str, float] = field(
+        default_factory=lambda: {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-4}
+    )
+    # for checks whose chain passes through float32 (astype): central differences lose digits
+    gradcheck_loose: dict[str, float] = field(
+        default_factory=lambda: {"eps": 1e-3, "atol": 1e-3, "rtol": 1e-3}
+    )
+    torch: dict[str, float] = field(default_factory=lambda: {"rtol": 1e-9, "atol": 1e-11})
+
+
+@pytest.fixture
+def tol() -> Tolerances:
+    """The tolerances of the suite."""
+    return Tolerances()
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A NumPy generator seeded the same way for every test (reproducible failures)."""
+    return np.random.default_rng(20261130)

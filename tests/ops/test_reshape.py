@@ -1,0 +1,198 @@
+"""Op table for minitorch/ops/reshape.py: reshape, transpose, broadcast_to, sum_to,
+expand_dims, squeeze, flatten, concatenate, stack, astype."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from op_harness import OpCase, OpTableTests
+
+import minitorch.ops as F
+from minitorch import Variable
+
+
+def _sum_to_ref(x, shape):
+    lead = x.ndim - len(shape)
+    y = x.sum(axis=tuple(range(lead))) if lead else x
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and y.shape[i] != 1)
+    return y.sum(axis=axes, keepdims=True)
+
+
+CASES = [
+    OpCase(
+        "reshape",
+        lambda x: F.reshape(x, (4, -1)),
+        lambda x: x.reshape(4, 3),
+        ((3, 4),),
+        torch_fn=lambda x: x.reshape(4, -1),
+    ),
+    OpCase(
+        "reshape_0d",
+        lambda x: F.reshape(x, (1, 1)),
+        lambda x: x.reshape(1, 1),
+        ((),),
+        torch_fn=lambda x: x.reshape(1, 1),
+    ),
+    OpCase(
+        "transpose",
+        F.transpose,
+        np.transpose,
+        ((2, 3, 4),),
+        torch_fn=lambda x: x.permute(2, 1, 0),
+    ),
+    OpCase(
+        "transpose_axes",
+        lambda x: F.transpose(x, (1, -1, 0)),
+        lambda x: np.transpose(x, (1, 2, 0)),
+        ((2, 3, 4),),
+        torch_fn=lambda x: x.permute(1, 2, 0),
+    ),
+    OpCase(
+        "broadcast_to",
+        lambda x: F.broadcast_to(x, (2, 3, 4)),
+        lambda x: np.broadcast_to(x, (2, 3, 4)),
+        ((3, 1),),
+        torch_fn=lambda x: x.expand(2, 3, 4),
+    ),
+    OpCase(
+        "broadcast_to_0d",
+        lambda x: F.broadcast_to(x, (2, 3)),
+        lambda x: np.broadcast_to(x, (2, 3)),
+        ((),),
+        torch_fn=lambda x: x.expand(2, 3),
+    ),
+    OpCase(
+        "sum_to",
+        lambda x: F.sum_to(x, (3, 1)),
+        lambda x: _sum_to_ref(x, (3, 1)),
+        ((2, 3, 4),),
+        torch_fn=lambda x: x.sum(0).sum(1, keepdim=True),
+    ),
+    OpCase(
+        "expand_dims",
+        lambda x: F.expand_dims(x, (0, -1)),
+        lambda x: np.expand_dims(x, (0, -1)),
+        ((3, 4),),
+        torch_fn=lambda x: x[None, ..., None],
+    ),
+    OpCase(
+        "squeeze_all",
+        F.squeeze,
+        np.squeeze,
+        ((1, 3, 1, 4),),
+        torch_fn=lambda x: x.squeeze(),
+    ),
+    OpCase(
+        "squeeze_axis",
+        lambda x: F.squeeze(x, -2),
+        lambda x: np.squeeze(x, -2),
+        ((1, 3, 1, 4),),
+        torch_fn=lambda x: x.squeeze(-2),
+    ),
+    OpCase(
+        "flatten",
+        F.flatten,
+        lambda x: x.flatten(),
+        ((2, 3, 4),),
+        torch_fn=lambda x: x.flatten(),
+    ),
+    OpCase(
+        "flatten_from_1",
+        lambda x: F.flatten(x, 1),
+        lambda x: x.reshape(2, 12),
+        ((2, 3, 4),),
+        torch_fn=lambda x: x.flatten(1),
+    ),
+    OpCase(
+        "concatenate",
+        lambda a, b, c: F.concatenate([a, b, c], axis=1),
+        lambda a, b, c: np.concatenate([a, b, c], axis=1),
+        ((2, 1), (2, 3), (2, 2)),
+        torch_fn=lambda a, b, c: __import__("torch").cat([a, b, c], dim=1),
+    ),
+    OpCase(
+        "concatenate_neg_axis",
+        lambda a, b: F.concatenate([a, b], axis=-3),
+        lambda a, b: np.concatenate([a, b], axis=-3),
+        ((1, 2, 3), (2, 2, 3)),
+        torch_fn=lambda a, b: __import__("torch").cat([a, b], dim=-3),
+    ),
+    OpCase(
+        "stack",
+        lambda a, b: F.stack([a, b], axis=-1),
+        lambda a, b: np.stack([a, b], axis=-1),
+        ((3, 4), (3, 4)),
+        torch_fn=lambda a, b: __import__("torch").stack([a, b], dim=-1),
+    ),
+    OpCase(
+        "stack_0d",
+        lambda a, b: F.stack([a, b]),
+        lambda a, b: np.stack([a, b]),
+        ((), ()),
+        torch_fn=lambda a, b: __import__("torch").stack([a, b]),
+    ),
+    OpCase(
+        "astype_float32_roundtrip",
+        lambda x: F.astype(F.astype(x, np.float32) * 3.0, np.float64),
+        lambda x: (x.astype(np.float32) * np.float32(3.0)).astype(np.float64),
+        ((3, 4),),
+        float32=False,
+        loose=True,
+    ),
+]
+
+
+class TestReshapeTable(OpTableTests):
+    cases = CASES
+
+
+def test_astype_changes_dtype_and_converts_the_gradient_back():
+    x = Variable(np.array([1.0, 2.0]))
+    y = F.astype(x, np.float32)
+    assert y.dtype == np.float32
+    (y * 2.0).sum().backward()
+    assert x.grad is not None and x.grad.dtype == np.float64
+    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0])
+
+
+def test_astype_to_the_same_dtype_returns_the_variable():
+    x = Variable(np.zeros(2))
+    assert F.astype(x, np.float64) is x
+    assert x.astype("float64") is x
+
+
+def test_concatenate_error_names_all_shapes():
+    with pytest.raises(ValueError, match=r"concatenate: cannot join shapes \(2, 3\), \(3, 3\)"):
+        F.concatenate([Variable(np.zeros((2, 3))), Variable(np.zeros((3, 3)))], axis=1)
+
+
+def test_stack_rejects_different_shapes():
+    with pytest.raises(ValueError, match=r"stack: .*\(2,\), \(3,\)"):
+        F.stack([Variable(np.zeros(2)), Variable(np.zeros(3))])
+
+
+def test_squeeze_rejects_an_axis_whose_size_is_not_one():
+    with pytest.raises(ValueError, match=r"squeeze: cannot squeeze axis 1 of shape \(1, 3\)"):
+        F.squeeze(Variable(np.zeros((1, 3))), 1)
+
+
+def test_expand_dims_rejects_out_of_range_axis():
+    with pytest.raises(ValueError, match="expand_dims: axis 3"):
+        F.expand_dims(Variable(np.zeros((2, 3))), 3)
+
+
+def test_flatten_methods_follow_numpy_and_torch():
+    x = Variable(np.arange(24.0).reshape(2, 3, 4))
+    assert x.flatten().shape == (24,)
+    assert F.flatten(x, 1, 2).shape == (2, 12)
+    assert F.flatten(x, 0, 1).shape == (6, 4)
+    with pytest.raises(ValueError, match="flatten: start_dim=2 comes after end_dim=1"):
+        F.flatten(x, 2, 1)
+
+
+def test_concatenate_gradient_of_an_unused_part_is_zero():
+    a, b = Variable(np.ones((2, 2))), Variable(np.ones((2, 3)))
+    y = F.concatenate([a, b], axis=1)
+    y[:, :2].sum().backward()
+    np.testing.assert_array_equal(a.grad.data, np.ones((2, 2)))
+    np.testing.assert_array_equal(b.grad.data, np.zeros((2, 3)))
