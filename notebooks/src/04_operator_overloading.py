@@ -1,0 +1,275 @@
+# %% [markdown]
+# # 04 · Operator overloading and the "thin Variable, separate engine" design
+#
+# So far we called Functions explicitly: `Square()(Exp()(x))`. Nobody wants to write a
+# model like that. Python lets a class define what `+`, `*` or `@` mean, so
+# `y = x * w + b` can build the same graph. This notebook shows how minitorch does it,
+# and why the methods are attached to `Variable` from the *outside*: the answer to the
+# classic problem of a tensor class that needs the ops while the ops need the tensor
+# class.
+#
+# **Learning goals.** After this notebook you can
+#
+# 1. explain how `x * y`, `2 * x` and `np.ones(3) + x` turn into Function calls
+#    (`__mul__`, the reflected `__rmul__`, and `__array_ufunc__ = None`);
+# 2. predict the dtype of a result from NumPy's promotion rules (NEP 50);
+# 3. explain the circular-import problem and how one binding table solves it;
+# 4. add your own operation to `Variable` and implement a number type with operator
+#    overloading.
+
+# %%
+import ast
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch
+import minitorch.ops as F
+from checks import check_close, check_gradient, check_true, ok
+from minitorch import Function, Variable
+from minitorch.ops.variable_methods import VARIABLE_METHODS
+
+# %% [markdown]
+# ## Operators are method calls
+#
+# Python translates `x * y` into `x.__mul__(y)`. If that returns `NotImplemented` or `x`
+# has no `__mul__` (for example `x` is the number `2`), Python tries the *reflected*
+# method on the right operand: `y.__rmul__(x)`. So a Variable needs both forms to
+# support `x * 2` and `2 * x`. In minitorch these methods are the ops themselves:
+
+# %%
+x = Variable(np.array([1.0, 2.0, 3.0]), name="x")
+print(f"Variable.__mul__ is F.mul: {Variable.__mul__ is F.mul}")
+y = 2 * x + 1
+print(y)
+print(f"y was made by {type(y.creator).__name__}, whose input was made by "
+      f"{type(y.creator.inputs[0].creator).__name__}")
+
+# %% [markdown]
+# There is one trap. NumPy arrays also define `__add__`, and they happily treat any
+# object as an element: `np.ones(3) + x` would give an *array of Variables*.
+# Setting `__array_ufunc__ = None` on the class (NEP 13) tells NumPy to step aside and
+# let Python call `x.__radd__`:
+
+# %%
+print(f"Variable.__array_ufunc__ = {Variable.__array_ufunc__}")
+z = np.ones(3) + x
+print(f"np.ones(3) + x is a {type(z).__name__}: {z}")
+
+# %% [markdown]
+# ## Which dtype comes out?
+#
+# minitorch follows NumPy 2's promotion rules (NEP 50): a Python number is "weak" and
+# adopts the array's dtype, while two arrays promote to the wider dtype. That matters:
+# a float32 model should stay float32 after `x * 0.5`, or it silently runs at half
+# speed with twice the memory.
+
+# %%
+x32 = Variable(np.ones(2, dtype=np.float32))
+print(f"float32 Variable * 0.5          -> {(x32 * 0.5).dtype}")
+print(f"float32 Variable * float64 array -> {(x32 * np.ones(2)).dtype}")
+print(f"float32 Variable + float32 array -> {(x32 + np.ones(2, dtype=np.float32)).dtype}")
+
+# %% [markdown]
+# ## The circular-import problem
+#
+# `Variable.__mul__` must call `mul`, so `variable.py` would import the ops module. But
+# every op creates Variables, so the ops module imports `variable.py`. Python cannot
+# import two modules that each need the other at the top: one of them sees a
+# half-initialised module. Frameworks dodge this with imports inside methods, or a
+# giant tensor class that contains every op.
+#
+# minitorch keeps `Variable` **thin**: the core (`minitorch/core/`: Variable, Function,
+# the backward engine) imports nothing from the ops. The ops import the core. Then
+# *one table* in `minitorch/ops/variable_methods.py` lists which op each operator and
+# method is, and `minitorch.ops` installs it with `setattr` when it is imported:
+
+# %%
+print("some of the names bound onto Variable:")
+for name in ["__add__", "__rmul__", "__matmul__", "sum", "T"]:
+    op = VARIABLE_METHODS[name]
+    target = "property" if isinstance(op, property) else f"{op.__module__}.{op.__name__}"
+    print(f"  {name:12s} -> {target}")
+
+# %% [markdown]
+# The rule "core never imports ops" is checked by a test that reads the source of every
+# core module. We can do the same here with Python's `ast` module:
+
+# %%
+core = Path(minitorch.__file__).parent / "core"
+for path in sorted(core.glob("*.py")):
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            modules.add(node.module)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+    ours = sorted({".".join(m.split(".")[:2]) for m in modules if m.startswith("minitorch")})
+    print(f"core/{path.name:12s} imports from minitorch: {ours}")
+
+# %% [markdown]
+# The picture of the layers: arrows point from a package to what it imports. Nothing
+# points *into* a layer from below, so there is no cycle, and `viz` sits outside,
+# reading only the public graph.
+
+# %%
+layers = {
+    "core\nVariable, Function,\nbackward engine": (0.5, 0.1),
+    "ops\n+ the binding table": (0.5, 0.4),
+    "nn, optim, data": (0.5, 0.7),
+    "your model": (0.5, 0.95),
+    "viz": (0.9, 0.55),
+}
+fig, ax = plt.subplots(figsize=(6, 4.2))
+for label, (px, py) in layers.items():
+    ax.text(px, py, label, ha="center", va="center", fontsize=10,
+            bbox={"boxstyle": "round", "fc": "lavender" if label != "viz" else "honeydew"})
+for src, dst in [((0.5, 0.33), (0.5, 0.2)), ((0.5, 0.65), (0.5, 0.46)),
+                 ((0.5, 0.9), (0.5, 0.75)), ((0.83, 0.5), (0.65, 0.42))]:
+    ax.annotate("", dst, src, arrowprops={"arrowstyle": "->", "lw": 1.5})
+ax.annotate("setattr(Variable, ...)\nat import", (0.33, 0.12), (0.1, 0.3),
+            arrowprops={"arrowstyle": "->", "ls": "--", "color": "gray"}, ha="center",
+            color="gray", fontsize=8)
+ax.set_xlim(0, 1.1)
+ax.set_ylim(0, 1.05)
+ax.axis("off")
+ax.set_title("Layers of minitorch: imports point downwards only")
+plt.show()
+
+# %% [markdown]
+# ## Exercises
+#
+# In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
+# with your code, run the cell, then run the check cell below it.
+#
+# ### Exercise 1 — give `Variable` a new method
+#
+# `Cube` below is complete. Write the wrapper `cube(x)` that calls it, then bind it so
+# that `x.cube()` works — exactly what the binding table does for the built-in methods.
+
+# %%
+class Cube(Function):
+    def forward(self, x):
+        return x**3
+
+    def backward(self, gy):
+        (x,) = self.inputs
+        return 3 * x**2 * gy
+
+
+def cube(x):
+    ### BEGIN SOLUTION
+    return Cube()(x)
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+Variable.cube = cube
+### END SOLUTION
+
+# %% tags=["check"]
+v = Variable(np.array([-1.0, 0.5, 2.0]))
+check_true(hasattr(Variable, "cube"), "Variable has no attribute 'cube': bind it with setattr")
+check_close("x.cube()", v.cube(), v.data**3)
+check_gradient("x.cube()", lambda u: u.cube(), v.data)
+ok("x.cube() works and is differentiable")
+
+# %% [markdown]
+# ### Exercise 2 — forward-mode AD with dual numbers
+#
+# Operator overloading gives another kind of automatic differentiation too. A *dual
+# number* $a + b\varepsilon$ with $\varepsilon^2 = 0$ carries a value `a` and a
+# derivative `b`: $(a + b\varepsilon)(c + d\varepsilon) = ac + (ad + bc)\varepsilon$ —
+# the product rule! Complete `Dual` so that `+` and `*` work with another `Dual` **or a
+# plain number on either side** (a number `c` is `Dual(c, 0)`). Then
+# `f(Dual(x, 1)).deriv` is $f'(x)$, computed alongside $f(x)$ in one forward pass.
+
+# %%
+class Dual:
+    def __init__(self, value, deriv=0.0):
+        self.value = value
+        self.deriv = deriv
+
+    ### BEGIN SOLUTION
+    @staticmethod
+    def _lift(other):
+        return other if isinstance(other, Dual) else Dual(other, 0.0)
+
+    def __add__(self, other):
+        other = self._lift(other)
+        return Dual(self.value + other.value, self.deriv + other.deriv)
+
+    def __mul__(self, other):
+        other = self._lift(other)
+        return Dual(self.value * other.value, self.value * other.deriv + self.deriv * other.value)
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+    ### END SOLUTION
+
+# %% tags=["check"]
+def poly(t):
+    return 3 * t * t + 2 * t + 1  # f'(t) = 6t + 2
+
+
+for t0 in [2.0, -0.5]:
+    result = poly(Dual(t0, 1.0))
+    check_true(isinstance(result, Dual), f"poly(Dual) gave a {type(result).__name__}")
+    check_close(f"value of poly at {t0}", result.value, 3 * t0**2 + 2 * t0 + 1)
+    check_close(
+        f"derivative of poly at {t0}", result.deriv, 6 * t0 + 2,
+        hint="the derivative of a product is a*d + b*c",
+    )
+check_close("1 + Dual(2, 1)", (1 + Dual(2.0, 1.0)).value, 3.0, hint="define __radd__")
+ok("Dual numbers differentiate polynomials in forward mode")
+
+# %% [markdown]
+# Forward mode needs one pass *per input* (seed `deriv = 1` for each input in turn);
+# reverse mode, what minitorch does, needs one pass *per output*. Neural networks have
+# millions of inputs (the weights) and one loss — hence reverse mode.
+#
+# ### Exercise 3 — predict the dtype
+#
+# Fill in the dtype name (`"float32"`, `"float64"` or `"int64"`) that each expression
+# produces, **without running it** — then let the check cell run them.
+
+# %%
+a32 = Variable(np.ones(3, dtype=np.float32))
+a64 = Variable(np.ones(3))
+i64 = np.arange(3)
+### BEGIN SOLUTION
+predictions = {
+    "a32 * 2.0": "float32",
+    "a32 + a64": "float64",
+    "a64 + i64": "float64",
+    "a32 * np.float32(3)": "float32",
+}
+### END SOLUTION
+
+# %% tags=["check"]
+check_true(isinstance(predictions, dict), "predictions should be a dict")
+for expr in ["a32 * 2.0", "a32 + a64", "a64 + i64", "a32 * np.float32(3)"]:
+    actual = str(eval(expr).dtype)
+    check_true(expr in predictions, f"no prediction for {expr!r}")
+    check_true(
+        predictions[expr] == actual,
+        f"{expr} gives {actual}, you predicted {predictions[expr]}: a Python float is "
+        "weak (adopts the array's dtype); two arrays promote to the wider dtype",
+    )
+ok("your dtype predictions match NumPy 2's rules")
+
+# %% [markdown]
+# ## Summary
+#
+# * Python turns `x * y` into `x.__mul__(y)` and, for `2 * x`, into `x.__rmul__(2)`;
+#   `__array_ufunc__ = None` makes NumPy arrays defer to the Variable.
+# * Results follow NumPy 2 promotion: Python scalars are weak, arrays promote.
+# * minitorch's `Variable` is thin: the core never imports the ops. One table,
+#   `minitorch/ops/variable_methods.py`, binds operators and methods onto `Variable` when
+#   `minitorch.ops` is imported — no circular import, and one place to read them all.
+# * The same overloading idea gives forward-mode AD (dual numbers); reverse mode wins
+#   when there are many inputs and one output.
+#
+# **Next:** [05 · Seeing the graph](05_seeing_the_graph.ipynb) — drawing graphs and
+# stepping through `backward`.
