@@ -18,6 +18,7 @@ from minitorch.ops.activation import (
 )
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
 from minitorch.ops.conv import col2im, conv2d, conv_transpose2d, im2col
+from minitorch.ops.embedding import embedding
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
 from minitorch.ops.loss import (
@@ -29,6 +30,7 @@ from minitorch.ops.loss import (
     softmax_cross_entropy,
 )
 from minitorch.ops.math import abs, cos, exp, log, pow, sin, sqrt, square, tanh
+from minitorch.ops.normalization import batch_norm, layer_norm
 from minitorch.ops.pool import avg_pool2d, max_pool2d, pooling
 from minitorch.ops.reduce import logsumexp, max, mean, min, std, sum, var
 from minitorch.ops.reshape import (
@@ -52,14 +54,17 @@ __all__ = [
     "abs",
     "add",
     "avg_pool2d",
+    "batch_norm",
     "broadcast_to",
     "col2im",
     "conv2d",
     "conv_transpose2d",
     "cos",
     "div",
+    "embedding",
     "exp",
     "im2col",
+    "layer_norm",
     "log",
     "max_pool2d",
     "mean",
