@@ -11,5 +11,18 @@
 
 from viz.dot import to_dot
 from viz.draw import GraphView, GraphvizNotFoundError, draw_graph, render
+from viz.stepper import BackwardStepper
+from viz.trace import Accumulation, BackwardStep, BackwardTrace, trace_backward
 
-__all__ = ["GraphView", "GraphvizNotFoundError", "draw_graph", "render", "to_dot"]
+__all__ = [
+    "Accumulation",
+    "BackwardStep",
+    "BackwardStepper",
+    "BackwardTrace",
+    "GraphView",
+    "GraphvizNotFoundError",
+    "draw_graph",
+    "render",
+    "to_dot",
+    "trace_backward",
+]

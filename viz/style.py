@@ -41,14 +41,14 @@ LEGEND = (
 
 GRAPH_ATTRS = 'fontname="Helvetica" fontsize=11 nodesep=0.3 ranksep=0.35'
 NODE_ATTRS = 'fontname="Helvetica" fontsize=11 margin="0.08,0.04" height=0.3'
-EDGE_ATTRS = 'color="#555555" arrowsize=0.7'
+EDGE_ATTRS = 'color="#555555" arrowsize=0.7 fontname="Helvetica" fontsize=10'
 
 #: Stepper highlights.
-CURRENT_FUNC = 'color="#d7301f" penwidth=3'
+CURRENT_FUNC = 'color="#d7301f" penwidth=3.5'
 DONE_FUNC = 'color="#aaaaaa" fontcolor="#888888"'
 CARRY_EDGE = 'color="#d7301f" penwidth=2.5'
 UPSTREAM_EDGE = 'color="#2171b5" penwidth=2.5'
-ACCUMULATE_VAR = 'color="#d7301f" penwidth=3 peripheries=2'
+ACCUMULATE_VAR = 'peripheries=2 color="#d7301f" penwidth=3'
 RECEIVE_VAR = 'color="#d7301f" penwidth=2'
 
 RANKDIRS = ("TB", "BT", "LR", "RL")

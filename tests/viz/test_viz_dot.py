@@ -21,7 +21,7 @@ HEADER = (
     "digraph minitorch {\n"
     '\tgraph [rankdir=TB fontname="Helvetica" fontsize=11 nodesep=0.3 ranksep=0.35]\n'
     '\tnode [fontname="Helvetica" fontsize=11 margin="0.08,0.04" height=0.3]\n'
-    '\tedge [color="#555555" arrowsize=0.7]\n'
+    '\tedge [color="#555555" arrowsize=0.7 fontname="Helvetica" fontsize=10]\n'
 )
 LEAF = 'shape=ellipse style=filled fillcolor="#9ecae1"'
 MID = 'shape=ellipse style=filled fillcolor="#eeeeee"'

@@ -1,0 +1,287 @@
+"""``trace_backward``: watch minitorch's own engine run backward, one Function at a time.
+
+Nothing here recomputes a gradient. Before running ``output.backward()``, the trace puts
+a thin recording wrapper on each Function of the graph (an instance attribute over
+``backward_array`` and ``backward``, removed again afterwards). The engine then calls
+them in its own order, and each call records the gradients the Function received from
+its outputs and the gradients it returned for its inputs. Where a Variable receives a
+second contribution (a fan-in: the Variable was used twice), the step also records the
+running sum — the ``+=`` of the multivariable chain rule.
+
+References:
+    A. Griewank, A. Walther, *Evaluating Derivatives*, 2nd ed., SIAM 2008, §3.2
+    (reverse mode, adjoint accumulation at fan-in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from minitorch import Function, Variable
+from viz.graph import Graph, as_outputs, walk
+
+ArrayOrNone = np.ndarray | None
+
+
+@dataclass(frozen=True)
+class Accumulation:
+    """A gradient contribution added to one already waiting at a Variable (fan-in).
+
+    Attributes:
+        node_id: the Variable's node id in the drawing (``v3``).
+        before: the gradient collected so far.
+        added: the new contribution.
+        total: ``before + added``.
+    """
+
+    node_id: str
+    before: np.ndarray
+    added: np.ndarray
+    total: np.ndarray
+
+
+@dataclass(frozen=True)
+class BackwardStep:
+    """One Function's backward call, as the engine made it.
+
+    Attributes:
+        index: position in engine order, from 0.
+        function: the Function.
+        node_id: its node id in the drawing (``f2``).
+        grads_in: the upstream gradient of each output (``gy``), as ndarrays.
+        grads_out: the gradient returned for each input (``gx``; ``None`` where the
+            input needs none).
+        input_ids: node id of each input (``None`` for hidden constants).
+        output_ids: node id of each output (``None`` if that output is not drawn).
+        accumulations: the fan-ins this step caused.
+    """
+
+    index: int
+    function: Function
+    node_id: str
+    grads_in: tuple[ArrayOrNone, ...]
+    grads_out: tuple[ArrayOrNone, ...]
+    input_ids: tuple[str | None, ...]
+    output_ids: tuple[str | None, ...]
+    accumulations: tuple[Accumulation, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The Function's class name (``Mul``)."""
+        return type(self.function).__name__
+
+
+@dataclass
+class BackwardTrace:
+    """The backward pass of one output, step by step (see :func:`trace_backward`).
+
+    Attributes:
+        output: the Variable backward started from.
+        graph: the walked graph (node ids shared with :func:`viz.to_dot`).
+        steps: the :class:`BackwardStep` records in engine order.
+        seed: the starting gradient ``ones_like(output)``.
+        leaf_grads: node id -> the leaf's ``grad`` after the pass (copied from the
+            engine's result, ``x.grad.data``).
+    """
+
+    output: Variable
+    graph: Graph
+    steps: list[BackwardStep] = field(default_factory=list)
+    seed: np.ndarray | None = None
+    leaf_grads: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self) -> Iterator[BackwardStep]:
+        return iter(self.steps)
+
+    def __getitem__(self, index: int) -> BackwardStep:
+        return self.steps[index]
+
+    def __repr__(self) -> str:
+        return f"<viz.BackwardTrace {len(self.steps)} steps>"
+
+    def grads_after(self, k: int) -> dict[str, np.ndarray]:
+        """Node id -> the gradient collected at each Variable after the first ``k`` steps."""
+        out_id = self.graph.var_id(self.output)
+        grads: dict[str, np.ndarray] = {}
+        if out_id is not None and self.seed is not None:
+            grads[out_id] = self.seed
+        for step in self.steps[:k]:
+            for node_id, gx in zip(step.input_ids, step.grads_out):
+                if node_id is not None and gx is not None:
+                    grads[node_id] = gx if node_id not in grads else grads[node_id] + gx
+        return grads
+
+    def name_of(self, node_id: str | None) -> str:
+        """The name a Variable node is drawn with (its ``name``, else its node id)."""
+        for vn in self.graph.variables:
+            if vn.id == node_id:
+                return vn.param_name or (str(vn.var.name) if vn.var.name is not None else vn.id)
+        return "?"
+
+    def describe(self, k: int) -> str:
+        """One line of text saying what step ``k`` (from 0) did."""
+        from viz.labels import format_array
+
+        step = self.steps[k]
+        parts = [f"step {k + 1}/{len(self.steps)}: {step.name}.backward"]
+        gys = ", ".join(format_array(g) for g in step.grads_in)
+        parts.append(f"received gy = {gys}")
+        sent = [
+            f"{self.name_of(nid)} gets {format_array(g)}"
+            for nid, g in zip(step.input_ids, step.grads_out)
+            if g is not None
+        ]
+        parts.append("sends " + ("; ".join(sent) if sent else "nothing"))
+        for acc in step.accumulations:
+            parts.append(
+                f"{self.name_of(acc.node_id)} accumulates {format_array(acc.before)} + "
+                f"{format_array(acc.added)} = {format_array(acc.total)}"
+            )
+        return "; ".join(parts)
+
+    def __str__(self) -> str:
+        return "\n".join(self.describe(k) for k in range(len(self.steps)))
+
+
+def trace_backward(
+    output: Variable, *, retain_grad: bool = False, create_graph: bool = False
+) -> BackwardTrace:
+    """Run ``output.backward()`` on minitorch's engine and record every step.
+
+    The gradients end up in the leaves' ``grad`` exactly as after a plain
+    ``output.backward()`` (added to what was there, as always); the trace additionally
+    keeps what flowed along every edge, in the engine's order.
+
+    Args:
+        output: the Variable to differentiate (any shape; the seed is ``ones_like``).
+        retain_grad: passed on to ``backward``.
+        create_graph: passed on to ``backward``; the recorded gradients are the values
+            of the gradient Variables.
+
+    Returns:
+        A :class:`BackwardTrace`; ``len(trace)`` is the number of Functions run.
+
+    Raises:
+        TypeError: if ``output`` is not a Variable, or a Function does not allow
+            attributes to be set on it (a ``__slots__`` class without ``__dict__``).
+        RuntimeError, ValueError: whatever ``backward`` raises (e.g. inside ``no_grad``).
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> x = Variable(np.array(3.0), name="x")
+        >>> y = x * x + x
+        >>> trace = trace_backward(y)
+        >>> [step.name for step in trace]
+        ['Add', 'Mul']
+        >>> float(x.grad.data)
+        7.0
+    """
+    (output,) = as_outputs(output, "viz.trace_backward")
+    graph = walk([output])
+    trace = BackwardTrace(output, graph, seed=np.ones_like(output.data))
+    recorder = _Recorder(trace)
+    try:
+        for fn in graph.functions:
+            recorder.wrap(fn.func)
+        output.backward(retain_grad=retain_grad, create_graph=create_graph)
+    finally:
+        recorder.unwrap_all()
+    for vn in graph.variables:
+        if vn.var.creator is None and vn.var.grad is not None:
+            trace.leaf_grads[vn.id] = np.array(vn.var.grad.data, copy=True)
+    return trace
+
+
+class _Recorder:
+    """Puts recording wrappers on Functions and turns their calls into BackwardSteps."""
+
+    METHODS = ("backward_array", "backward")
+
+    def __init__(self, trace: BackwardTrace) -> None:
+        self.trace = trace
+        self.received: dict[str, np.ndarray] = {}  # node id -> gradient collected so far
+        out_id = trace.graph.var_id(trace.output)
+        if out_id is not None and trace.seed is not None:
+            self.received[out_id] = trace.seed
+        self.done: set[int] = set()
+        self.saved: list[tuple[Function, dict[str, Any]]] = []
+
+    def wrap(self, func: Function) -> None:
+        """Shadow ``func``'s backward methods with recording ones (instance attributes)."""
+        own = getattr(func, "__dict__", {})
+        self.saved.append((func, {name: own[name] for name in self.METHODS if name in own}))
+        for name in self.METHODS:
+            try:
+                setattr(func, name, self._recording(func, getattr(func, name)))
+            except AttributeError as exc:
+                raise TypeError(
+                    f"viz.trace_backward: cannot observe {type(func).__name__}.{name} "
+                    "(its class forbids instance attributes)"
+                ) from exc
+
+    def unwrap_all(self) -> None:
+        """Restore every wrapped Function exactly as it was."""
+        for func, saved in self.saved:
+            for name in self.METHODS:
+                if name in saved:
+                    setattr(func, name, saved[name])
+                else:
+                    func.__dict__.pop(name, None)
+
+    def _recording(self, func: Function, original: Callable[..., Any]) -> Callable[..., Any]:
+        def recording(*gys: Any) -> Any:
+            gxs = original(*gys)  # NotImplementedError propagates: the engine falls back
+            if id(func) not in self.done:  # once per pass, even if backward_array nests
+                self.done.add(id(func))
+                self.record(func, gys, gxs)
+            return gxs
+
+        return recording
+
+    def record(self, func: Function, gys: tuple[Any, ...], gxs: Any) -> None:
+        """Append the BackwardStep of one call, noting fan-in accumulations."""
+        graph = self.trace.graph
+        gx_tuple = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
+        # The engine drops gradients for inputs that need none (constants); so do we.
+        needs = func.needs_input_grad
+        grads_out = tuple(_array(g) if need else None for g, need in zip(gx_tuple, needs))
+        input_ids = tuple(graph.var_id(x) for x in func.inputs)
+        outputs = [ref() for ref in func.outputs]
+        accumulations = []
+        for node_id, gx in zip(input_ids, grads_out):
+            if node_id is None or gx is None:
+                continue
+            before = self.received.get(node_id)
+            self.received[node_id] = gx if before is None else before + gx
+            if before is not None:
+                accumulations.append(Accumulation(node_id, before, gx, self.received[node_id]))
+        func_id = graph.func_id(func)
+        assert func_id is not None, "every Function of the walked graph has an id"
+        self.trace.steps.append(
+            BackwardStep(
+                index=len(self.trace.steps),
+                function=func,
+                node_id=func_id,
+                grads_in=tuple(_array(g) for g in gys),
+                grads_out=grads_out,
+                input_ids=input_ids,
+                output_ids=tuple(None if y is None else graph.var_id(y) for y in outputs),
+                accumulations=tuple(accumulations),
+            )
+        )
+
+
+def _array(g: Any) -> ArrayOrNone:
+    """A copy of a gradient as an ndarray (Variables give their data)."""
+    if g is None:
+        return None
+    data = g.data if isinstance(g, Variable) else g
+    return np.array(data, copy=True)
