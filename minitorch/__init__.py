@@ -4,7 +4,7 @@ Import ``minitorch`` for the core (``Variable``, ``Function``, ``Config``, ``no_
 ``minitorch.ops as F`` for the ops; ``nn``, ``optim`` and ``data`` build on them.
 """
 
-from minitorch import ops
+from minitorch import data, nn, ops, optim
 from minitorch.core import (
     Config,
     Function,
@@ -18,6 +18,8 @@ from minitorch.core import (
     using_config,
 )
 from minitorch.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from minitorch.history import History
+from minitorch.nn.module import Parameter
 from minitorch.random import manual_seed
 
 __version__ = "0.1.0"
@@ -26,16 +28,21 @@ __all__ = [
     "Config",
     "Function",
     "GradcheckError",
+    "History",
     "Operand",
+    "Parameter",
     "Variable",
     "as_array",
     "as_variable",
+    "data",
     "detect_anomaly",
     "gradcheck",
     "gradgradcheck",
     "manual_seed",
+    "nn",
     "no_grad",
     "ops",
+    "optim",
     "test_mode",
     "using_config",
 ]

@@ -1,0 +1,288 @@
+"""Convolutional layers: Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d and Flatten.
+
+Thin Modules over the ops in ``minitorch/ops/conv.py`` and ``pool.py``: they hold the
+filters as Parameters, check the input's shape with a message that names the layer, and
+pass their settings on. Images are NCHW.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import minitorch.ops as F
+from minitorch.core import Operand, Variable
+from minitorch.nn.init import RNGLike, as_generator, init_weight
+from minitorch.nn.module import Module, Parameter
+from minitorch.ops.conv import IntOrPair, pair
+
+
+def _shape(x: Operand) -> tuple[int, ...]:
+    return tuple(np.shape(x.data if isinstance(x, Variable) else x))
+
+
+def _check_images(layer: str, x: Operand, channels: int | None) -> None:
+    shape = _shape(x)
+    if len(shape) != 4 or (channels is not None and shape[1] != channels):
+        expected = f"(N, {channels if channels is not None else 'C'}, H, W)"
+        raise ValueError(f"{layer}: expected input of shape {expected}, got {shape}")
+
+
+class Conv2d(Module):
+    """2-D convolution layer (``F.conv2d``), as ``torch.nn.Conv2d``.
+
+    ``W`` is drawn with He scaling for ``fan_in = C_in * KH * KW`` (it is meant to be
+    followed by a ReLU); ``b`` starts at zero. With ``in_channels=None`` the layer is
+    lazy: ``W``'s value is drawn at the first call, from the input's channel count.
+
+    Shapes:
+        x ``(N, C_in, H, W)`` -> ``(N, C_out, H_out, W_out)`` with
+        ``H_out = floor((H + 2 * padding - KH) / stride) + 1``; ``W`` ``(C_out, C_in, KH,
+        KW)``, ``b`` ``(C_out,)``.
+
+    Args:
+        in_channels: input channels ``C_in``, or ``None`` to infer them at the first call.
+        out_channels: output channels ``C_out`` (the number of filters).
+        kernel_size: ``KH`` or ``(KH, KW)``.
+        stride: the step between windows.
+        padding: zeros added on each side.
+        bias: whether to add ``b``.
+        rng: a Generator, an int seed, or ``None`` for minitorch's default generator.
+        dtype: the parameters' floating dtype.
+
+    Raises:
+        ValueError: for non-positive sizes; at call time, if the input is not
+            ``(N, C_in, H, W)`` (the message names the layer and both shapes).
+
+    Example:
+        >>> conv = Conv2d(1, 4, 3, padding=1, rng=0)
+        >>> conv(np.zeros((2, 1, 8, 8), dtype=np.float32)).shape
+        (2, 4, 8, 8)
+        >>> [(name, p.shape) for name, p in conv.named_parameters()]
+        [('W', (4, 1, 3, 3)), ('b', (4,))]
+
+    References:
+        LeCun et al., "Gradient-Based Learning Applied to Document Recognition", 1998;
+        He et al., "Delving Deep into Rectifiers", ICCV 2015 (initialisation).
+    """
+
+    def __init__(
+        self,
+        in_channels: int | None,
+        out_channels: int,
+        kernel_size: IntOrPair,
+        stride: IntOrPair = 1,
+        padding: IntOrPair = 0,
+        bias: bool = True,
+        rng: RNGLike = None,
+        dtype: Any = np.float32,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = pair(kernel_size, "Conv2d", "kernel_size")
+        self.stride, self.padding = stride, padding
+        if out_channels < 1 or min(self.kernel_size) < 1 or (in_channels or 1) < 1:
+            raise ValueError(
+                f"Conv2d: sizes must be positive, got in_channels={in_channels}, "
+                f"out_channels={out_channels}, kernel_size={self.kernel_size}"
+            )
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.dtype = np.dtype(dtype)
+        self.rng = as_generator(rng) if rng is not None else None
+        self.W = Parameter(None)
+        if in_channels is not None:
+            self._init_W(in_channels)
+        self.b = Parameter(np.zeros(out_channels, dtype=self.dtype)) if bias else None
+
+    def _init_W(self, in_channels: int) -> None:
+        self.in_channels = in_channels
+        kh, kw = self.kernel_size
+        W = init_weight((self.out_channels, in_channels * kh * kw), "he", self.rng, self.dtype)
+        self.W.data = W.reshape(self.out_channels, in_channels, kh, kw)
+
+    def forward(self, x: Operand) -> Variable:
+        """Convolve ``x`` with ``W`` and add ``b``."""
+        if self.W.data is None:
+            _check_images("Conv2d", x, None)
+            self._init_W(_shape(x)[1])
+        _check_images("Conv2d", x, self.in_channels)
+        return F.conv2d(x, self.W, self.b, self.stride, self.padding)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, padding={self.padding}, bias={self.b is not None}"
+        )
+
+
+class ConvTranspose2d(Module):
+    """Transposed 2-D convolution layer (``F.conv_transpose2d``), for upsampling.
+
+    Shapes:
+        x ``(N, C_in, H, W)`` -> ``(N, C_out, H_out, W_out)`` with
+        ``H_out = (H - 1) * stride - 2 * padding + KH + output_padding``; ``W`` ``(C_in,
+        C_out, KH, KW)`` (PyTorch's layout), ``b`` ``(C_out,)``.
+
+    Args:
+        in_channels: input channels ``C_in``.
+        out_channels: output channels ``C_out``.
+        kernel_size: ``KH`` or ``(KH, KW)``.
+        stride: the upsampling factor.
+        padding: rows/columns cropped from each side of the full output.
+        output_padding: extra rows/columns at the bottom/right, ``< stride``.
+        bias: whether to add ``b``.
+        rng: a Generator, an int seed, or ``None``.
+        dtype: the parameters' floating dtype.
+
+    Raises:
+        ValueError: for non-positive sizes; at call time, if the input is not
+            ``(N, C_in, H, W)``.
+
+    Example:
+        >>> up = ConvTranspose2d(4, 1, 2, stride=2, rng=0)
+        >>> up(np.zeros((2, 4, 3, 3), dtype=np.float32)).shape
+        (2, 1, 6, 6)
+
+    References:
+        Dumoulin & Visin, "A guide to convolution arithmetic for deep learning", 2016.
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: IntOrPair,
+        stride: IntOrPair = 1,
+        padding: IntOrPair = 0,
+        output_padding: IntOrPair = 0,
+        bias: bool = True,
+        rng: RNGLike = None,
+        dtype: Any = np.float32,
+    ) -> None:
+        super().__init__()
+        kh, kw = pair(kernel_size, "ConvTranspose2d", "kernel_size")
+        if min(in_channels, out_channels, kh, kw) < 1:
+            raise ValueError(
+                f"ConvTranspose2d: sizes must be positive, got in_channels={in_channels}, "
+                f"out_channels={out_channels}, kernel_size={(kh, kw)}"
+            )
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
+        self.stride, self.padding, self.output_padding = stride, padding, output_padding
+        # He scaling with fan_in = C_out * KH * KW, the fan PyTorch uses for this layout.
+        W = init_weight((in_channels, out_channels * kh * kw), "he", rng, dtype)
+        self.W = Parameter(W.reshape(in_channels, out_channels, kh, kw))
+        self.b = Parameter(np.zeros(out_channels, dtype=dtype)) if bias else None
+
+    def forward(self, x: Operand) -> Variable:
+        """Upsample ``x`` with ``W`` and add ``b``."""
+        _check_images("ConvTranspose2d", x, self.in_channels)
+        return F.conv_transpose2d(
+            x, self.W, self.b, self.stride, self.padding, self.output_padding
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, padding={self.padding}"
+        )
+
+
+class MaxPool2d(Module):
+    """Max pooling layer (``F.max_pool2d``); ``stride`` defaults to ``kernel_size``.
+
+    Shapes:
+        x ``(N, C, H, W)`` -> ``(N, C, H_out, W_out)``,
+        ``H_out = floor((H + 2 * padding - KH) / stride) + 1``.
+
+    Args:
+        kernel_size: ``KH`` or ``(KH, KW)``.
+        stride: the step between windows (``None``: ``kernel_size``).
+        padding: ``-inf`` padding on each side, at most half the kernel.
+
+    Raises:
+        ValueError: at call time, if the input is not 4-D or is smaller than the window.
+
+    Example:
+        >>> MaxPool2d(2)(np.arange(16.0).reshape(1, 1, 4, 4)).data
+        array([[[[ 5.,  7.],
+                 [13., 15.]]]])
+    """
+
+    def __init__(
+        self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0
+    ) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def forward(self, x: Operand) -> Variable:
+        """Pool ``x``."""
+        _check_images("MaxPool2d", x, None)
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(MaxPool2d):
+    """Average pooling layer (``F.avg_pool2d``; padding counts as zeros).
+
+    Shapes:
+        as :class:`MaxPool2d`.
+
+    Args:
+        kernel_size: ``KH`` or ``(KH, KW)``.
+        stride: the step between windows (``None``: ``kernel_size``).
+        padding: zero padding on each side, at most half the kernel.
+
+    Raises:
+        ValueError: at call time, if the input is not 4-D or is smaller than the window.
+
+    Example:
+        >>> AvgPool2d(2)(np.arange(16.0).reshape(1, 1, 4, 4)).data
+        array([[[[ 2.5,  4.5],
+                 [10.5, 12.5]]]])
+    """
+
+    def forward(self, x: Operand) -> Variable:
+        """Pool ``x``."""
+        _check_images("AvgPool2d", x, None)
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
+
+
+class Flatten(Module):
+    """Merge axes ``start_dim..end_dim`` into one (``torch.nn.Flatten``): conv -> linear.
+
+    Shapes:
+        x ``(N, C, H, W)`` -> ``(N, C * H * W)`` with the defaults.
+
+    Args:
+        start_dim: the first axis to merge (default 1: keep the batch axis).
+        end_dim: the last axis to merge (default -1).
+
+    Raises:
+        ValueError: at call time, if the axes are out of range for the input.
+
+    Example:
+        >>> Flatten()(np.zeros((2, 3, 4, 4))).shape
+        (2, 48)
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Operand) -> Variable:
+        """Reshape ``x``, merging the chosen axes."""
+        shape = _shape(x)
+        n = len(shape)
+        start, end = self.start_dim % max(n, 1), self.end_dim % max(n, 1)
+        if not (-n <= self.start_dim < n and -n <= self.end_dim < n) or end < start:
+            raise ValueError(
+                f"Flatten: start_dim={self.start_dim}, end_dim={self.end_dim} do not fit an "
+                f"input of shape {shape}"
+            )
+        merged = int(np.prod(shape[start : end + 1]))
+        return F.reshape(x, shape[:start] + (merged,) + shape[end + 1 :])
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

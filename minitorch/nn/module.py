@@ -1,0 +1,298 @@
+"""``Module`` and ``Parameter``: the containers that hold a model's weights.
+
+A Module registers every ``Parameter``, sub-``Module`` and buffer assigned to one of its
+attributes, in insertion-ordered dicts (never sets: the order must not depend on
+hashing), so ``named_parameters()`` walks the tree in the order the model was written
+and yields dotted names such as ``layers.0.W`` — the keys of saved weight files.
+
+Training mode: ``Module.__call__`` runs ``forward`` with ``Config.train`` set to
+``self.training and Config.train``, so ``model.eval()`` switches dropout and batch norm
+to inference for that model, and ``minitorch.test_mode()`` does it for everything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from minitorch.core import Config, Variable, using_config
+
+
+class Parameter(Variable):
+    """A Variable that a :class:`Module` collects as a trainable weight.
+
+    Assigned to a Module attribute without a name, it is named after the attribute
+    (``"W"``), and the name grows into the dotted path as the module is placed in
+    bigger ones (``"layers.0.W"``), so graph drawings show where each weight lives.
+
+    Args:
+        data: the initial value (an ndarray), or ``None`` for a weight whose shape is
+            known only at the first call (lazy layers).
+        name: an explicit label (kept as given).
+
+    Raises:
+        TypeError: if ``data`` is not an ndarray or ``None``.
+
+    Example:
+        >>> Parameter(np.array([1.0, 2.0]))
+        parameter([1. 2.])
+    """
+
+    __slots__ = ("auto_named",)
+
+    def __init__(self, data: np.ndarray | None, name: str | None = None) -> None:
+        super().__init__(data, name=name, requires_grad=True)
+        self.auto_named = False
+
+    def __repr__(self) -> str:
+        return "parameter" + super().__repr__()[len("variable") :].replace("\n ", "\n  ")
+
+
+class Module:
+    """Base class of layers and models: subclass it, assign weights, define ``forward``.
+
+    Call ``super().__init__()`` first in ``__init__``; then every attribute set to a
+    :class:`Parameter` or a Module is registered, in order. ``model(x)`` calls
+    ``forward(x)`` in this module's training mode (see the module docstring).
+
+    Attributes:
+        training: ``True`` after ``train()`` (the default), ``False`` after ``eval()``.
+
+    Raises:
+        AttributeError: when a Parameter or Module is assigned before
+            ``super().__init__()`` ran (PyTorch's message).
+
+    Example:
+        >>> class Affine(Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.W = Parameter(np.ones((2, 2)))
+        ...         self.b = Parameter(np.zeros(2))
+        ...     def forward(self, x):
+        ...         return x @ self.W + self.b
+        >>> model = Affine()
+        >>> [name for name, _ in model.named_parameters()]
+        ['W', 'b']
+        >>> model(np.array([[1.0, 2.0]]))
+        variable([[3. 3.]])
+    """
+
+    training: bool
+    _parameters: dict[str, Parameter]
+    _modules: dict[str, Module]
+    _buffers: dict[str, np.ndarray | None]
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "training", True)
+
+    # -- registration --------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        registries = self.__dict__.get("_parameters"), self.__dict__.get("_modules")
+        if isinstance(value, (Parameter, Module)) and registries[0] is None:
+            kind = "parameters" if isinstance(value, Parameter) else "module"
+            raise AttributeError(
+                f"cannot assign {kind} before Module.__init__() call "
+                f"(call super().__init__() first in {type(self).__name__}.__init__)"
+            )
+        if registries[0] is not None:
+            self._unregister(name)
+            if isinstance(value, Parameter):
+                self._parameters[name] = value
+                if value.name is None or value.auto_named:
+                    value.name, value.auto_named = name, True
+            elif isinstance(value, Module):
+                self._modules[name] = value
+                _prefix_names(value, name)
+            elif name in self._buffers:
+                self._buffers[name] = _check_buffer(self, name, value)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._unregister(name)
+        self.__dict__.get("_buffers", {}).pop(name, None)
+        object.__delattr__(self, name)
+
+    def _unregister(self, name: str) -> None:
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
+
+    def register_buffer(self, name: str, value: np.ndarray | None) -> None:
+        """Register a non-trainable array (e.g. batch norm's running mean) as state.
+
+        Buffers are saved and loaded with the weights but never seen by optimizers.
+        Assigning a new ndarray to ``self.<name>`` later updates the buffer.
+
+        Raises:
+            AttributeError: before ``super().__init__()``.
+            TypeError: if ``value`` is not an ndarray or ``None``.
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._buffers[name] = _check_buffer(self, name, value)
+        object.__setattr__(self, name, value)
+
+    # -- traversal -----------------------------------------------------------------------
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """Yield ``(dotted name, module)`` for this module (``""``) and all below it."""
+        _check_initialised(self)
+        seen: set[int] = set()
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield name, module
+            children = [(_join(name, key), child) for key, child in module._modules.items()]
+            stack.extend(reversed(children))
+
+    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        """Yield ``(dotted name, Parameter)``, each Parameter once (shared ones too).
+
+        The order is PyTorch's: a module's own Parameters in assignment order, then each
+        sub-module's, depth first, in assignment order.
+        """
+        seen: set[int] = set()
+        for prefix, module in self.named_modules():
+            for key, param in module._parameters.items():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    yield _join(prefix, key), param
+
+    def parameters(self) -> Iterator[Parameter]:
+        """Yield every Parameter once, in registration order (what optimizers take)."""
+        for _, param in self.named_parameters():
+            yield param
+
+    def named_buffers(self) -> Iterator[tuple[str, np.ndarray | None]]:
+        """Yield ``(dotted name, array)`` for every registered buffer."""
+        for prefix, module in self.named_modules():
+            for key, value in module._buffers.items():
+                yield _join(prefix, key), value
+
+    def children(self) -> Iterator[Module]:
+        """Yield the direct sub-modules, in registration order."""
+        _check_initialised(self)
+        yield from self._modules.values()
+
+    # -- training ------------------------------------------------------------------------
+    def zero_grad(self) -> None:
+        """Set every parameter's ``grad`` to ``None``."""
+        for param in self.parameters():
+            param.grad = None
+
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode on this module and every sub-module; returns ``self``."""
+        for _, module in self.named_modules():
+            object.__setattr__(module, "training", bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        """Switch to inference mode (``train(False)``): dropout off, batch norm frozen."""
+        return self.train(False)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _check_initialised(self)
+        train = self.training and Config.train
+        if train == Config.train:
+            return self.forward(*args, **kwargs)
+        with using_config("train", train):
+            return self.forward(*args, **kwargs)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Compute the output; every subclass defines it."""
+        raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
+
+    # -- weights -------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Every parameter's and buffer's array by dotted name (the arrays themselves).
+
+        Raises:
+            RuntimeError: if a lazy parameter has no value yet (run one forward pass).
+        """
+        from minitorch.nn.weights import state_dict
+
+        return state_dict(self)
+
+    def load_state_dict(self, arrays: Mapping[str, np.ndarray], source: str = "") -> None:
+        """Set parameters and buffers from ``arrays`` after validating all of them.
+
+        Raises:
+            WeightFileError: (a ``ValueError``) listing every missing, unexpected and
+                mis-shaped array; the module is left unchanged.
+        """
+        from minitorch.nn.weights import load_state_dict
+
+        load_state_dict(self, arrays, source)
+
+    def save_weights(self, path: str | os.PathLike[str]) -> None:
+        """Write the state dict to ``path`` as ``.npz`` atomically (temp file + rename).
+
+        Raises:
+            RuntimeError: if a lazy parameter has no value yet.
+            OSError: if the directory is not writable (no partial file is left).
+        """
+        from minitorch.nn.weights import save_weights
+
+        save_weights(self, path)
+
+    def load_weights(self, path: str | os.PathLike[str]) -> None:
+        """Load weights saved by :meth:`save_weights` (``allow_pickle=False``).
+
+        Raises:
+            FileNotFoundError: if ``path`` does not exist.
+            WeightFileError: (a ``ValueError``) naming the file, if it is corrupt,
+                truncated, holds pickled objects, or does not match the model (every
+                mismatch listed). The model is left unchanged on any error.
+        """
+        from minitorch.nn.weights import load_weights
+
+        load_weights(self, path)
+
+    # -- display -------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in ``repr`` (layer settings)."""
+        return ""
+
+    def __repr__(self) -> str:
+        if "_modules" not in self.__dict__ or not self._modules:
+            return f"{type(self).__name__}({self.extra_repr()})"
+        lines = [f"{type(self).__name__}({self.extra_repr()}"]
+        for name, child in self._modules.items():
+            body = repr(child).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {body}")
+        return "\n".join(lines) + "\n)"
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _check_initialised(module: Module) -> None:
+    if "_modules" not in module.__dict__:
+        raise RuntimeError(
+            f"{type(module).__name__} is not initialised: call super().__init__() at the "
+            f"start of {type(module).__name__}.__init__"
+        )
+
+
+def _check_buffer(module: Module, name: str, value: Any) -> np.ndarray | None:
+    if value is not None and not isinstance(value, np.ndarray):
+        raise TypeError(
+            f"{type(module).__name__}: buffer {name!r} must be an ndarray or None, "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
+def _prefix_names(child: Module, name: str) -> None:
+    """Extend auto-named Parameters of a newly attached ``child`` with ``name.``."""
+    for path, param in child.named_parameters():
+        if param.auto_named and param.name == path:
+            param.name = f"{name}.{path}"

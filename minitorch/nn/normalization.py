@@ -1,0 +1,211 @@
+"""Normalisation layers: ``BatchNorm`` (any ``(N, C, *)``), ``BatchNorm1d``, ``BatchNorm2d``
+and ``LayerNorm``.
+
+Batch norm keeps ``running_mean``/``running_var`` as buffers (saved with the weights, never
+trained): in training mode (``Module.train()`` and ``Config.train``) it normalises with
+the batch statistics and updates the buffers in place; after ``eval()`` it uses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import minitorch.ops as F
+from minitorch.core import Config, Operand, Variable
+from minitorch.nn.module import Module, Parameter
+
+
+class BatchNorm(Module):
+    """Batch normalisation over axis 1 of any ``(N, C, *)`` input (``F.batch_norm``).
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias`` per channel. ``weight`` starts
+    at 1 and ``bias`` at 0. With ``num_features=None`` (DeZero's style) the channel count
+    is taken from the first input.
+
+    Shapes:
+        x ``(N, C)`` or ``(N, C, *spatial)`` -> x's shape; ``weight``, ``bias``,
+        ``running_mean``, ``running_var`` ``(C,)``.
+
+    Args:
+        num_features: ``C``, or ``None`` to infer it at the first call.
+        eps: added to the variance.
+        momentum: the weight of each new batch in the running averages.
+        affine: learn ``weight`` and ``bias``.
+        dtype: the dtype of parameters and buffers.
+
+    Raises:
+        ValueError: at call time, if the input's shape does not fit (the message names the
+            layer, the expected and the actual shape), or a training batch has a single
+            value per channel.
+
+    Example:
+        >>> bn = BatchNorm(2)
+        >>> y = bn(np.array([[1.0, 10.0], [3.0, 30.0]]))
+        >>> bn.running_mean
+        array([0.2, 2. ], dtype=float32)
+        >>> bn.running_var
+        array([ 1.1, 20.9], dtype=float32)
+        >>> bn.eval()(np.array([[0.2, 2.0]], dtype=np.float32)).shape  # uses the running stats
+        (1, 2)
+
+    References:
+        Ioffe & Szegedy, "Batch Normalization: Accelerating Deep Network Training by
+        Reducing Internal Covariate Shift", ICML 2015.
+    """
+
+    #: Allowed input ranks (``None``: any rank >= 2); subclasses narrow it.
+    ranks: tuple[int, ...] | None = None
+
+    def __init__(
+        self,
+        num_features: int | None = None,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = True,
+        dtype: Any = np.float32,
+    ) -> None:
+        super().__init__()
+        if num_features is not None and num_features < 1:
+            raise ValueError(f"{type(self).__name__}: num_features must be positive")
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.dtype = np.dtype(dtype)
+        self.weight = Parameter(None) if affine else None
+        self.bias = Parameter(None) if affine else None
+        self.register_buffer("running_mean", None)
+        self.register_buffer("running_var", None)
+        if num_features is not None:
+            self._init_state(num_features)
+
+    def _init_state(self, num_features: int) -> None:
+        self.num_features = num_features
+        if self.weight is not None and self.bias is not None:
+            self.weight.data = np.ones(num_features, dtype=self.dtype)
+            self.bias.data = np.zeros(num_features, dtype=self.dtype)
+        self.running_mean = np.zeros(num_features, dtype=self.dtype)
+        self.running_var = np.ones(num_features, dtype=self.dtype)
+
+    def forward(self, x: Operand) -> Variable:
+        """Normalise ``x`` with batch statistics (training) or running ones (eval)."""
+        shape = np.shape(x.data if isinstance(x, Variable) else x)
+        ranks = self.ranks or tuple(range(2, max(len(shape), 2) + 1))
+        if self.num_features is None and len(shape) in ranks:
+            self._init_state(shape[1])
+        if len(shape) not in ranks or shape[1] != self.num_features:
+            kinds = " or ".join(
+                f"({', '.join(['N', str(self.num_features)] + ['*'] * (r - 2))})" for r in ranks
+            )
+            raise ValueError(f"{type(self).__name__}: expected input {kinds}, got {shape}")
+        return F.batch_norm(
+            x,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            training=Config.train,
+            momentum=self.momentum,
+            eps=self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class BatchNorm1d(BatchNorm):
+    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` inputs (``torch.nn.BatchNorm1d``).
+
+    See :class:`BatchNorm` for the formula and arguments.
+
+    Shapes:
+        x ``(N, C)`` or ``(N, C, L)`` -> x's shape.
+
+    Args:
+        num_features: ``C``.
+        eps: added to the variance.
+        momentum: the weight of each new batch in the running averages.
+        affine: learn ``weight`` and ``bias``.
+        dtype: the dtype of parameters and buffers.
+
+    Raises:
+        ValueError: at call time, if the input is not ``(N, C)`` or ``(N, C, L)``.
+
+    Example:
+        >>> BatchNorm1d(3)(np.random.default_rng(0).normal(size=(4, 3))).shape
+        (4, 3)
+    """
+
+    ranks = (2, 3)
+
+
+class BatchNorm2d(BatchNorm):
+    """Batch normalisation of ``(N, C, H, W)`` images per channel (``torch.nn.BatchNorm2d``).
+
+    See :class:`BatchNorm` for the formula and arguments.
+
+    Shapes:
+        x ``(N, C, H, W)`` -> x's shape.
+
+    Args:
+        num_features: ``C``.
+        eps: added to the variance.
+        momentum: the weight of each new batch in the running averages.
+        affine: learn ``weight`` and ``bias``.
+        dtype: the dtype of parameters and buffers.
+
+    Raises:
+        ValueError: at call time, if the input is not ``(N, C, H, W)``.
+
+    Example:
+        >>> BatchNorm2d(3)(np.zeros((2, 3, 4, 4))).shape
+        (2, 3, 4, 4)
+    """
+
+    ranks = (4,)
+
+
+class LayerNorm(Module):
+    """Layer normalisation over the trailing ``normalized_shape`` (``F.layer_norm``).
+
+    Shapes:
+        x ``(*, *normalized_shape)`` -> x's shape; ``weight``, ``bias``
+        ``normalized_shape``.
+
+    Args:
+        normalized_shape: the trailing shape to normalise over (an int for one axis).
+        eps: added to the variance.
+        elementwise_affine: learn ``weight`` (ones) and ``bias`` (zeros).
+        dtype: the parameters' dtype.
+
+    Raises:
+        ValueError: at call time, if x's trailing shape is not ``normalized_shape``.
+
+    Example:
+        >>> LayerNorm(2)(np.array([[1.0, 3.0]])).data.round(3)
+        array([[-1.,  1.]])
+
+    References:
+        Ba, Kiros & Hinton, "Layer Normalization", arXiv:1607.06450, 2016.
+    """
+
+    def __init__(
+        self,
+        normalized_shape: int | Sequence[int],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        dtype: Any = np.float32,
+    ) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        self.normalized_shape, self.eps = tuple(int(s) for s in shape), eps
+        affine = elementwise_affine
+        self.weight = Parameter(np.ones(self.normalized_shape, dtype)) if affine else None
+        self.bias = Parameter(np.zeros(self.normalized_shape, dtype)) if affine else None
+
+    def forward(self, x: Operand) -> Variable:
+        """Normalise each sample of ``x`` over the trailing axes."""
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}"

@@ -1,0 +1,173 @@
+"""Saving and loading a Module's weights as ``.npz``, safely.
+
+A weight file is untrusted input. Loading uses ``np.load(..., allow_pickle=False)``, so
+a file can never run code; it reads and checks *every* array against the model before
+touching any parameter, so a wrong file raises one error listing every mismatch and the
+model stays as it was. Saving writes a temporary file in the target directory and
+renames it over the target with ``os.replace`` (atomic on POSIX and Windows), so a
+crash mid-write never leaves a half-written weight file under the real name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from minitorch.nn.module import Module
+
+
+class WeightFileError(ValueError):
+    """A weight file is unreadable, unsafe or does not match the model."""
+
+
+def state_dict(module: Module) -> dict[str, np.ndarray]:
+    """Every parameter's and buffer's array of ``module``, keyed by dotted name.
+
+    Raises:
+        RuntimeError: if a parameter has no value yet (a lazy layer before its first call).
+    """
+    arrays: dict[str, np.ndarray] = {}
+    for name, param in module.named_parameters():
+        if param.data is None:
+            raise RuntimeError(
+                f"{type(module).__name__}: parameter {name!r} has no value yet (a lazy layer); "
+                "run one forward pass before saving"
+            )
+        arrays[name] = param.data
+    for name, buffer in module.named_buffers():
+        if buffer is not None:
+            arrays[name] = buffer
+    return arrays
+
+
+def save_weights(module: Module, path: str | os.PathLike[str]) -> None:
+    """Write ``module``'s state dict to ``path`` as an uncompressed ``.npz``, atomically.
+
+    The archive is written member by member (``<name>.npy``, as ``np.savez`` does) into
+    a temporary file beside ``path``, flushed to disk, then renamed over ``path``.
+
+    Raises:
+        RuntimeError: if a lazy parameter has no value yet.
+        OSError: if the directory cannot be written; the temporary file is removed.
+    """
+    arrays = state_dict(module)
+    target = os.path.abspath(os.fspath(path))
+    fd, tmp = tempfile.mkstemp(
+        dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(fd, "wb") as f:
+            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
+                for name, array in arrays.items():
+                    with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array(
+                            member, np.ascontiguousarray(array), allow_pickle=False
+                        )
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def load_weights(module: Module, path: str | os.PathLike[str]) -> None:
+    """Load a file written by :func:`save_weights` into ``module`` (all or nothing).
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        WeightFileError: naming the file, if it is not a readable ``.npz`` (corrupt,
+            truncated, a pickle, object arrays) or does not match the model.
+    """
+    load_state_dict(module, read_npz(path), source=os.fspath(path))
+
+
+def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """Read every array of an ``.npz`` file with ``allow_pickle=False``.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        WeightFileError: if the file is not a valid, pickle-free ``.npz`` archive.
+    """
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"load_weights: no such weight file: {os.fspath(path)}")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise WeightFileError(
+                f"load_weights: {os.fspath(path)} holds a single array, not an .npz archive "
+                "of named weights (write it with Module.save_weights)"
+            )
+        with loaded:
+            return {name: loaded[name] for name in loaded.files}
+    except WeightFileError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError, KeyError) as exc:
+        raise WeightFileError(
+            f"load_weights: {os.fspath(path)} is not a valid weight file "
+            f"({type(exc).__name__}: {exc}); it may be truncated, corrupt or hold pickled "
+            "objects, which are never loaded"
+        ) from exc
+
+
+def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: str = "") -> None:
+    """Validate ``arrays`` against ``module`` completely, then assign them.
+
+    Each array is copied and cast to the dtype of the parameter/buffer it replaces; a
+    lazy parameter (no value yet) takes the file's shape and dtype.
+
+    Raises:
+        WeightFileError: listing every missing, unexpected and mis-shaped or non-numeric
+            array; nothing is assigned then.
+    """
+    current: dict[str, np.ndarray | None] = {
+        name: param.data for name, param in module.named_parameters()
+    }
+    # A buffer still None (never filled) was not saved: load it only if the file has it.
+    current.update({n: b for n, b in module.named_buffers() if b is not None or n in arrays})
+    problems = _mismatches(current, arrays)
+    if problems:
+        where = f"load_weights: {source}" if source else "load_state_dict"
+        raise WeightFileError(
+            f"{where} does not match {type(module).__name__}:\n  " + "\n  ".join(problems)
+        )
+    params = dict(module.named_parameters())
+    owners = dict(module.named_modules())
+    for name, old in current.items():
+        new = np.array(arrays[name], dtype=None if old is None else old.dtype)
+        if name in params:
+            params[name].data = new
+        else:
+            prefix, _, key = name.rpartition(".")
+            setattr(owners[prefix], key, new)
+
+
+def _mismatches(
+    current: Mapping[str, np.ndarray | None], arrays: Mapping[str, object]
+) -> list[str]:
+    missing = [name for name in current if name not in arrays]
+    unexpected = [name for name in arrays if name not in current]
+    problems = []
+    if missing:
+        problems.append(f"missing arrays: {', '.join(missing)}")
+    if unexpected:
+        problems.append(f"unexpected arrays: {', '.join(unexpected)}")
+    for name, old in current.items():
+        new = arrays.get(name)
+        if new is None:
+            continue
+        if not isinstance(new, np.ndarray) or new.dtype.kind not in "biuf":
+            kind = new.dtype if isinstance(new, np.ndarray) else type(new).__name__
+            problems.append(f"{name}: expected a numeric array, got {kind}")
+        elif old is not None and new.shape != old.shape:
+            problems.append(f"{name}: shape {new.shape} in the file, {old.shape} in the model")
+    return problems
