@@ -18,7 +18,7 @@ ifeq ($(CROSSCHECK),1)
 endif
 
 .PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
-.PHONY: student notebooks lab fuzz
+.PHONY: student notebooks lab fuzz browser
 
 help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
@@ -40,13 +40,25 @@ venv: $(STAMP)
 graphviz:
 	@./scripts/ensure_graphviz.sh
 
+# For the headless-browser test of viz's stepper: Debian's chromium and the playwright
+# package, installed only when running as root (never `playwright install`: no downloads).
+# Otherwise that test skips and says why.
+browser: venv
+	@if [ "$$(id -u)" = "0" ]; then \
+	  command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	    echo "WARNING: apt-get could not install chromium; the browser test will skip" >&2; \
+	  $(PY) -c "import playwright" 2>/dev/null || $(PY) -m pip install -q playwright || \
+	    echo "WARNING: pip could not install playwright; the browser test will skip" >&2; \
+	fi
+
 lint: venv
 	$(VENV)/bin/ruff check minitorch viz tests benchmarks
 
 typecheck: venv
 	$(VENV)/bin/mypy minitorch viz
 
-pytest: venv graphviz
+pytest: venv graphviz browser
 	$(VENV)/bin/pytest -n 2 --dist loadfile tests
 	$(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 
