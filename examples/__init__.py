@@ -1,0 +1,1 @@
+"""Runnable examples built on minitorch: ``python -m examples.demo`` is ``make demo``."""

@@ -1,0 +1,419 @@
+"""``make demo``: train a network on real handwritten digits and draw what autograd did.
+
+Run it as ``python -m examples.demo`` (``--help`` lists the options). The demo
+
+1. trains an MLP (or, with ``--model cnn``, the CNN of ``examples/models.py``) on the
+   1,797 real 8x8 handwritten digits that scikit-learn ships, with a progress bar per
+   epoch, and prints the test accuracy and the wall time;
+2. writes the pictures that explain how it learned into ``build/demo/``:
+
+   * ``loss_graph.svg`` - the graph of one mini-batch loss, parameters named by their
+     module paths and grouped by layer;
+   * ``backward.html`` - the backward pass of a small batch, one step at a time (a
+     self-contained page that opens offline in any browser);
+   * ``training.png`` - the loss and accuracy curves;
+   * ``predictions.png`` - test digits with predicted and true labels, mistakes in red;
+   * ``tanh_derivatives.png`` - tanh and its derivatives, each one a ``backward`` of
+     the previous one (``create_graph=True``);
+   * ``tanh_grad_graph.svg`` - the graph of d²tanh/dx², the nodes that backward created
+     coloured apart.
+
+Without Graphviz's ``dot`` program it still trains, writes the graphs as ``.dot`` text
+and says what to install. Everything is seeded by ``--seed``: two runs print the same
+numbers and draw the same pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+import minitorch
+import minitorch.ops as F
+import viz
+from minitorch import Variable, data, nn, optim
+from minitorch.history import History
+
+DEFAULT_EPOCHS = {"digits": 20, "spiral": 300, "mnist": 3}
+DEFAULT_LR = {"digits": 0.01, "spiral": 0.03, "mnist": 0.002}
+INSTALL_DOT = (
+    "Graphviz's `dot` program is missing, so the graphs were written as DOT text. "
+    "Install it to get SVGs (Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew "
+    "install graphviz; conda: conda install -c conda-forge graphviz) and run the demo again, "
+    "or paste a .dot file into any online Graphviz viewer."
+)
+
+
+@dataclass
+class Task:
+    """A dataset ready for training: both splits as arrays plus how to draw a sample.
+
+    Attributes:
+        name: ``digits``, ``spiral`` or ``mnist``.
+        x_train, t_train, x_test, t_test: the samples ``(N, ...)`` and int labels ``(N,)``.
+        n_classes: the number of labels.
+        image_shape: ``(H, W)`` of one image, or ``None`` for points (spiral).
+    """
+
+    name: str
+    x_train: np.ndarray
+    t_train: np.ndarray
+    x_test: np.ndarray
+    t_test: np.ndarray
+    n_classes: int
+    image_shape: tuple[int, int] | None
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line of the demo (see ``python -m examples.demo --help``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m examples.demo",
+        description="Train a minitorch network on real handwritten digits and draw "
+        "what autograd did.",
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=None, help="default: 20 digits, 300 spiral, 3 mnist"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of everything (default 0)")
+    parser.add_argument("--out", type=Path, default=Path("build/demo"), help="output folder")
+    parser.add_argument("--dataset", choices=("digits", "spiral", "mnist"), default="digits")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("data/mnist"),
+        help="folder with the four MNIST IDX files (--dataset mnist)",
+    )
+    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=None, help="Adam's learning rate")
+    parser.add_argument("--no-progress", action="store_true", help="plain lines, no bars")
+    args = parser.parse_args(argv)
+    if args.epochs is None:
+        args.epochs = DEFAULT_EPOCHS[args.dataset]
+    if args.lr is None:
+        args.lr = DEFAULT_LR[args.dataset]
+    if args.epochs < 1:
+        parser.error(f"--epochs must be at least 1, got {args.epochs}")
+    return args
+
+
+def load_task(args: argparse.Namespace) -> Task:
+    """Load both splits of ``--dataset`` as float32 arrays in ``[0, 1]`` and int labels.
+
+    Raises:
+        SystemExit: for ``--dataset mnist`` when an IDX file is missing or corrupt, with
+            the reader's message naming the file and where to put it.
+    """
+    if args.dataset == "digits":
+        splits: list[data.Dataset] = [data.Digits(train=flag) for flag in (True, False)]
+        image_shape: tuple[int, int] | None = (8, 8)
+    elif args.dataset == "spiral":
+        splits = [data.Spiral(train=flag) for flag in (True, False)]
+        image_shape = None
+    else:
+        try:
+            splits = [data.MNIST(args.data_dir, train=flag) for flag in (True, False)]
+        except (FileNotFoundError, ValueError) as exc:
+            raise SystemExit(
+                f"demo: --dataset mnist cannot read {args.data_dir}:\n  {exc}"
+            ) from exc
+        image_shape = (28, 28)
+    (x_train, t_train), (x_test, t_test) = [_arrays(ds, args.dataset) for ds in splits]
+    n_classes = int(max(t_train.max(), t_test.max())) + 1
+    return Task(args.dataset, x_train, t_train, x_test, t_test, n_classes, image_shape)
+
+
+def _arrays(ds: data.Dataset, name: str) -> tuple[np.ndarray, np.ndarray]:
+    assert ds.data is not None and ds.label is not None
+    x = ds.data.astype(np.float32)
+    if name == "mnist":  # uint8 pixels 0..255 -> [0, 1], as Digits already is
+        x /= np.float32(255.0)
+    return x, ds.label.astype(np.int64)
+
+
+def build_model(args: argparse.Namespace, task: Task) -> tuple[nn.Module, Callable]:
+    """The network and the function that shapes a batch ``x`` for it.
+
+    An MLP reads flat vectors ``(N, H*W)``; the CNN reads images ``(N, 1, H, W)``.
+
+    Raises:
+        SystemExit: for ``--model cnn`` without ``examples/models.py`` or on the spiral.
+    """
+    minitorch.manual_seed(args.seed)
+    n_features = int(np.prod(task.x_train.shape[1:]))
+    if args.model == "mlp":
+        hidden = 30 if task.name == "spiral" else 64
+        model = nn.MLP([n_features, hidden, task.n_classes], "relu", rng=args.seed)
+        return model, lambda x: x.reshape(len(x), -1)
+    if task.image_shape is None:
+        raise SystemExit("demo: --model cnn needs images; use --dataset digits or mnist")
+    try:
+        from examples.models import CNN
+    except ImportError as exc:
+        raise SystemExit(f"demo: --model cnn needs examples/models.py ({exc})") from exc
+    height, width = task.image_shape
+    return CNN(), lambda x: x.reshape(len(x), 1, height, width)
+
+
+def train(model: nn.Module, prepare: Callable, task: Task, args: argparse.Namespace) -> History:
+    """Train with Adam on mini-batches; log loss and accuracies once per epoch.
+
+    Each epoch shows a tqdm bar with the running loss and accuracy (a plain line per
+    epoch with ``--no-progress``).
+    """
+    train_set = data.ArrayDataset(task.x_train, task.t_train)
+    loader = data.DataLoader(train_set, batch_size=args.batch_size, shuffle=True, seed=args.seed)
+    optimizer = optim.Adam(model.parameters(), lr=args.lr)
+    history = History()
+    for epoch in range(1, args.epochs + 1):
+        desc = f"epoch {epoch:>{len(str(args.epochs))}}/{args.epochs}"
+        with tqdm(total=len(loader), desc=desc, disable=args.no_progress, unit="batch") as bar:
+            loss, acc = run_epoch(model, prepare, loader, optimizer, bar)
+            test_acc = evaluate(model, prepare, task.x_test, task.t_test)[1]
+            bar.set_postfix_str(f"loss {loss:.4f}, acc {acc:.1%}, test acc {test_acc:.1%}")
+        history.log(epoch=epoch, loss=loss, accuracy=acc, test_accuracy=test_acc)
+        if args.no_progress:
+            print(f"{desc}: loss {loss:.4f}, accuracy {acc:.1%}, test accuracy {test_acc:.1%}")
+    return history
+
+
+def run_epoch(
+    model: nn.Module,
+    prepare: Callable,
+    loader: data.DataLoader,
+    optimizer: optim.Optimizer,
+    bar: tqdm,
+) -> tuple[float, float]:
+    """One pass over the loader: forward, backward, step. Returns mean loss and accuracy."""
+    model.train()
+    total_loss, correct, seen = 0.0, 0, 0
+    for x, t in loader:
+        logits = model(prepare(x))
+        loss = F.softmax_cross_entropy(logits, t)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total_loss += float(loss.item()) * len(t)
+        correct += int((logits.data.argmax(axis=1) == t).sum())
+        seen += len(t)
+        bar.set_postfix_str(f"loss {total_loss / seen:.4f}, acc {correct / seen:.1%}", False)
+        bar.update()
+    return total_loss / seen, correct / seen
+
+
+def evaluate(
+    model: nn.Module, prepare: Callable, x: np.ndarray, t: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """Predicted labels ``(N,)`` and accuracy, in eval mode without building a graph."""
+    model.eval()
+    with minitorch.no_grad():
+        logits = model(prepare(x))
+    predicted = logits.data.argmax(axis=1)
+    return predicted, float((predicted == t).mean())
+
+
+def dot_available() -> bool:
+    """Whether Graphviz's ``dot`` program can be run (the Python package alone is not enough)."""
+    if shutil.which("dot") is None:
+        return False
+    try:
+        import graphviz
+
+        graphviz.version()
+    except Exception:  # graphviz.ExecutableNotFound, a broken install, ...
+        return False
+    return True
+
+
+def write_graph(output: Variable, path: Path, have_dot: bool, **opts: Any) -> Path:
+    """Render ``output``'s graph to ``path`` (SVG), or write its DOT text without ``dot``."""
+    return viz.render(output, path if have_dot else path.with_suffix(".dot"), **opts)
+
+
+def batch_loss(model: nn.Module, prepare: Callable, x: np.ndarray, t: np.ndarray) -> Variable:
+    """The mean cross-entropy of one batch, with the input and the loss named for drawing."""
+    model.train()
+    inputs = Variable(prepare(x), name="x", requires_grad=False)
+    loss = F.softmax_cross_entropy(model(inputs), t)
+    loss.name = "loss"
+    return loss
+
+
+def draw_loss_graph(
+    model: nn.Module, prepare: Callable, task: Task, out: Path, have_dot: bool
+) -> Path:
+    """``loss_graph.svg``: one mini-batch loss, parameters named and grouped by layer."""
+    loss = batch_loss(model, prepare, task.x_test[:32], task.t_test[:32])
+    opts = {"module": model, "group_modules": True, "legend": True}
+    return write_graph(loss, out / "loss_graph.svg", have_dot, **opts)
+
+
+def save_backward_stepper(model: nn.Module, prepare: Callable, task: Task, out: Path) -> Path:
+    """``backward.html``: the backward pass of a 4-sample batch, step by step.
+
+    A small batch keeps the embedded values, and so the page, small. The gradients this
+    backward adds to the parameters are cleared again afterwards.
+    """
+    loss = batch_loss(model, prepare, task.x_test[:4], task.t_test[:4])
+    model.zero_grad()
+    stepper = viz.BackwardStepper(viz.trace_backward(loss))
+    model.zero_grad()
+    path = out / "backward.html"
+    stepper.save_html(path)
+    return path
+
+
+def tanh_second_derivative() -> Variable:
+    """d²tanh/dx² at x = 1 by two ``backward(create_graph=True)`` passes, as a Variable."""
+    x = Variable(np.array(1.0), name="x")
+    y = F.tanh(x)
+    y.name = "y"
+    y.backward(create_graph=True)
+    gx = x.grad
+    assert gx is not None
+    x.clear_grad()
+    gx.backward(create_graph=True)
+    gx2 = x.grad
+    assert gx2 is not None
+    gx2.name = "d2y/dx2"
+    return gx2
+
+
+def plot_predictions(task: Task, predicted: np.ndarray, path: Path) -> Path:
+    """``predictions.png``: 32 test images titled ``predicted (true)``, mistakes in red.
+
+    Up to 8 of the shown digits are mistakes (if the model made any), so the grid shows
+    both what the network gets right and where it goes wrong.
+    """
+    import matplotlib.pyplot as plt
+
+    assert task.image_shape is not None
+    wrong = np.flatnonzero(predicted != task.t_test)[:8]
+    right = np.flatnonzero(predicted == task.t_test)[: 32 - len(wrong)]
+    shown = np.sort(np.concatenate([wrong, right]))
+    fig, axes = plt.subplots(4, 8, figsize=(8, 4.6))
+    for ax in axes.flat:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for ax, i in zip(axes.flat, shown):
+        mistake = bool(predicted[i] != task.t_test[i])
+        ax.imshow(task.x_test[i].reshape(task.image_shape), cmap="gray_r", vmin=0, vmax=1)
+        ax.set_title(
+            f"{predicted[i]} ({task.t_test[i]})", fontsize=9, color="red" if mistake else "black"
+        )
+        for spine in ax.spines.values():
+            spine.set_color("red" if mistake else "lightgray")
+            spine.set_linewidth(2.5 if mistake else 0.8)
+    fig.suptitle("predicted (true) labels of test digits; mistakes in red", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_training(history: History, path: Path) -> Path:
+    """``training.png``: loss and accuracy per epoch."""
+    import matplotlib.pyplot as plt
+
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9, 3.5))
+    ax_loss.plot(history.steps, history["loss"])
+    ax_acc.plot(history.steps, history["accuracy"], label="train")
+    ax_acc.plot(history.steps, history["test_accuracy"], label="test")
+    ax_acc.legend()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_outcome(
+    model: nn.Module, prepare: Callable, task: Task, predicted: np.ndarray, path: Path
+) -> Path:
+    """``predictions.png``: labelled test images, or the decision regions of the spiral."""
+    if task.image_shape is not None:
+        return plot_predictions(task, predicted, path)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.scatter(task.x_test[:, 0], task.x_test[:, 1], c=predicted)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_tanh(path: Path) -> Path:
+    """``tanh_derivatives.png``: tanh and its first derivatives."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    x = np.linspace(-4, 4, 200)
+    ax.plot(x, np.tanh(x))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def draw_pictures(
+    model: nn.Module,
+    prepare: Callable,
+    task: Task,
+    history: History,
+    predicted: np.ndarray,
+    out: Path,
+    have_dot: bool,
+) -> None:
+    """Write every output file into ``out``, printing each path as it is written."""
+    out.mkdir(parents=True, exist_ok=True)
+    steps: list[Callable[[], Path]] = [
+        lambda: draw_loss_graph(model, prepare, task, out, have_dot),
+        lambda: save_backward_stepper(model, prepare, task, out),
+        lambda: plot_training(history, out / "training.png"),
+        lambda: plot_outcome(model, prepare, task, predicted, out / "predictions.png"),
+        lambda: plot_tanh(out / "tanh_derivatives.png"),
+        lambda: write_graph(
+            tanh_second_derivative(), out / "tanh_grad_graph.svg", have_dot, legend=True
+        ),
+    ]
+    for step in steps:
+        print(f"  wrote {step()}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the demo; returns the exit status (0). See the module docstring."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no window, works without a display
+    start = time.perf_counter()
+    args = parse_args(argv)
+    task = load_task(args)
+    model, prepare = build_model(args, task)
+    print(
+        f"minitorch demo: {args.model.upper()} on {task.name} ({len(task.t_train)} train / "
+        f"{len(task.t_test)} test samples), {args.epochs} epochs, seed {args.seed}"
+    )
+    history = train(model, prepare, task, args)
+    predicted, accuracy = evaluate(model, prepare, task.x_test, task.t_test)
+    correct = int((predicted == task.t_test).sum())
+    print(
+        f"final test accuracy: {accuracy:.2%} ({correct}/{len(task.t_test)} {task.name} "
+        f"test samples), training took {time.perf_counter() - start:.1f} s"
+    )
+    have_dot = dot_available()
+    print(f"writing pictures into {args.out}/")
+    draw_pictures(model, prepare, task, history, predicted, args.out, have_dot)
+    if not have_dot:
+        print(INSTALL_DOT)
+    print(f"wall time: {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

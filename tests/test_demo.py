@@ -1,0 +1,196 @@
+"""``make demo`` (``python -m examples.demo``): every output exists and is well-formed.
+
+The demo runs in-process with a few epochs into a temporary folder. The SVGs must parse
+as XML, the PNGs open with Pillow, the stepper page holds its frames, and the accuracy
+line is printed; ``--dataset mnist`` runs on tiny IDX files written here and fails with
+a clear message when they are missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from examples import demo
+
+ROOT = Path(__file__).resolve().parents[1]
+PICTURES = ["training.png", "predictions.png", "tanh_derivatives.png"]
+GRAPHS = ["loss_graph", "tanh_grad_graph"]
+ACCURACY_LINE = re.compile(r"final test accuracy: (\d+\.\d+)% \((\d+)/(\d+) ")
+
+needs_dot = pytest.mark.skipif(not demo.dot_available(), reason="Graphviz `dot` not installed")
+
+
+def run_demo(*argv: str) -> str:
+    """Run the demo in this process and return what it printed."""
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert demo.main(["--no-progress", *argv]) == 0
+    return stdout.getvalue()
+
+
+@pytest.fixture(scope="module")
+def digits_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("demo")
+    return out, run_demo("--epochs", "3", "--out", str(out))
+
+
+def test_prints_test_accuracy_and_wall_time(digits_run: tuple[Path, str]) -> None:
+    _, printed = digits_run
+    match = ACCURACY_LINE.search(printed)
+    assert match, printed
+    accuracy, correct, total = float(match[1]), int(match[2]), int(match[3])
+    assert total == 359  # round(0.2 * 1797) held-out digits
+    assert accuracy == pytest.approx(100 * correct / total, abs=0.01)
+    assert accuracy > 85.0  # three epochs of Adam already learn most digits
+    assert re.search(r"wall time: \d+\.\d s", printed)
+    assert len(re.findall(r"^epoch [ \d]+/3: loss \d", printed, flags=re.M)) == 3
+
+
+def test_every_output_is_written_and_its_path_printed(digits_run: tuple[Path, str]) -> None:
+    out, printed = digits_run
+    suffix = ".svg" if demo.dot_available() else ".dot"
+    names = ["backward.html", *PICTURES, *[g + suffix for g in GRAPHS]]
+    for name in names:
+        path = out / name
+        assert path.is_file() and path.stat().st_size > 0, name
+        assert f"wrote {path}" in printed
+
+
+def test_pngs_open_with_pillow(digits_run: tuple[Path, str]) -> None:
+    out, _ = digits_run
+    for name in PICTURES:
+        with Image.open(out / name) as image:
+            image.verify()
+            assert image.format == "PNG"
+            assert image.size[0] >= 400 and image.size[1] >= 300, name
+
+
+@needs_dot
+def test_svgs_parse_as_xml_and_show_the_graph(digits_run: tuple[Path, str]) -> None:
+    out, _ = digits_run
+    texts = {}
+    for name in GRAPHS:
+        root = ET.parse(out / f"{name}.svg").getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        texts[name] = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    assert "loss" in texts["loss_graph"]
+    assert "SoftmaxCrossEntropy" in texts["loss_graph"] or "softmax" in texts["loss_graph"].lower()
+    assert "d2y/dx2" in texts["tanh_grad_graph"]
+    assert "Tanh" in texts["tanh_grad_graph"]
+
+
+def test_loss_graph_names_parameters_by_module_path(digits_run: tuple[Path, str]) -> None:
+    out, _ = digits_run
+    text = next(out.glob("loss_graph.*")).read_text(encoding="utf-8")
+    assert re.search(r"\b(layers|l\d|fc\d|linears?)\.?\d*\.W\b", text), text[:2000]
+    assert "cluster" in text
+
+
+def test_backward_page_holds_its_frames_and_is_small(digits_run: tuple[Path, str]) -> None:
+    out, _ = digits_run
+    html = (out / "backward.html").read_text(encoding="utf-8")
+    assert html.lstrip().lower().startswith("<!doctype html")
+    assert html.count("<svg") + html.count("digraph") >= 3  # one frame per backward step
+    assert "<script" in html
+    assert (out / "backward.html").stat().st_size < 2_000_000
+
+
+def test_same_seed_same_training_run() -> None:
+    def history(seed: int) -> dict[str, list[float]]:
+        args = demo.parse_args(["--dataset", "spiral", "--epochs", "3", "--seed", str(seed)])
+        args.no_progress = True
+        task = demo.load_task(args)
+        model, prepare = demo.build_model(args, task)
+        with contextlib.redirect_stdout(io.StringIO()):
+            return demo.train(model, prepare, task, args).metrics
+
+    first, again, other = history(1), history(1), history(2)
+    assert first == again
+    assert first != other
+
+
+def test_without_dot_it_trains_writes_dot_sources_and_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert not demo.dot_available()
+    printed = run_demo("--dataset", "spiral", "--epochs", "2", "--out", str(tmp_path))
+    assert ACCURACY_LINE.search(printed)
+    for name in GRAPHS:
+        dot = (tmp_path / f"{name}.dot").read_text(encoding="utf-8")
+        assert dot.startswith("digraph") and dot.rstrip().endswith("}")
+        assert not (tmp_path / f"{name}.svg").exists()
+    assert "apt-get install graphviz" in printed
+    for name in PICTURES:
+        assert (tmp_path / name).is_file()
+
+
+def idx(array: np.ndarray) -> bytes:
+    """IDX encoding of a uint8 array: magic 0x0000 08 <ndim>, big-endian sizes, bytes."""
+    header = bytes([0, 0, 0x08, array.ndim])
+    header += b"".join(int(n).to_bytes(4, "big") for n in array.shape)
+    return header + array.astype(np.uint8).tobytes()
+
+
+def write_tiny_mnist(root: Path, n_train: int = 60, n_test: int = 20) -> None:
+    """Digits drawn as a bright row at height 2*label: learnable, in the real format."""
+    rng = np.random.default_rng(0)
+    for prefix, n in (("train", n_train), ("t10k", n_test)):
+        labels = np.arange(n) % 10
+        images = rng.integers(0, 40, (n, 28, 28))
+        images[np.arange(n), 4 + 2 * labels, 4:24] = 255
+        (root / f"{prefix}-images-idx3-ubyte").write_bytes(idx(images))
+        (root / f"{prefix}-labels-idx1-ubyte").write_bytes(idx(labels))
+
+
+def test_mnist_from_local_idx_files(tmp_path: Path) -> None:
+    write_tiny_mnist(tmp_path)
+    out = tmp_path / "out"
+    printed = run_demo(
+        "--dataset", "mnist", "--data-dir", str(tmp_path), "--epochs", "2", "--out", str(out)
+    )
+    match = ACCURACY_LINE.search(printed)
+    assert match and int(match[3]) == 20
+    with Image.open(out / "predictions.png") as image:
+        image.verify()
+    assert (out / "backward.html").is_file()
+
+
+def test_mnist_missing_files_names_them_and_the_folder(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as excinfo:
+        run_demo("--dataset", "mnist", "--data-dir", str(tmp_path), "--out", str(tmp_path))
+    message = str(excinfo.value)
+    assert "train-images-idx3-ubyte" in message
+    assert str(tmp_path) in message
+    assert not list(tmp_path.iterdir())  # nothing written before the data was found
+
+
+def test_module_entry_point_shows_its_options() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "examples.demo", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    for option in (
+        "--epochs",
+        "--seed",
+        "--out",
+        "--dataset",
+        "--data-dir",
+        "--model",
+        "--no-progress",
+    ):
+        assert option in result.stdout
