@@ -1,0 +1,201 @@
+"""Op table for minitorch/ops/activation.py: sigmoid, relu, leaky_relu, softplus, clip,
+maximum, minimum, softmax, log_softmax."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from op_harness import OpCase, OpTableTests
+
+import minitorch.ops as F
+from minitorch import Variable
+
+
+def _np_sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _np_softmax(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _torch(name, **kwargs):
+    def fn(*xs):
+        import torch
+
+        return getattr(torch.nn.functional, name)(*xs, **kwargs)
+
+    return fn
+
+
+def _elementwise(name, fn, ref, torch_fn):
+    return [
+        OpCase(f"{name}(3,4)", fn, ref, ((3, 4),), torch_fn=torch_fn),
+        OpCase(f"{name}()", fn, ref, ((),), torch_fn=torch_fn),
+    ]
+
+
+def _binary(name, fn, ref, torch_name):
+    def torch_fn(x0, x1):
+        import torch
+
+        return getattr(torch, torch_name)(x0, x1)
+
+    shapes = [((3, 4), (3, 4)), ((3, 1), (4,)), ((), (2, 3))]
+    return [OpCase(f"{name}{a}{b}", fn, ref, (a, b), torch_fn=torch_fn) for a, b in shapes]
+
+
+CASES = [
+    *_elementwise("sigmoid", F.sigmoid, _np_sigmoid, lambda x: x.sigmoid()),
+    *_elementwise("relu", F.relu, lambda x: np.maximum(x, 0), _torch("relu")),
+    *_elementwise(
+        "leaky_relu",
+        lambda x: F.leaky_relu(x, 0.1),
+        lambda x: np.where(x > 0, x, 0.1 * x),
+        _torch("leaky_relu", negative_slope=0.1),
+    ),
+    *_elementwise("softplus", F.softplus, lambda x: np.log1p(np.exp(x)), _torch("softplus")),
+    *_elementwise(
+        "clip",
+        lambda x: F.clip(x, -0.5, 1.0),
+        lambda x: np.clip(x, -0.5, 1.0),
+        lambda x: x.clamp(-0.5, 1.0),
+    ),
+    OpCase(
+        "clip_upper_only",
+        lambda x: F.clip(x, None, 0.3),
+        lambda x: np.minimum(x, 0.3),
+        ((3, 4),),
+        torch_fn=lambda x: x.clamp(max=0.3),
+    ),
+    *_binary("maximum", F.maximum, np.maximum, "maximum"),
+    *_binary("minimum", F.minimum, np.minimum, "minimum"),
+    OpCase("softmax", F.softmax, _np_softmax, ((3, 4),), torch_fn=_torch("softmax", dim=-1)),
+    OpCase(
+        "softmax_axis0",
+        lambda x: F.softmax(x, axis=0),
+        lambda x: _np_softmax(x, axis=0),
+        ((3, 4, 2),),
+        torch_fn=_torch("softmax", dim=0),
+    ),
+    OpCase(
+        "log_softmax",
+        F.log_softmax,
+        lambda x: np.log(_np_softmax(x)),
+        ((3, 4),),
+        torch_fn=_torch("log_softmax", dim=-1),
+    ),
+    OpCase(
+        "log_softmax_axis1",
+        lambda x: F.log_softmax(x, axis=1),
+        lambda x: np.log(_np_softmax(x, axis=1)),
+        ((2, 3, 4),),
+        torch_fn=_torch("log_softmax", dim=1),
+    ),
+]
+
+
+class TestActivationTable(OpTableTests):
+    cases = CASES
+
+
+def test_sigmoid_is_stable_at_plus_minus_1000_without_warnings():
+    x = Variable(np.array([-1000.0, -40.0, 0.0, 40.0, 1000.0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            y = F.sigmoid(x)
+            y.sum().backward()
+    assert y.data[0] == 0.0 and y.data[-1] == 1.0 and y.data[2] == 0.5
+    # full relative precision in the tail: 1 / (1 + e^40)
+    np.testing.assert_allclose(y.data[1], 1.0 / (1.0 + np.exp(40.0)), rtol=1e-14)
+    assert np.all(np.isfinite(x.grad.data))
+    assert x.grad.data[0] == 0.0 and x.grad.data[2] == 0.25
+
+
+def test_sigmoid_float32_is_stable():
+    x = Variable(np.array([-1000.0, 1000.0], dtype=np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = F.sigmoid(x)
+    assert y.dtype == np.float32
+    np.testing.assert_array_equal(y.data, [0.0, 1.0])
+
+
+def test_relu_grad_at_zero_is_zero():
+    x = Variable(np.array([-1.0, 0.0, 1.0]))
+    F.relu(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [0.0, 0.0, 1.0])
+
+
+def test_leaky_relu_grad_at_zero_is_the_slope():
+    x = Variable(np.array([-1.0, 0.0, 1.0]))
+    F.leaky_relu(x, 0.2).sum().backward()
+    np.testing.assert_allclose(x.grad.data, [0.2, 0.2, 1.0])
+
+
+def test_clip_gradient_includes_the_bounds():
+    x = Variable(np.array([-1.0, 0.0, 0.5, 1.0, 2.0]))
+    F.clip(x, 0.0, 1.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [0.0, 1.0, 1.0, 1.0, 0.0])
+
+
+def test_clip_rejects_bad_bounds():
+    with pytest.raises(ValueError, match="clip: x_min=2.0 is greater than x_max=1.0"):
+        F.clip(Variable(np.zeros(2)), 2.0, 1.0)
+    with pytest.raises(ValueError, match="clip: give at least one"):
+        F.clip(Variable(np.zeros(2)), None, None)
+
+
+@pytest.mark.parametrize("op", [F.maximum, F.minimum])
+def test_maximum_minimum_ties_split_one_unit_of_gradient(op):
+    x0 = Variable(np.array([1.0, 2.0, 3.0]))
+    x1 = Variable(np.array([1.0, 0.0, 5.0]))
+    op(x0, x1).sum().backward()
+    np.testing.assert_array_equal(x0.grad.data + x1.grad.data, [1.0, 1.0, 1.0])
+    assert x0.grad.data[0] == 0.5 and x1.grad.data[0] == 0.5
+
+
+def test_maximum_ties_match_torch():
+    torch = pytest.importorskip("torch")
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0])
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    torch.maximum(ta, tb).sum().backward()
+    x0, x1 = Variable(a.copy()), Variable(b.copy())
+    F.maximum(x0, x1).sum().backward()
+    np.testing.assert_array_equal(x0.grad.data, ta.grad.numpy())
+    np.testing.assert_array_equal(x1.grad.data, tb.grad.numpy())
+
+
+def test_maximum_tie_with_a_broadcast_scalar_accumulates_halves():
+    x = Variable(np.array(1.0))
+    F.maximum(x, np.array([1.0, 1.0, 0.0])).backward()
+    assert x.grad.data == 0.5 + 0.5 + 1.0
+
+
+def test_softmax_and_log_softmax_with_logits_of_plus_minus_1000():
+    logits = np.array([[1000.0, -1000.0, 1000.0], [-1000.0, -1000.0, -1000.0]])
+    x = Variable(logits.copy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = F.softmax(x)
+        log_p = F.log_softmax(x)
+    np.testing.assert_allclose(p.data, [[0.5, 0.0, 0.5], [1 / 3, 1 / 3, 1 / 3]], rtol=1e-15)
+    np.testing.assert_allclose(
+        log_p.data, [[-np.log(2), -2000 - np.log(2), -np.log(2)], [-np.log(3)] * 3], rtol=1e-15
+    )
+    weights = np.array([[1.0, 2.0, 3.0], [0.0, 1.0, -1.0]])
+    (log_p * weights).sum().backward()
+    # d/dx sum(w * log_softmax(x)) = w - softmax(x) * sum(w)
+    expected = weights - p.data * weights.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(x.grad.data, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_softmax_rows_sum_to_one_for_any_axis(rng):
+    x = rng.standard_normal((2, 3, 4)) * 50
+    for axis in (0, 1, -1, (1, 2)):
+        p = F.softmax(Variable(x), axis=axis)
+        np.testing.assert_allclose(p.data.sum(axis=axis), 1.0, rtol=1e-12)

@@ -1,0 +1,145 @@
+"""Op table for minitorch/ops/linalg.py: matmul (every np.matmul case) and linear."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from op_harness import OpCase, OpTableTests
+
+import minitorch.ops as F
+from minitorch import Variable
+from minitorch.ops.linalg import Linear
+
+
+def _torch_matmul(a, b):
+    import torch
+
+    return torch.matmul(a, b)
+
+
+def _torch_linear(*args):
+    import torch
+
+    return torch.nn.functional.linear(*args)
+
+
+MATMUL_SHAPES = [
+    ((3, 4), (4, 2)),
+    ((4,), (4, 2)),
+    ((3, 4), (4,)),
+    ((4,), (4,)),
+    ((2, 1, 3, 4), (5, 4, 2)),
+    ((4,), (5, 4, 2)),
+    ((5, 3, 4), (4,)),
+    ((5, 3, 4), (4, 2)),
+]
+
+CASES = [
+    *[
+        OpCase(f"matmul{a}@{b}", F.matmul, np.matmul, (a, b), torch_fn=_torch_matmul)
+        for a, b in MATMUL_SHAPES
+    ],
+    OpCase(
+        "rmatmul_ndarray",
+        lambda b: np.arange(6.0).reshape(2, 3) @ b,
+        lambda b: np.arange(6.0).reshape(2, 3) @ b,
+        ((3, 2),),
+        float32=False,  # a float64 ndarray promotes, as in NumPy
+    ),
+    OpCase(
+        "linear",
+        F.linear,
+        lambda x, W, b: x @ W.T + b,
+        ((4, 3), (2, 3), (2,)),
+        torch_fn=_torch_linear,
+    ),
+    OpCase(
+        "linear_no_bias", F.linear, lambda x, W: x @ W.T, ((4, 3), (2, 3)), torch_fn=_torch_linear
+    ),
+    OpCase(
+        "linear_3d_input",
+        F.linear,
+        lambda x, W, b: x @ W.T + b,
+        ((2, 4, 3), (5, 3), (5,)),
+        torch_fn=_torch_linear,
+    ),
+    OpCase(
+        "linear_1d_input",
+        F.linear,
+        lambda x, W, b: W @ x + b,
+        ((3,), (2, 3), (2,)),
+        torch_fn=_torch_linear,
+    ),
+]
+
+
+class TestLinalgTable(OpTableTests):
+    cases = CASES
+
+
+def test_matmul_error_names_both_shapes_and_inner_dimensions():
+    a, b = Variable(np.zeros((3, 4))), Variable(np.zeros((5, 2)))
+    with pytest.raises(ValueError) as info:
+        F.matmul(a, b)
+    assert str(info.value) == "matmul: (3, 4) @ (5, 2): inner dimensions 4 and 5 differ"
+
+
+def test_matmul_rejects_0d_operands():
+    with pytest.raises(ValueError, match=r"matmul: \(\) @ \(3,\)"):
+        F.matmul(Variable(np.array(2.0)), Variable(np.ones(3)))
+
+
+def test_matmul_rejects_batch_dimensions_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"batch dimensions \(2,\) and \(3,\) do not broadcast"):
+        F.matmul(Variable(np.zeros((2, 3, 4))), Variable(np.zeros((3, 4, 5))))
+
+
+def test_matmul_of_1d_operands_gives_numpy_shapes_and_gradients():
+    v, w = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])
+    M = np.arange(6.0).reshape(3, 2)
+    x0, x1 = Variable(v.copy()), Variable(w.copy())
+    y = x0 @ x1
+    assert y.shape == () and y.data == 32.0
+    y.backward()
+    np.testing.assert_array_equal(x0.grad.data, w)  # d(v.w)/dv = w
+    np.testing.assert_array_equal(x1.grad.data, v)
+    x0, m = Variable(v.copy()), Variable(M.copy())
+    y = x0 @ m
+    assert y.shape == (2,)
+    y.sum().backward()
+    np.testing.assert_array_equal(x0.grad.data, M.sum(axis=1))
+    np.testing.assert_array_equal(m.grad.data, np.outer(v, np.ones(2)))
+
+
+def test_batched_matmul_gradient_is_summed_over_broadcast_batch():
+    a = Variable(np.ones((5, 2, 3)))
+    b = Variable(np.ones((3, 4)))  # shared by all 5 batch entries
+    y = a @ b
+    assert y.shape == (5, 2, 4)
+    y.sum().backward()
+    assert b.grad.shape == (3, 4)
+    np.testing.assert_array_equal(b.grad.data, np.full((3, 4), 5 * 2.0))
+    np.testing.assert_array_equal(a.grad.data, np.full((5, 2, 3), 4.0))
+
+
+def test_linear_computes_no_gradient_for_a_constant_input():
+    x = np.ones((4, 3))
+    W, b = Variable(np.ones((2, 3))), Variable(np.zeros(2))
+    func = Linear()
+    y = func(x, W, b)
+    gx, gW, gb = func.backward_array(np.ones(y.shape))
+    assert gx is None
+    assert gW.shape == (2, 3) and gb.shape == (2,)
+
+
+def test_linear_error_names_the_shapes():
+    with pytest.raises(ValueError, match=r"linear: x \(4, 3\) and W \(2, 5\)"):
+        F.linear(Variable(np.zeros((4, 3))), Variable(np.zeros((2, 5))))
+    with pytest.raises(ValueError, match=r"linear: b has shape \(3,\)"):
+        F.linear(Variable(np.zeros((4, 3))), Variable(np.zeros((2, 3))), np.zeros(3))
+
+
+def test_rmatmul_with_an_ndarray_on_the_left_returns_a_variable():
+    y = np.eye(2) @ Variable(np.array([[1.0], [2.0]]))
+    assert isinstance(y, Variable)
+    np.testing.assert_array_equal(y.data, [[1.0], [2.0]])

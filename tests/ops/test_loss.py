@@ -1,0 +1,240 @@
+"""Op table for minitorch/ops/loss.py: softmax_cross_entropy, mean_squared_error,
+binary_cross_entropy (with logits), dropout; plus accuracy and the dtype traps."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from op_harness import OpCase, OpTableTests
+
+import minitorch
+import minitorch.ops as F
+from minitorch import Variable
+
+LABELS = np.array([0, 3, 1, 3, 2])
+IGNORED = np.array([0, -100, 1, 3, -100])
+
+
+def _np_cross_entropy(x, t, reduction="mean", ignore_index=None):
+    z = x - x.max(axis=1, keepdims=True)
+    log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    keep = np.ones(len(t), bool) if ignore_index is None else t != ignore_index
+    losses = np.where(keep, -log_p[np.arange(len(t)), np.where(keep, t, 0)], 0.0)
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / keep.sum()
+
+
+def _torch_ce(t, **kwargs):
+    def fn(x):
+        import torch
+
+        return torch.nn.functional.cross_entropy(x, torch.as_tensor(t), **kwargs)
+
+    return fn
+
+
+def _dropout_seeded(x, p=0.3):
+    minitorch.manual_seed(0)
+    return F.dropout(x, p)
+
+
+def _np_dropout_seeded(x, p=0.3):
+    keep = np.random.default_rng(0).random(x.shape) >= p
+    return x * keep / (1 - p)
+
+
+CASES = [
+    *[
+        OpCase(
+            f"softmax_cross_entropy_{reduction}",
+            lambda x, r=reduction: F.softmax_cross_entropy(x, LABELS, reduction=r),
+            lambda x, r=reduction: _np_cross_entropy(x, LABELS, r),
+            ((5, 4),),
+            torch_fn=_torch_ce(LABELS, reduction=reduction),
+        )
+        for reduction in ("mean", "sum", "none")
+    ],
+    OpCase(
+        "softmax_cross_entropy_ignore_index",
+        lambda x: F.softmax_cross_entropy(x, IGNORED, ignore_index=-100),
+        lambda x: _np_cross_entropy(x, IGNORED, ignore_index=-100),
+        ((5, 4),),
+        torch_fn=_torch_ce(IGNORED, ignore_index=-100),
+    ),
+    OpCase(
+        "softmax_cross_entropy_ignore_index_none",
+        lambda x: F.softmax_cross_entropy(x, IGNORED, ignore_index=-100, reduction="none"),
+        lambda x: _np_cross_entropy(x, IGNORED, "none", ignore_index=-100),
+        ((5, 4),),
+        torch_fn=_torch_ce(IGNORED, ignore_index=-100, reduction="none"),
+    ),
+    OpCase(
+        "mean_squared_error",
+        F.mean_squared_error,
+        lambda x0, x1: np.mean((x0 - x1) ** 2),
+        ((3, 4), (3, 4)),
+        torch_fn=lambda x0, x1: __import__("torch").nn.functional.mse_loss(x0, x1),
+    ),
+    OpCase(
+        "binary_cross_entropy",
+        F.binary_cross_entropy,
+        lambda x, t: np.mean(
+            -(t * np.log(1 / (1 + np.exp(-x))) + (1 - t) * np.log(1 - 1 / (1 + np.exp(-x))))
+        ),
+        ((3, 4), (3, 4)),
+        make=lambda rng: [rng.uniform(-3, 3, (3, 4)), rng.uniform(0, 1, (3, 4))],
+        torch_fn=lambda x, t: __import__("torch").nn.functional.binary_cross_entropy_with_logits(
+            x, t
+        ),
+    ),
+    OpCase(
+        "binary_cross_entropy_sum",
+        lambda x, t: F.binary_cross_entropy(x, t, reduction="sum"),
+        lambda x, t: np.sum(np.log1p(np.exp(x)) - x * t),
+        ((4,), (4,)),
+        make=lambda rng: [rng.uniform(-3, 3, 4), rng.uniform(0, 1, 4)],
+    ),
+    OpCase("dropout_seeded", _dropout_seeded, _np_dropout_seeded, ((4, 5),)),
+]
+
+
+class TestLossTable(OpTableTests):
+    cases = CASES
+
+
+# -- softmax_cross_entropy ----------------------------------------------------------------
+def test_cross_entropy_with_logits_of_plus_minus_1000_is_finite_and_exact():
+    logits = np.array([[1000.0, -1000.0, 0.0], [-1000.0, 1000.0, 1000.0]])
+    t = np.array([1, 2])
+    x = Variable(logits.copy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = F.softmax_cross_entropy(x, t)
+        loss.backward()
+    # row 0: -log softmax = 2000; row 1: log 2
+    np.testing.assert_allclose(loss.data, (2000.0 + np.log(2)) / 2, rtol=1e-15)
+    expected = np.array([[1.0, -1.0, 0.0], [0.0, 0.5, -0.5]]) / 2
+    np.testing.assert_allclose(x.grad.data, expected, rtol=1e-15, atol=1e-300)
+
+
+def test_cross_entropy_label_out_of_range_names_label_and_class_count():
+    x = Variable(np.zeros((3, 5)))
+    with pytest.raises(ValueError, match=r"label 7 at position 1 is out of range for 5 classes"):
+        F.softmax_cross_entropy(x, np.array([0, 7, 1]))
+    with pytest.raises(ValueError, match=r"label -1 at position 2 is out of range for 5 classes"):
+        F.softmax_cross_entropy(x, np.array([0, 1, -1]))
+
+
+def test_cross_entropy_rejects_float_labels_and_bad_shapes():
+    x = Variable(np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="labels must be integers"):
+        F.softmax_cross_entropy(x, np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"labels of shape \(3,\) for logits \(2, 3\)"):
+        F.softmax_cross_entropy(x, np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        F.softmax_cross_entropy(x, np.array([0, 1]), reduction="avg")
+
+
+def test_cross_entropy_repeated_backward_adds_exactly_one_gradient_per_call(rng):
+    x = Variable(rng.standard_normal((4, 3)))
+    loss = F.softmax_cross_entropy(x, np.array([0, 1, 2, 0]))
+    loss.backward()
+    first = x.grad.data.copy()
+    loss.backward()  # the softmax kept by forward must not have been modified
+    np.testing.assert_allclose(x.grad.data, 2 * first, rtol=1e-15)
+
+
+def test_cross_entropy_accepts_a_list_of_labels():
+    x = Variable(np.zeros((2, 4)))
+    np.testing.assert_allclose(F.softmax_cross_entropy(x, [1, 3]).data, np.log(4.0))
+
+
+# -- dtypes through a small network -------------------------------------------------------
+def test_float32_network_with_python_scalars_and_int64_labels_stays_float32(rng):
+    x = rng.standard_normal((6, 4)).astype(np.float32)
+    t = rng.integers(0, 3, 6).astype(np.int64)
+    W1 = Variable((rng.standard_normal((5, 4)) * 0.5).astype(np.float32))
+    b1 = Variable(np.zeros(5, np.float32))
+    W2 = Variable((rng.standard_normal((3, 5)) * 0.5).astype(np.float32))
+    h = F.relu(F.linear(x * 2.0 + 1.0, W1, b1))
+    h = F.sigmoid(h) * 0.5 - 0.25
+    h = F.dropout(h, 0.2)
+    logits = F.linear(h, W2) / 3.0
+    loss = F.softmax_cross_entropy(logits, t) + 0.01 * F.sum(W1**2)
+    for v in (h, logits, loss):
+        assert v.dtype == np.float32
+    loss.backward()
+    for p in (W1, b1, W2):
+        assert p.grad is not None and p.grad.dtype == np.float32
+    bce = F.binary_cross_entropy(logits, np.float32(0.5) * np.ones_like(logits.data))
+    mse = F.mean_squared_error(logits, np.zeros((6, 3), np.float32))
+    assert bce.dtype == np.float32 and mse.dtype == np.float32
+
+
+# -- mean_squared_error / binary_cross_entropy --------------------------------------------
+def test_mean_squared_error_is_the_mean_over_all_elements():
+    x = Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert F.mean_squared_error(x, np.zeros((2, 2))).data == (1 + 4 + 9 + 16) / 4
+
+
+def test_binary_cross_entropy_is_stable_for_huge_logits():
+    x = Variable(np.array([1000.0, -1000.0, 1000.0, -1000.0]))
+    t = np.array([1.0, 0.0, 0.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = F.binary_cross_entropy(x, t, reduction="none")
+        loss.sum().backward()
+    np.testing.assert_allclose(loss.data, [0.0, 0.0, 1000.0, 1000.0])
+    np.testing.assert_allclose(x.grad.data, [0.0, 0.0, 1.0, -1.0])  # sigmoid(x) - t
+
+
+# -- dropout ------------------------------------------------------------------------------
+def test_dropout_is_identity_in_test_mode_and_for_p_zero():
+    x = Variable(np.ones((3, 3)))
+    with minitorch.test_mode():
+        assert F.dropout(x, 0.9) is x
+    assert F.dropout(x, 0.0) is x
+
+
+def test_dropout_same_seed_same_mask_and_inverted_scaling():
+    x = Variable(np.ones((200, 50)))
+    minitorch.manual_seed(3)
+    y1 = F.dropout(x, 0.25)
+    minitorch.manual_seed(3)
+    y2 = F.dropout(x, 0.25)
+    np.testing.assert_array_equal(y1.data, y2.data)
+    assert set(np.unique(y1.data)) <= {0.0, 1 / 0.75}
+    assert abs(y1.data.mean() - 1.0) < 0.05  # expectation kept by the 1/(1-p) scaling
+    y1.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, y1.data)  # gradient: the same scaled mask
+
+
+def test_dropout_p_one_zeros_everything_and_bad_p_raises():
+    x = Variable(np.ones(4))
+    np.testing.assert_array_equal(F.dropout(x, 1.0).data, np.zeros(4))
+    with pytest.raises(ValueError, match=r"dropout: p must be in \[0, 1\], got 1.5"):
+        F.dropout(x, 1.5)
+
+
+def test_dropout_does_not_touch_numpy_global_random_state():
+    np.random.seed(0)
+    expected = np.random.random()
+    np.random.seed(0)
+    F.dropout(Variable(np.ones(10)), 0.5)
+    assert np.random.random() == expected
+
+
+# -- accuracy -----------------------------------------------------------------------------
+def test_accuracy_is_a_float_and_builds_no_graph():
+    y = Variable(np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]))
+    acc = F.accuracy(y, np.array([1, 1, 1]))
+    assert isinstance(acc, float)
+    assert acc == pytest.approx(2 / 3)
+
+
+def test_accuracy_rejects_mismatched_shapes():
+    with pytest.raises(ValueError, match=r"accuracy: scores must be \(N, C\)"):
+        F.accuracy(np.zeros((3, 2)), np.zeros(2, int))
