@@ -9,14 +9,16 @@ from typing import Any
 import numpy as np
 
 from minitorch.data.dataset import Dataset, _stack
+from minitorch.random import default_generator
 
 
 class DataLoader:
     """Yield ``(x, t)`` mini-batches of ndarrays, one pass over the dataset per loop.
 
     Each ``for`` loop is one epoch. With ``shuffle=True`` every epoch draws a new
-    permutation from one ``numpy.random.Generator`` made from ``seed``, so the sequence of
-    epochs is reproducible for a fixed seed (and different for ``seed=None``).
+    permutation from the loader's own ``numpy.random.Generator``, made from ``seed`` —
+    or, for ``seed=None``, seeded once from minitorch's default generator, so
+    ``minitorch.manual_seed`` before building the loader makes the order reproducible.
 
     Shapes:
         ``x`` ``(B, *sample_shape)``, ``t`` ``(B, *label_shape)`` (``None`` when the dataset
@@ -28,7 +30,8 @@ class DataLoader:
         batch_size: samples per batch (≥ 1).
         shuffle: draw a new random order every epoch (``False``: dataset order).
         drop_last: drop the last batch if it is smaller than ``batch_size``.
-        seed: seed of the shuffling generator (``None``: fresh OS entropy).
+        seed: seed of the shuffling generator (``None``: drawn from minitorch's default
+            generator when the loader is built).
 
     Raises:
         ValueError: if ``batch_size`` is not a positive int or the dataset is empty.
@@ -64,6 +67,8 @@ class DataLoader:
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
         self.drop_last = drop_last
+        if seed is None:  # follow minitorch.manual_seed, but draw independently of dropout
+            seed = int(default_generator().integers(2**63))
         self.rng = np.random.default_rng(seed)
 
     def __len__(self) -> int:

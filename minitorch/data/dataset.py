@@ -105,7 +105,8 @@ class Dataset:
 
     def __repr__(self) -> str:
         split = "train" if self.train else "test"
-        return f"{type(self).__name__}(split={split}, samples={len(self)})"
+        size = "?" if self.data is None else len(self.data)
+        return f"{type(self).__name__}(split={split}, samples={size})"
 
 
 def _stack(items: list[Any]) -> Any:

@@ -55,7 +55,7 @@ class Optimizer:
         variable([0. 0.])
     """
 
-    def __init__(self, params: Iterable[Variable] | Any, lr: float) -> None:
+    def __init__(self, params: Iterable[Variable] | Any, lr: float = 0.01) -> None:
         self.params = _collect(type(self).__name__, params)
         _check_non_negative(type(self).__name__, lr=lr)
         self.lr = float(lr)

@@ -125,3 +125,20 @@ def test_transform_errors():
         ToFloat(np.int32)
     with pytest.raises(TypeError, match="transform 1"):
         Compose([Flatten(), "nope"])  # type: ignore[list-item]
+
+
+def test_loader_without_seed_follows_manual_seed():
+    import minitorch
+
+    def order() -> list[int]:
+        return np.concatenate([t for _, t in DataLoader(make_dataset(12), batch_size=5)]).tolist()
+
+    minitorch.manual_seed(7)
+    first = order()
+    minitorch.manual_seed(7)
+    assert order() == first
+
+
+def test_dataset_repr():
+    assert repr(make_dataset(4)) == "ArrayDataset(split=train, samples=4)"
+    assert repr(Dataset()) == "Dataset(split=train, samples=?)"
