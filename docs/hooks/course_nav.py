@@ -34,7 +34,8 @@ def notebook_title(path: Path) -> str:
         text = "".join(source) if isinstance(source, list) else source
         for line in text.splitlines():
             if line.startswith("# "):
-                return line[2:].strip()
+                # Nav titles are plain text: drop Markdown code marks (`sum_to` -> sum_to).
+                return line[2:].replace("`", "").strip()
     return path.stem.replace("_", " ")
 
 

@@ -15,6 +15,7 @@ import contextlib
 import doctest
 import io
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,11 @@ DOCS = ROOT / "docs"
 # Pages written by other people, in their own conventions (their snippets are excerpts).
 OTHERS = {"performance.md", "for-teachers.md", "when-things-go-wrong.md"}
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.parts and p.name not in OTHERS)
-FENCE = re.compile(r"^```(?P<info>[^\n]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+# A fenced block, possibly indented (inside a list item); it closes at the same indent.
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)```(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
@@ -33,7 +38,7 @@ def blocks(page: Path) -> list[tuple[str, str, int]]:
     """``(info string, body, first line number)`` of every fenced block on the page."""
     text = page.read_text(encoding="utf-8")
     return [
-        (m["info"].strip(), m["body"], text.count("\n", 0, m.start("body")) + 1)
+        (m["info"].strip(), textwrap.dedent(m["body"]), text.count("\n", 0, m.start("body")) + 1)
         for m in FENCE.finditer(text)
     ]
 

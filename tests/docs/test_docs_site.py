@@ -188,7 +188,13 @@ def visit(browser: Any, server: str, path: str, name: str) -> tuple[list[str], l
 
 @pytest.mark.browser
 @pytest.mark.parametrize(
-    ("path", "name"), [("/", "home"), ("/api/ops/", "api-ops"), ("/api/minitorch/", "api-core")]
+    ("path", "name"),
+    [
+        ("/", "home"),
+        ("/api/ops/", "api-ops"),
+        ("/api/minitorch/", "api-core"),
+        ("/concepts/writing-a-function/", "concept-function"),
+    ],
 )
 def test_page_loads_offline_without_errors(
     browser: Any, server: str, path: str, name: str
