@@ -1,0 +1,242 @@
+# %% [markdown]
+# # 05 · Seeing the graph: `viz.draw_graph` and stepping through `backward`
+#
+# Autograd is invisible by design: you write `loss.backward()` and gradients appear.
+# When you are learning — or debugging a model whose gradients are wrong — it helps to
+# *see* the graph that was recorded and the order in which backward visits it. The
+# `viz` package draws minitorch graphs with Graphviz and replays a backward pass one
+# Function at a time.
+#
+# **Learning goals.** After this notebook you can
+#
+# 1. draw the graph behind any Variable and read its nodes, edges and colours;
+# 2. show values and gradients on the graph, and explain why intermediates have no
+#    gradient unless you ask for one (`retain_grad=True`);
+# 3. trace a backward pass and say what each step received and sent;
+# 4. step through the backward pass of a real loss with `BackwardStepper`.
+
+# %%
+import re
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch.ops as F
+import viz
+from checks import check_true, ok
+from minitorch import Variable, manual_seed, nn
+
+# %% [markdown]
+# ## Drawing a graph
+#
+# `viz.draw_graph(y)` returns a picture of everything that went into `y`. Data flows
+# from top to bottom: **ellipses are Variables, boxes are Functions**. Leaves you
+# created are blue, intermediates grey, the output orange, and constants that ops made
+# from plain numbers (the `1.0` below) are dashed.
+
+# %%
+x = Variable(np.array([1.0, 2.0]), name="x")
+w = Variable(np.array([0.5, -1.0]), name="w")
+y = F.tanh(x * w + 1.0).sum()
+y.name = "y"
+viz.draw_graph(y, legend=True)
+
+# %% [markdown]
+# The drawing is made from plain DOT text, which `viz.to_dot` returns. Text is what we
+# *test* with (pictures differ between Graphviz versions, text does not), and it is handy
+# for your own checks: each line is a node (`v…` Variables, `f…` Functions) or an edge.
+
+# %%
+dot = viz.to_dot(y, show_shapes=False)
+print(dot)
+
+# %% [markdown]
+# ## Values and gradients on the graph
+#
+# `show_values=True` writes each Variable's data into its node, `show_grads=True` its
+# gradient. After `backward()`, only the leaves keep their gradient: intermediate
+# gradients are dropped as soon as they have been passed on, which saves memory in big
+# models. `retain_grad=True` keeps them, for inspection.
+
+# %%
+y.backward(retain_grad=True)
+viz.draw_graph(y, show_values=True, show_grads=True, show_shapes=False)
+
+# %%
+for line in viz.to_dot(y, show_grads=True, show_shapes=False).splitlines():
+    if "grad:" in line:
+        node, label = line.strip().split(" ", 1)
+        print(node, re.search(r"<B>(.*?)</B>", label).group(1), "|",
+              re.search(r"grad: ([^>]*?)>", label).group(1))
+
+# %% [markdown]
+# ## Tracing the backward pass
+#
+# `viz.trace_backward(y)` runs the real engine and records every step: which Function
+# ran, the gradient it **received** from its output and the gradients it **sent** to
+# its inputs. Read it from the top: the order is a topological order of the reversed
+# graph (notebook 03).
+
+# %%
+x = Variable(np.array([1.0, 2.0]), name="x")
+w = Variable(np.array([0.5, -1.0]), name="w")
+y = F.tanh(x * w + 1.0).sum()
+trace = viz.trace_backward(y)
+for step in trace:
+    print(f"{step.name:5s} received {len(step.grads_in)} gradient(s), "
+          f"sent {sum(g is not None for g in step.grads_out)}")
+print(f"x.grad = [{x.grad.data[0]:.4f}, {x.grad.data[1]:.4f}]")
+
+# %% [markdown]
+# ## Stepping through the backward pass of a real loss
+#
+# Here is a two-layer network with a softmax cross-entropy loss on a batch of four
+# points — a miniature of everything in notebooks 09 and 10. `BackwardStepper` shows
+# one frame per backward step: the Function running now is highlighted, and each
+# Variable shows the gradient collected so far. Use the slider or the buttons. The view
+# is self-contained HTML (the frames are SVG, the controls a few lines of JavaScript),
+# so it works offline and in the exported documentation too.
+
+# %%
+manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 3, rng=0, dtype=np.float64), nn.Tanh(),
+                      nn.Linear(3, 2, rng=1, dtype=np.float64))
+batch = np.array([[0.5, -1.0], [1.0, 0.2], [-0.3, 0.8], [0.0, -0.5]])
+labels = np.array([0, 1, 1, 0])
+loss = F.softmax_cross_entropy(model(batch), labels)
+loss.name = "loss"
+loss_trace = viz.trace_backward(loss)
+stepper = viz.BackwardStepper(loss_trace, show_values=False)
+stepper
+
+# %% [markdown]
+# The same steps as text — what the frames' captions say:
+
+# %%
+for k, step in enumerate(loss_trace):
+    print(f"step {k + 1}: {step.name}")
+
+# %% [markdown]
+# `nn.Linear` records a single `Linear` Function (`x @ W.T + b` in one step), so the
+# whole network is four steps. The first layer's `Linear` runs last: it must wait for
+# everything that depends on its output. And the batch gets no gradient at all — it is
+# data, not a parameter, so nobody asked for it.
+#
+# ## How big do graphs get?
+#
+# Every operation adds a node, so graphs grow with model depth. A quick count with the
+# DOT text, for networks of increasing depth:
+
+# %%
+depths = [1, 2, 4, 8]
+counts = []
+for depth in depths:
+    sizes = [2] + [8] * depth + [2]
+    net = nn.MLP(sizes, activation="tanh", rng=0)
+    out = F.softmax_cross_entropy(net(batch.astype(np.float32)), labels)
+    text = viz.to_dot(out)
+    counts.append((text.count("shape=box"), text.count("shape=ellipse")))
+fig, ax = plt.subplots(figsize=(5, 3))
+ax.plot(depths, [c[0] for c in counts], "o-", label="Functions")
+ax.plot(depths, [c[1] for c in counts], "s-", label="Variables")
+ax.set_xlabel("hidden layers")
+ax.set_ylabel("nodes in the graph")
+ax.legend()
+ax.set_title("The graph grows linearly with depth")
+plt.show()
+for depth, (n_f, n_v) in zip(depths, counts):
+    print(f"{depth} hidden layer(s): {n_f} Functions, {n_v} Variables")
+
+# %% [markdown]
+# ## Exercises
+#
+# In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
+# with your code, run the cell, then run the check cell below it.
+#
+# ### Exercise 1 — count the nodes from the DOT text
+#
+# Write `count_nodes(dot)` that returns a pair `(n_functions, n_variables)` from the DOT
+# text written by `viz.to_dot`. Functions are drawn with `shape=box`, Variables with
+# `shape=ellipse`; count node lines, not edges.
+
+# %%
+def count_nodes(dot):
+    ### BEGIN SOLUTION
+    n_functions = sum("shape=box" in line for line in dot.splitlines())
+    n_variables = sum("shape=ellipse" in line for line in dot.splitlines())
+    return n_functions, n_variables
+    ### END SOLUTION
+
+# %% tags=["check"]
+a = Variable(np.array(2.0), name="a")
+got = count_nodes(viz.to_dot(a * a))
+check_true(got == (1, 2), f"a * a has 1 Function (Mul) and 2 Variables (a, the product); "
+           f"you counted {got}")
+got = count_nodes(viz.to_dot(F.exp(a) + F.sin(a) * 3.0))
+check_true(got == (4, 6), "exp(a) + sin(a) * 3.0 has 4 Functions (Exp, Sin, Mul, Add) and "
+           f"6 Variables (a, 3.0 and four results); you counted {got}")
+ok("count_nodes reads the DOT text correctly")
+
+# %% [markdown]
+# ### Exercise 2 — predict the backward order
+#
+# For `z = F.exp(a * b) + b` below, write down the names of the Functions in the order
+# the backward pass runs them, as a list of strings such as `["Mul"]` — from your
+# understanding, then let the check trace it.
+
+# %%
+a = Variable(np.array(0.5), name="a")
+b = Variable(np.array(-1.0), name="b")
+z = F.exp(a * b) + b
+### BEGIN SOLUTION
+predicted_order = ["Add", "Exp", "Mul"]
+### END SOLUTION
+
+# %% tags=["check"]
+actual = [step.name for step in viz.trace_backward(z)]
+check_true(len(predicted_order) == len(actual),
+           f"{len(actual)} Functions run in this backward pass; you listed "
+           f"{len(predicted_order)}")
+check_true(predicted_order == actual, f"you predicted {predicted_order}; a Function runs "
+           "only after every Function using its output — the output's creator comes first")
+check_true(abs(b.grad.item() - (0.5 * np.exp(-0.5) + 1.0)) < 1e-12,
+           "b.grad should be a*exp(a*b) + 1 (b is used twice)")
+ok("you predicted the backward order")
+
+# %% [markdown]
+# ### Exercise 3 — find the gradient with `retain_grad`
+#
+# For `h = F.tanh(x * 3.0)` and `loss = (h * h).sum()`, compute the gradient of `loss`
+# with respect to the **intermediate** `h` and store its data (an ndarray) in `h_grad`.
+# Use `backward(retain_grad=True)`.
+
+# %%
+x = Variable(np.array([0.1, -0.4, 0.7]), name="x")
+h = F.tanh(x * 3.0)
+loss = (h * h).sum()
+### BEGIN SOLUTION
+loss.backward(retain_grad=True)
+h_grad = h.grad.data
+### END SOLUTION
+
+# %% tags=["check"]
+check_true(h_grad is not None, "h_grad is None: did you pass retain_grad=True?")
+expected = 2 * np.tanh(3.0 * x.data)
+bad = np.flatnonzero(~np.isclose(h_grad, expected))
+check_true(bad.size == 0, f"h_grad differs at index {bad[:1].tolist()}: expected "
+           f"{expected[bad[:1]].round(4).tolist()}, got {np.asarray(h_grad)[bad[:1]].round(4).tolist()}")
+ok("the gradient of the loss w.r.t. h is 2h")
+
+# %% [markdown]
+# ## Summary
+#
+# * `viz.draw_graph(y)` draws the recorded graph (ellipses = Variables, boxes =
+#   Functions); `viz.to_dot(y)` gives the same graph as text, which is what tests check.
+# * `show_values` / `show_grads` put data and gradients on the nodes; intermediates keep
+#   their gradient only with `backward(retain_grad=True)`.
+# * `viz.trace_backward` records each step of the real engine: what each Function
+#   received and sent, in topological order.
+# * `viz.BackwardStepper` replays a backward pass frame by frame as self-contained HTML.
+#
+# **Next:** [06 · Higher-order derivatives](06_higher_order_derivatives.ipynb) —
+# differentiating the backward pass itself.
