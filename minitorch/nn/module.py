@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Config, Variable, using_config
+from minitorch.core import Variable, using_config
+from minitorch.core.config import current_state
 
 
 class Parameter(Variable):
@@ -199,8 +200,9 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _check_initialised(self)
-        train = self.training and Config.train
-        if train == Config.train:
+        outer = current_state().train  # Config.train, without the metaclass lookup
+        train = self.training and outer
+        if train == outer:
             return self.forward(*args, **kwargs)
         with using_config("train", train):
             return self.forward(*args, **kwargs)
