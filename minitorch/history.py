@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 
-class History:
+class History(Mapping[str, list[float]]):
     """Per-epoch metrics of a training run, as lists of floats.
+
+    A read-only mapping ``{metric name: list of values}`` (so ``viz.plot_history(h)``,
+    ``dict(h)`` and ``h.items()`` work), plus the aligned ``steps``.
 
     Metrics may appear at some steps only (e.g. test accuracy every 10 epochs): a
     missing value is stored as ``nan``, so every list stays as long as ``steps``.
@@ -65,14 +68,12 @@ class History:
             raise KeyError(f"History: no metric {name!r}; logged: {list(self.metrics)}")
         return self.metrics[name]
 
-    def __contains__(self, name: object) -> bool:
-        return name in self.metrics
-
     def __iter__(self) -> Iterator[str]:
         return iter(self.metrics)
 
     def __len__(self) -> int:
-        return len(self.steps)
+        """The number of metrics (a Mapping's length); ``len(h.steps)`` counts rows."""
+        return len(self.metrics)
 
     def last(self, name: str) -> float:
         """The most recent non-NaN value of ``name`` (``nan`` if none)."""
@@ -114,7 +115,7 @@ class History:
         return history
 
     def __repr__(self) -> str:
-        return f"History({len(self)} entries: {', '.join(self.metrics) or 'no metrics'})"
+        return f"History({len(self.steps)} entries: {', '.join(self.metrics) or 'no metrics'})"
 
 
 def _as_float(name: str, value: Any) -> float:

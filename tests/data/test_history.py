@@ -21,7 +21,8 @@ def test_log_aligns_metrics_that_start_late_or_skip_rows():
     assert math.isnan(h["test_acc"][0]) and h["test_acc"][1] == 0.25
     assert math.isnan(h["test_acc"][2])
     assert h.last("test_acc") == 0.25
-    assert len(h) == 3 and "loss" in h and list(h) == ["loss", "test_acc"]
+    assert len(h.steps) == 3 and "loss" in h and list(h) == ["loss", "test_acc"]
+    assert len(h) == 2 and dict(h) == h.metrics  # a Mapping of metric lists
 
 
 def test_log_errors():
@@ -33,6 +34,16 @@ def test_log_errors():
         h.log(loss="high")
     with pytest.raises(KeyError, match="no metric 'acc'"):
         h["acc"]
+
+
+def test_viz_plot_history_reads_it():
+    viz = pytest.importorskip("viz")
+    pytest.importorskip("matplotlib")
+    h = History()
+    for epoch, (loss, acc) in enumerate([(1.0, 0.5), (0.5, 0.8)], start=1):
+        h.log(epoch=epoch, loss=loss, accuracy=acc)
+    fig = viz.plot_history(h)
+    assert [ax.get_title() for ax in fig.axes] == ["loss", "accuracy"]
 
 
 def test_save_load_round_trip(tmp_path):
