@@ -9,6 +9,8 @@
 * :mod:`viz.plots` — matplotlib helpers: training curves, decision boundaries, derivatives.
 """
 
+from typing import Any
+
 from viz.dot import to_dot
 from viz.draw import GraphView, GraphvizNotFoundError, draw_graph, render
 from viz.stepper import BackwardStepper
@@ -25,4 +27,18 @@ __all__ = [
     "render",
     "to_dot",
     "trace_backward",
+    "plot_decision_boundary",
+    "plot_derivatives",
+    "plot_history",
 ]
+
+_PLOTS = ("plot_decision_boundary", "plot_derivatives", "plot_history")
+
+
+def __getattr__(name: str) -> Any:
+    """Load the matplotlib helpers on first use, so ``import viz`` stays quick."""
+    if name in _PLOTS:
+        from viz import plots
+
+        return getattr(plots, name)
+    raise AttributeError(f"module 'viz' has no attribute {name!r}")

@@ -1,0 +1,87 @@
+"""viz.plots: the data drawn is the data given (curves, classes, derivatives)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import minitorch.ops as F
+from minitorch import Variable
+from viz.plots import derivatives, plot_decision_boundary, plot_derivatives, plot_history
+
+
+def test_history_dict_puts_loss_and_accuracy_in_two_panels() -> None:
+    fig = plot_history(
+        {"loss": [3.0, 2.0, 1.0], "val_loss": [3.5, 2.5, 2.0], "acc": [0.1, 0.5, 0.7]}
+    )
+    loss_ax, acc_ax = fig.axes
+    assert [line.get_label() for line in loss_ax.lines] == ["loss", "val_loss"]
+    np.testing.assert_array_equal(loss_ax.lines[1].get_ydata(), [3.5, 2.5, 2.0])
+    np.testing.assert_array_equal(loss_ax.lines[0].get_xdata(), [1, 2, 3])
+    np.testing.assert_array_equal(acc_ax.lines[0].get_ydata(), [0.1, 0.5, 0.7])
+
+
+def test_history_object_with_list_attributes() -> None:
+    history = SimpleNamespace(loss=[1.0, 0.5], note="not a curve", epochs=2)
+    fig = plot_history(history, title="run 1")
+    (ax,) = fig.axes
+    assert [line.get_label() for line in ax.lines] == ["loss"]
+
+
+def test_history_errors() -> None:
+    with pytest.raises(ValueError, match="no list of numbers"):
+        plot_history({"loss": []})
+    with pytest.raises(TypeError, match="dict of lists"):
+        plot_history(3.0)
+
+
+def test_decision_boundary_colours_by_the_models_class() -> None:
+    X = np.array([[-1.0, -1.0], [1.0, 1.0], [2.0, -1.0]])
+    y = np.array([0, 1, 1])
+
+    def model_fn(points: np.ndarray) -> Variable:  # two logits: class 1 where x0 > 0
+        return Variable(np.column_stack([-points[:, 0], points[:, 0]]))
+
+    fig = plot_decision_boundary(model_fn, X, y, resolution=21)
+    (ax,) = fig.axes
+    contour, scatter = ax.collections[0], ax.collections[-1]
+    np.testing.assert_array_equal(scatter.get_offsets(), X)
+    assert contour is not scatter
+
+
+def test_decision_boundary_threshold_and_shape_errors() -> None:
+    X = np.array([[-1.0, 0.0], [1.0, 0.0]])
+    plot_decision_boundary(lambda p: 1 / (1 + np.exp(-p[:, :1])), X, np.array([0, 1]))
+    with pytest.raises(ValueError, match=r"\(N, 2\)"):
+        plot_decision_boundary(lambda p: p, np.zeros((3, 3)), np.zeros(3))
+    with pytest.raises(ValueError, match="scores of shape"):
+        plot_decision_boundary(lambda p: np.zeros(5), X, np.array([0, 1]))
+
+
+def test_tanh_derivatives_match_the_closed_forms() -> None:
+    x = np.linspace(-2.5, 2.5, 41)
+    t = np.tanh(x)
+    expected = [t, 1 - t**2, -2 * t * (1 - t**2), (1 - t**2) * (6 * t**2 - 2)]
+    for got, want in zip(derivatives(F.tanh, x, 3), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_polynomial_derivatives_reach_zero() -> None:
+    values = derivatives(lambda v: v**3, np.array([2.0, -1.0]), 5)
+    np.testing.assert_allclose(
+        np.array(values), [[8, -1], [12, 3], [12, -6], [6, 6], [0, 0], [0, 0]]
+    )
+
+
+def test_plot_derivatives_draws_them() -> None:
+    x = np.linspace(-3, 3, 25)
+    fig = plot_derivatives(F.tanh, x, 2, name="tanh")
+    lines = fig.axes[0].lines
+    assert [line.get_label() for line in lines] == ["tanh", "tanh'", "tanh''"]
+    np.testing.assert_allclose(lines[1].get_ydata(), 1 - np.tanh(x) ** 2, rtol=1e-10)
+    with pytest.raises(ValueError, match="1-D"):
+        plot_derivatives(F.tanh, np.zeros((2, 2)), 1)
+    with pytest.raises(ValueError, match="n must be"):
+        derivatives(F.tanh, x, -1)

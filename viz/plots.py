@@ -1,0 +1,257 @@
+"""Matplotlib helpers for the course: training curves, decision boundaries, derivatives.
+
+Each helper returns a ``matplotlib.figure.Figure`` made without ``pyplot`` (no global
+figure state, so a notebook shows it exactly once), or draws onto the ``ax`` you pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from minitorch import Variable, no_grad
+
+
+def _history_dict(history: Any) -> dict[str, list[float]]:
+    """A ``{name: list of numbers}`` dict from a dict or an object holding lists."""
+    items = history.items() if isinstance(history, Mapping) else vars(history).items()
+    curves = {}
+    for name, values in items:
+        if isinstance(values, (Sequence, np.ndarray)) and not isinstance(values, str):
+            array = np.asarray(values, dtype=float)
+            if array.ndim == 1 and array.size > 0:
+                curves[str(name)] = array.tolist()
+    return curves
+
+
+def plot_history(history: Any, *, title: str | None = None) -> Figure:
+    """Plot loss and accuracy curves of a training run.
+
+    Curves whose name contains ``acc`` go to a second panel on the right; every other
+    curve (``loss``, ``val_loss`` ...) to the left panel, against the epoch number.
+
+    Args:
+        history: a dict of lists (``{"loss": [...], "accuracy": [...]}``) or an object
+            whose attributes are such lists.
+        title: an optional title over the figure.
+
+    Returns:
+        The Figure (one or two panels).
+
+    Raises:
+        TypeError: if ``history`` is neither a mapping nor an object with attributes.
+        ValueError: if it holds no non-empty 1-D list of numbers.
+
+    Example:
+        >>> fig = plot_history({"loss": [1.0, 0.5, 0.3], "accuracy": [0.5, 0.8, 0.9]})
+        >>> [ax.get_title() for ax in fig.axes]
+        ['loss', 'accuracy']
+    """
+    if not isinstance(history, Mapping) and not hasattr(history, "__dict__"):
+        raise TypeError(
+            f"viz.plot_history: expected a dict of lists or an object with list attributes, "
+            f"got {type(history).__name__}"
+        )
+    curves = _history_dict(history)
+    if not curves:
+        raise ValueError("viz.plot_history: history holds no list of numbers to plot")
+    groups = {
+        "loss": {k: v for k, v in curves.items() if "acc" not in k.lower()},
+        "accuracy": {k: v for k, v in curves.items() if "acc" in k.lower()},
+    }
+    panels = [(name, group) for name, group in groups.items() if group]
+    fig = Figure(figsize=(5 * len(panels), 3.5), layout="constrained")
+    for ax, (panel, group) in zip(fig.subplots(1, len(panels), squeeze=False)[0], panels):
+        for name, values in group.items():
+            ax.plot(
+                np.arange(1, len(values) + 1),
+                values,
+                marker="." if len(values) < 30 else None,
+                label=name,
+            )
+        ax.set_title(panel)
+        ax.set_xlabel("epoch")
+        ax.legend()
+        ax.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def plot_decision_boundary(
+    model_fn: Callable[[np.ndarray], Any],
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    resolution: int = 200,
+    threshold: float = 0.5,
+    ax: Axes | None = None,
+) -> Figure:
+    """Colour the plane by the class a 2-D classifier predicts, with the data on top.
+
+    ``model_fn`` is evaluated on a ``resolution x resolution`` grid covering ``X`` (plus
+    a margin), under ``no_grad()``. Scores of shape ``(M, C)`` with ``C > 1`` are turned
+    into classes by ``argmax``; a single score per point (``(M,)`` or ``(M, 1)``) gives
+    class 1 where it exceeds ``threshold`` (0.5 for probabilities; pass 0.0 for logits).
+
+    Args:
+        model_fn: maps an ``(M, 2)`` float64 ndarray to scores (ndarray or Variable).
+        X: the points, shape ``(N, 2)``.
+        y: their integer labels, shape ``(N,)``.
+        resolution: grid points per axis.
+        threshold: see above.
+        ax: draw onto this Axes instead of a new Figure.
+
+    Returns:
+        The Figure.
+
+    Raises:
+        ValueError: if ``X`` is not ``(N, 2)``, ``y`` not ``(N,)``, or the scores have
+            an unexpected shape.
+
+    Example:
+        >>> X = np.array([[-1.0, 0.0], [1.0, 0.0]])
+        >>> fig = plot_decision_boundary(lambda p: p[:, 0], X, np.array([0, 1]), threshold=0.0)
+        >>> len(fig.axes)
+        1
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if X.ndim != 2 or X.shape[1] != 2 or y.shape != (X.shape[0],):
+        raise ValueError(
+            f"viz.plot_decision_boundary: need X of shape (N, 2) and y of shape (N,), "
+            f"got {X.shape} and {y.shape}"
+        )
+    margin = 0.1 * (X.max(axis=0) - X.min(axis=0)) + 1e-3
+    low, high = X.min(axis=0) - margin, X.max(axis=0) + margin
+    xx, yy = np.meshgrid(
+        np.linspace(low[0], high[0], resolution), np.linspace(low[1], high[1], resolution)
+    )
+    grid = np.column_stack([xx.ravel(), yy.ravel()])
+    classes = _classes(model_fn, grid, threshold).reshape(xx.shape)
+    fig = ax.figure if ax is not None else Figure(figsize=(5, 4.5), layout="constrained")
+    ax = ax if ax is not None else fig.subplots()
+    ax.contourf(
+        xx, yy, classes, alpha=0.3, cmap="tab10", vmin=0, vmax=9, levels=np.arange(-0.5, 10)
+    )
+    ax.scatter(
+        X[:, 0], X[:, 1], c=y, cmap="tab10", vmin=0, vmax=9, s=12, edgecolors="k", linewidths=0.3
+    )
+    ax.set_title("decision boundary")
+    assert isinstance(fig, Figure)
+    return fig
+
+
+def _classes(
+    model_fn: Callable[[np.ndarray], Any], grid: np.ndarray, threshold: float
+) -> np.ndarray:
+    with no_grad():
+        scores = model_fn(grid)
+    scores = np.asarray(scores.data if isinstance(scores, Variable) else scores)
+    if scores.shape in ((len(grid),), (len(grid), 1)):
+        return (scores.reshape(-1) > threshold).astype(int)
+    if scores.ndim == 2 and scores.shape[0] == len(grid):
+        return scores.argmax(axis=1)
+    raise ValueError(
+        f"viz.plot_decision_boundary: model_fn returned scores of shape {scores.shape} for "
+        f"{len(grid)} points; expected ({len(grid)},), ({len(grid)}, 1) or ({len(grid)}, C)"
+    )
+
+
+def derivatives(f: Callable[[Variable], Variable], x: np.ndarray, n: int) -> list[np.ndarray]:
+    """``[f(x), f'(x), ..., f^(n)(x)]`` for an elementwise ``f``, by minitorch's backward.
+
+    Each derivative is the gradient of the previous one, computed with
+    ``backward(create_graph=True)`` so that it can be differentiated again (for an
+    elementwise ``f``, the gradient of ``sum(f(x))`` is ``f'(x)`` pointwise).
+
+    Args:
+        f: an elementwise function of a Variable (``minitorch.ops.tanh``).
+        x: the points, a float ndarray.
+        n: the highest derivative order (0 or more).
+
+    Returns:
+        ``n + 1`` arrays of ``x``'s shape (zeros once a derivative no longer depends on x).
+
+    Raises:
+        ValueError: if ``n`` is negative.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> [float(d[0]) for d in derivatives(lambda v: v**3, np.array([2.0]), 3)]
+        [8.0, 12.0, 12.0, 6.0]
+
+    References:
+        S. Saito, *Deep Learning from Scratch 3* (DeZero), steps 33-36: higher-order
+        derivatives by differentiating the backward graph.
+    """
+    if n < 0:
+        raise ValueError(f"viz.derivatives: n must be 0 or more, got {n}")
+    xv = Variable(np.asarray(x, dtype=float).copy(), name="x")
+    current = f(xv)
+    values = [np.array(current.data, copy=True)]
+    for _ in range(n):
+        xv.clear_grad()
+        if current.creator is None and current is not xv:  # constant: all further are zero
+            values.append(np.zeros_like(values[0]))
+            current = Variable(np.zeros_like(values[0]), requires_grad=False)
+            continue
+        current.backward(create_graph=True)
+        grad = xv.grad
+        current = (
+            grad if grad is not None else Variable(np.zeros_like(values[0]), requires_grad=False)
+        )
+        values.append(np.array(current.data, copy=True))
+    return values
+
+
+def plot_derivatives(
+    f: Callable[[Variable], Variable],
+    x: np.ndarray,
+    n: int,
+    *,
+    name: str = "f",
+    ax: Axes | None = None,
+) -> Figure:
+    """Plot an elementwise function with its first ``n`` derivatives (the tanh figure).
+
+    The derivatives come from minitorch itself (see :func:`derivatives`), so the plot
+    doubles as a check of the higher-order backward.
+
+    Args:
+        f: an elementwise function of a Variable, e.g. ``minitorch.ops.tanh``.
+        x: 1-D ndarray of points.
+        n: how many derivatives to draw.
+        name: the function's name in the legend.
+        ax: draw onto this Axes instead of a new Figure.
+
+    Returns:
+        The Figure, with ``n + 1`` lines.
+
+    Raises:
+        ValueError: if ``x`` is not 1-D or ``n`` is negative.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> fig = plot_derivatives(F.tanh, np.linspace(-3, 3, 50), 2, name="tanh")
+        >>> [line.get_label() for line in fig.axes[0].lines]
+        ['tanh', "tanh'", "tanh''"]
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"viz.plot_derivatives: x must be 1-D, got shape {x.shape}")
+    values = derivatives(f, x, n)
+    fig = ax.figure if ax is not None else Figure(figsize=(6, 4), layout="constrained")
+    ax = ax if ax is not None else fig.subplots()
+    for order, value in enumerate(values):
+        label = name + ("'" * order if order <= 3 else f"^({order})")
+        ax.plot(x, value, label=label)
+    ax.grid(alpha=0.3)
+    ax.set_xlabel("x")
+    ax.legend()
+    ax.set_title(f"{name} and its first {n} derivatives (minitorch, create_graph=True)")
+    assert isinstance(fig, Figure)
+    return fig
