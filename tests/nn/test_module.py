@@ -235,3 +235,31 @@ def test_buffers_are_registered_and_updated_by_assignment():
     assert list(model.parameters()) == []
     with pytest.raises(TypeError, match="buffer 'running_mean' must be an ndarray"):
         model[0].running_mean = [1, 2]
+
+
+def test_mlp_matches_torch_forward_and_gradients():
+    torch = pytest.importorskip("torch")
+    model = MLP([4, 6, 3], "tanh", rng=0, dtype=np.float64)
+    tmodel = torch.nn.Sequential(
+        torch.nn.Linear(4, 6), torch.nn.Tanh(), torch.nn.Linear(6, 3)
+    ).double()
+    with torch.no_grad():  # same weights: both store W as (out_features, in_features)
+        for (name, p), tp in zip(model.named_parameters(), tmodel.parameters()):
+            assert tuple(tp.shape) == p.shape, name
+            tp.copy_(torch.from_numpy(p.data))
+    x = np.random.default_rng(0).standard_normal((5, 4))
+    t = np.array([0, 2, 1, 1, 0])
+    loss = minitorch.ops.softmax_cross_entropy(model(x), t)
+    loss.backward()
+    tloss = torch.nn.functional.cross_entropy(tmodel(torch.from_numpy(x)), torch.from_numpy(t))
+    tloss.backward()
+    assert float(loss.data) == pytest.approx(tloss.item(), rel=1e-12)
+    for p, tp in zip(model.parameters(), tmodel.parameters()):
+        np.testing.assert_allclose(p.grad.data, tp.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_optimizer_takes_a_module_directly():
+    from minitorch.optim import SGD
+
+    model = MLP([2, 3, 1], rng=0)
+    assert SGD(model).params == list(model.parameters())
