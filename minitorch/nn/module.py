@@ -33,6 +33,8 @@ class Parameter(Variable):
         data: the initial value (an ndarray), or ``None`` for a weight whose shape is
             known only at the first call (lazy layers).
         name: an explicit label (kept as given).
+        requires_grad: ``False`` freezes the weight: backward computes no gradient for
+            it, so optimizers leave it alone.
 
     Raises:
         TypeError: if ``data`` is not an ndarray or ``None``.
@@ -44,8 +46,10 @@ class Parameter(Variable):
 
     __slots__ = ("auto_named",)
 
-    def __init__(self, data: np.ndarray | None, name: str | None = None) -> None:
-        super().__init__(data, name=name, requires_grad=True)
+    def __init__(
+        self, data: np.ndarray | None, name: str | None = None, requires_grad: bool = True
+    ) -> None:
+        super().__init__(data, name=name, requires_grad=requires_grad)
         self.auto_named = False
 
     def __repr__(self) -> str:
@@ -105,7 +109,7 @@ class Module:
             self._unregister(name)
             if isinstance(value, Parameter):
                 self._parameters[name] = value
-                if value.name is None or value.auto_named:
+                if value.name is None:  # a shared (tied) Parameter keeps its first name
                     value.name, value.auto_named = name, True
             elif isinstance(value, Module):
                 self._modules[name] = value

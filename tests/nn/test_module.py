@@ -63,6 +63,7 @@ def test_shared_parameter_is_listed_once_and_reassignment_unregisters():
     block = Block()
     block.alias = block.a
     assert [p for p in block.parameters()].count(block.a) == 1
+    assert block.a.name == "a"  # a tied Parameter keeps its first name
     block.a = "now a string"
     assert "a" not in dict(block.named_parameters())
     del block.z
@@ -263,3 +264,17 @@ def test_optimizer_takes_a_module_directly():
 
     model = MLP([2, 3, 1], rng=0)
     assert SGD(model).params == list(model.parameters())
+
+
+def test_frozen_parameter_gets_no_gradient_and_is_not_updated():
+    from minitorch.optim import SGD
+
+    layer = Linear(2, 1, rng=0, dtype=np.float64)
+    layer.W.requires_grad = False
+    frozen = layer.W.data.copy()
+    opt = SGD(layer, lr=0.1)
+    layer(np.ones((3, 2))).sum().backward()
+    opt.step()
+    assert layer.W.grad is None and layer.b.grad is not None
+    np.testing.assert_array_equal(layer.W.data, frozen)
+    assert not Parameter(np.ones(1), requires_grad=False).requires_grad
