@@ -1,0 +1,130 @@
+"""python -m viz: expressions drawn, derivatives of order N, everything else rejected."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from viz_helpers import requires_dot
+
+from viz.cli import ExpressionError, check_expression, evaluate, main, parse_var
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_expression_gradients_match_the_closed_form(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(
+        ["tanh(x) * y + x**2", "--var", "x=1.0", "--var", "y=2.0", "--grads"], capsys
+    )
+    assert status == 0
+    assert out.startswith("digraph minitorch {")
+    t = np.tanh(1.0)
+    assert f"value = {t * 2 + 1:.4f}" in err
+    assert f"x.grad = {2 * (1 - t**2) + 2:.4f}" in err
+    assert f"y.grad = {t:.4f}" in err
+    assert "grad: 0.7616" in out
+
+
+@requires_dot
+def test_writes_the_file_named_by_o(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "graph.svg"
+    status, out, _ = run(
+        ["tanh(x) * y + x**2", "--var", "x=1.0", "--var", "y=2.0", "--grads", "-o", str(target)],
+        capsys,
+    )
+    assert status == 0 and f"wrote {target}" in out
+    assert target.read_text(encoding="utf-8").startswith("<?xml")
+
+
+def test_order_two_draws_the_second_derivative_graph(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["tanh(x)", "--var", "x=0.5", "--order", "2"], capsys)
+    assert status == 0
+    t = np.tanh(0.5)
+    assert f"order-2 derivative = {-2 * t * (1 - t**2):.4f}" in err
+    assert 'fillcolor="#bcbddc"' in out  # Functions made by backward(create_graph=True)
+
+
+def test_order_beyond_a_polynomial_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(["x * 3", "--var", "x=2", "--order", "2"], capsys)
+    assert status == 2 and "zero everywhere" in err
+
+
+def test_array_variables_and_reductions(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(["sum(x * x, axis=0)", "--var", "x=1,2,3", "--grads"], capsys)
+    assert status == 0 and "value = 14.0" in err and "x.grad = [2. 4. 6.]" in err
+
+
+def test_stepper_page_is_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "steps.html"
+    status, _, _ = run(["exp(x) * x", "--var", "x=1", "--stepper", str(page)], capsys)
+    assert status == 0 and page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+REJECTED = [
+    ("__import__('os')", "unknown function '__import__'"),
+    ("__import__('os').system('touch pwned')", "attribute access"),
+    ("x.__class__", "attribute access"),
+    ("x.data", "attribute access"),
+    ("foo + x", "unknown name 'foo'"),
+    ("open('f')", "unknown function 'open'"),
+    ("(lambda: x)()", "lambda"),
+    ("x[0]", "subscripts"),
+    ("x.__dict__['a']", "subscripts"),
+    ("[x for x in y]", "'ListComp' expressions"),
+    ("'text' * x", "only numbers"),
+    ("x if x else x", "conditional"),
+    ("x < 2", "comparisons"),
+    ("x(1)", "is a variable, not a function"),
+    ("tanh", "is a function; call it"),
+    ("sum(x, axis=__import__('os'))", "must be a number"),
+    ("sin(*x)", "starred"),
+    ("exp(x, y=1)", "takes no keyword 'y'"),
+    ("x +", "cannot parse"),
+    ("(x := 2)", "assignment expressions"),
+    ("2 + 3", "uses no variable"),
+]
+
+
+@pytest.mark.parametrize("expression, message", REJECTED)
+def test_everything_outside_the_whitelist_is_rejected(expression: str, message: str) -> None:
+    x = parse_var("x=1.0")[1]
+    with pytest.raises(ExpressionError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        evaluate(check_expression(expression, ["x"]), {"x": x})
+
+
+def test_rejection_exits_with_status_2_and_runs_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(["__import__('os').system('touch pwned')", "--var", "x=1"], capsys)
+    assert status == 2 and out == "" and "attribute access" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text", ["__class__=1", "tanh=1", "1x=2", "x", "x=abc", "x=[1, 'a']"])
+def test_bad_var_options_are_rejected(text: str) -> None:
+    with pytest.raises(ExpressionError, match="--var"):
+        parse_var(text)
+
+
+def test_module_entry_point_runs_in_a_fresh_process() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "viz", "x * y", "--var", "x=2", "--var", "y=3", "--values"],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "<B>Mul</B>" in result.stdout and "data: 6.0" in result.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "viz", "x.__class__", "--var", "x=2"],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "attribute access" in bad.stderr

@@ -1,0 +1,5 @@
+"""``python -m viz EXPRESSION --var x=1.0 ...``: see :mod:`viz.cli`."""
+
+from viz.cli import main
+
+raise SystemExit(main())

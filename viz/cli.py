@@ -1,0 +1,354 @@
+"""``python -m viz``: draw the graph of an expression from the command line.
+
+    python -m viz "tanh(x) * y + x**2" --var x=1.0 --var y=2.0 --grads -o graph.svg
+    python -m viz "tanh(x)" --var x=0.5 --order 2 -o d2.svg   # graph of d²/dx² tanh
+
+The expression is parsed with :mod:`ast` and checked against a whitelist before anything
+is computed — numbers, the ``--var`` names, the operators ``+ - * / ** @`` and unary
+``-``, and calls of a fixed list of minitorch ops. Everything else (attribute access,
+subscripts, lambdas, comprehensions, strings, unknown names such as ``__import__``) is
+rejected with a clear error. The expression is never given to ``eval``: the checked tree
+is evaluated node by node with minitorch ops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import minitorch.ops as F
+from minitorch import Variable
+from viz.dot import to_dot
+from viz.draw import GraphvizNotFoundError, render
+from viz.labels import format_array
+
+#: Ops an expression may call, if minitorch provides them.
+FUNCTION_NAMES = (
+    "exp", "log", "sin", "cos", "tanh", "sqrt", "square", "abs", "sigmoid", "relu", "sum", "mean",
+)  # fmt: skip
+_KEYWORDS = {"sum": ("axis", "keepdims"), "mean": ("axis", "keepdims")}
+_BINARY: dict[type[ast.operator], str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
+    ast.MatMult: "matmul",
+}  # fmt: skip
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Expression, ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Constant, ast.Load,
+    ast.USub, ast.UAdd, ast.keyword, *_BINARY,
+)  # fmt: skip
+_FORBIDDEN = {
+    ast.Attribute: "attribute access (a.b)",
+    ast.Subscript: "indexing and subscripts (a[i])",
+    ast.Lambda: "lambda",
+    ast.Starred: "starred arguments (*a)",
+    ast.NamedExpr: "assignment expressions (:=)",
+    ast.IfExp: "conditional expressions",
+    ast.Compare: "comparisons",
+    ast.BoolOp: "and/or",
+}
+MAX_LENGTH = 500
+
+
+class ExpressionError(ValueError):
+    """The expression uses something outside the whitelist (or does not parse)."""
+
+
+def functions() -> dict[str, Callable[..., Variable]]:
+    """The whitelisted ops that this minitorch provides, by name."""
+    return {name: getattr(F, name) for name in FUNCTION_NAMES if hasattr(F, name)}
+
+
+def check_expression(text: str, variables: Sequence[str]) -> ast.Expression:
+    """Parse ``text`` and check every node against the whitelist.
+
+    Args:
+        text: the expression, e.g. ``"tanh(x) * y + x**2"``.
+        variables: the names the expression may use as values.
+
+    Returns:
+        The checked ``ast.Expression``.
+
+    Raises:
+        ExpressionError: naming the first construct that is not allowed.
+
+    Example:
+        >>> check_expression("__import__('os')", ["x"])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        viz.cli.ExpressionError: viz: unknown function '__import__' (col 1); allowed: ...
+    """
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"viz: expression longer than {MAX_LENGTH} characters")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"viz: cannot parse {text!r}: {exc.msg}") from None
+    known = functions()
+    nodes = list(ast.walk(tree))
+    for node in nodes:  # first the kinds of syntax, so `a.b(...)` reports the attribute
+        if not isinstance(node, _ALLOWED_NODES):
+            what = _FORBIDDEN.get(type(node), f"'{type(node).__name__}' expressions")
+            raise ExpressionError(f"viz: {what} not allowed{_where(node)}; {_allowed(known)}")
+    for node in nodes:
+        _check_node(node, known, variables)
+    return tree
+
+
+def _where(node: ast.AST) -> str:
+    return f" (col {getattr(node, 'col_offset', -1) + 1})"
+
+
+def _check_node(node: ast.AST, known: dict[str, Any], variables: Sequence[str]) -> None:
+    where = _where(node)
+    if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool):
+        raise ExpressionError(f"viz: only numbers are allowed as constants, got {node.value!r}")
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name):
+            raise ExpressionError(f"viz: only named functions can be called{where}")
+        if node.func.id in variables:
+            raise ExpressionError(f"viz: {node.func.id!r} is a variable, not a function{where}")
+        if node.func.id not in known:
+            raise ExpressionError(
+                f"viz: unknown function {node.func.id!r}{where}; {_allowed(known)}"
+            )
+        for keyword in node.keywords:
+            if keyword.arg not in _KEYWORDS.get(node.func.id, ()):
+                raise ExpressionError(f"viz: {node.func.id}() takes no keyword {keyword.arg!r}")
+            if not isinstance(keyword.value, ast.Constant):
+                raise ExpressionError(f"viz: keyword {keyword.arg!r} must be a number")
+    if isinstance(node, ast.Name) and node.id not in variables and node.id not in known:
+        names = ", ".join(variables) or "none"
+        raise ExpressionError(
+            f"viz: unknown name {node.id!r}{where}; variables: {names}; {_allowed(known)}"
+        )
+
+
+def _allowed(known: dict[str, Any]) -> str:
+    return f"allowed: numbers, variables, + - * / ** @, and {', '.join(known)}"
+
+
+def evaluate(tree: ast.Expression, variables: dict[str, Variable]) -> Variable:
+    """Compute a checked expression with minitorch ops (never ``eval``).
+
+    Raises:
+        ExpressionError: a name used in the wrong role (a variable called, a function
+            used as a value) or a result that is not a Variable (a bare number).
+    """
+    known = functions()
+    # Post-order evaluation with an explicit stack: (node, children done?).
+    stack: list[tuple[ast.AST, bool]] = [(tree.body, False)]
+    results: list[Any] = []
+    while stack:
+        node, ready = stack.pop()
+        children = _children(node)
+        if not ready and children:
+            stack.append((node, True))
+            stack += [(child, False) for child in reversed(children)]
+            continue
+        args = [results.pop() for _ in children][::-1]
+        results.append(_apply(node, args, variables, known))
+    (result,) = results
+    if not isinstance(result, Variable):
+        raise ExpressionError("viz: the expression uses no variable; pass one with --var")
+    return result
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.Call):
+        return list(node.args)
+    return []
+
+
+def _apply(
+    node: ast.AST, args: list[Any], variables: dict[str, Variable], known: dict[str, Any]
+) -> Any:
+    if isinstance(node, ast.Constant):
+        value = node.value
+        assert isinstance(value, (int, float, bool)), "checked by check_expression"
+        try:
+            return float(value)
+        except OverflowError:
+            raise ExpressionError("viz: a number in the expression is too large") from None
+    if isinstance(node, ast.Name):
+        if node.id in variables:
+            return variables[node.id]
+        raise ExpressionError(f"viz: {node.id} is a function; call it, e.g. {node.id}(x)")
+    if isinstance(node, ast.UnaryOp):
+        return -args[0] if isinstance(node.op, ast.USub) else args[0]
+    if isinstance(node, ast.BinOp):
+        op_name = _BINARY[type(node.op)]
+        if not hasattr(F, op_name):
+            raise ExpressionError(f"viz: this minitorch has no {op_name} op")
+        if not any(isinstance(a, Variable) for a in args):
+            return _numbers(op_name, args)
+        return getattr(F, op_name)(*args)
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    kwargs = {
+        str(kw.arg): kw.value.value for kw in node.keywords if isinstance(kw.value, ast.Constant)
+    }
+    return known[node.func.id](*args, **kwargs)
+
+
+def _numbers(op_name: str, args: list[float]) -> float:
+    """Arithmetic between two plain numbers (``2 ** 3`` inside an expression)."""
+    x0, x1 = (np.float64(a) for a in args)
+    with np.errstate(all="ignore"):
+        ops = {
+            "add": np.add,
+            "sub": np.subtract,
+            "mul": np.multiply,
+            "div": np.divide,
+            "pow": np.power,
+        }
+        if op_name not in ops:
+            raise ExpressionError(f"viz: {op_name} needs a variable operand")
+        return float(ops[op_name](x0, x1))
+
+
+def parse_var(text: str) -> tuple[str, Variable]:
+    """``"x=1.5"`` -> ``("x", Variable(1.5))``; ``x=1,2,3`` or ``x=[[1,2],[3,4]]`` give arrays.
+
+    Raises:
+        ExpressionError: for a bad name (not an identifier, a dunder, an op's name) or a
+            value that is not a number or a (nested) list of numbers.
+
+    Example:
+        >>> parse_var("w=1,2")
+        ('w', variable([1. 2.]))
+    """
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name.isidentifier() or name.startswith("__") or name in FUNCTION_NAMES:
+        raise ExpressionError(
+            f"viz: --var expects NAME=VALUE with a plain name (not a function name), got {text!r}"
+        )
+    try:
+        raw = json.loads(value) if value.strip().startswith("[") else None
+        if raw is None:
+            raw = [float(part) for part in value.split(",")] if "," in value else float(value)
+        data = np.asarray(raw, dtype=np.float64)
+    except (ValueError, TypeError):
+        raise ExpressionError(
+            f"viz: --var {name}: {value!r} is not a number or list of numbers"
+        ) from None
+    return name, Variable(data, name=name)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface (see the module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m viz",
+        description="Draw the autograd graph of an expression built with minitorch ops.",
+        epilog=f"functions: {', '.join(FUNCTION_NAMES)}",
+    )
+    parser.add_argument("expression", help='e.g. "tanh(x) * y + x**2"')
+    parser.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a variable: x=1.0, x=1,2,3 or x=[[1,2],[3,4]] (repeatable)",
+    )
+    parser.add_argument("--grads", action="store_true", help="run backward and show gradients")
+    parser.add_argument("--values", action="store_true", help="show the values in the nodes")
+    parser.add_argument(
+        "--order",
+        type=int,
+        default=0,
+        metavar="N",
+        help="draw the graph of the N-th derivative (create_graph=True)",
+    )
+    parser.add_argument("--wrt", metavar="NAME", help="variable for --order (default: the first)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="write .svg/.png/.pdf/.dot (default: DOT text on stdout)",
+    )
+    parser.add_argument("--legend", action="store_true", help="add a colour legend")
+    parser.add_argument("--rankdir", default="TB", choices=["TB", "BT", "LR", "RL"])
+    parser.add_argument(
+        "--stepper",
+        metavar="HTML",
+        help="also write the backward pass as a step-through HTML page",
+    )
+    return parser  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit status (0 ok, 2 for a rejected expression or option)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except (ExpressionError, GraphvizNotFoundError, ValueError, TypeError) as exc:
+        message = str(exc) if str(exc).startswith("viz") else f"viz: {exc}"
+        print(f"{message}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    variables = dict(parse_var(text) for text in args.var)
+    target = evaluate(check_expression(args.expression, list(variables)), variables)
+    info = sys.stderr if args.output is None else sys.stdout
+    print(f"value = {format_array(target.data)}", file=info)
+    if args.order < 0:
+        raise ExpressionError("viz: --order must be 0 or more")
+    if args.order:
+        target = _derivative(target, variables, args.wrt, args.order)
+        print(f"order-{args.order} derivative = {format_array(target.data)}", file=info)
+    if args.grads or args.stepper:
+        _backward(target, variables, args.stepper)
+        for name, var in variables.items():
+            grad = "none" if var.grad is None else format_array(var.grad.data)
+            print(f"{name}.grad = {grad}", file=info)
+    opts = dict(
+        show_values=args.values, show_grads=args.grads, legend=args.legend, rankdir=args.rankdir
+    )
+    if args.output is None:
+        sys.stdout.write(to_dot(target, **opts))
+    else:
+        print(f"wrote {render(target, args.output, **opts)}", file=info)
+    return 0
+
+
+def _derivative(
+    target: Variable, variables: dict[str, Variable], wrt: str | None, order: int
+) -> Variable:
+    if not variables:
+        raise ExpressionError("viz: --order needs a variable (--var x=...)")
+    name = wrt or next(iter(variables))
+    if name not in variables:
+        raise ExpressionError(f"viz: --wrt {name!r} is not one of the variables {list(variables)}")
+    x = variables[name]
+    for k in range(1, order + 1):
+        x.clear_grad()
+        target.backward(create_graph=True)
+        if x.grad is None:
+            raise ExpressionError(
+                f"viz: derivative {k} w.r.t. {name} is zero everywhere; nothing to draw"
+            )
+        target = x.grad
+    x.clear_grad()
+    return target
+
+
+def _backward(target: Variable, variables: dict[str, Variable], stepper: str | None) -> None:
+    for var in variables.values():
+        var.clear_grad()
+    if stepper is None:
+        target.backward()
+        return
+    from viz.stepper import BackwardStepper
+    from viz.trace import trace_backward
+
+    path = BackwardStepper(trace_backward(target)).save_html(stepper)
+    print(f"wrote {path}", file=sys.stderr)
