@@ -59,7 +59,10 @@ def block(module: ModuleType, name: str, obj: Any) -> str:
         page = obj.__name__.rsplit(".", 1)[-1]
         return f"### `{name}`\n\nThe package [`{obj.__name__}`]({page}.md).\n"
     path = f"{module.__name__}.{name}"
-    if is_shadowed(module, name) and hasattr(obj, "__qualname__"):
+    # Griffe reads the source: a name hidden by a submodule, or one that the package loads
+    # lazily through a module-level __getattr__, is documented where it is defined.
+    hidden = is_shadowed(module, name) or name not in vars(module)
+    if hidden and hasattr(obj, "__qualname__"):
         path = f"{obj.__module__}.{obj.__qualname__}"
     options = "" if callable(obj) else "\n    options:\n      show_if_no_docstring: true"
     return f"::: {path}{options}\n"
@@ -76,12 +79,14 @@ def reference(package: str) -> str:
     names = public_names(module)
     if not names:
         return f"!!! note\n    `{package}` has no public names yet.\n"
-    order = list(vars(module))
-    missing = [name for name in names if name not in order]
+    missing = [name for name in names if not hasattr(module, name)]
     if missing:
         raise ValueError(f"{package}.__all__ lists {missing}, which the package does not define")
+    # Import order (the order of the package's namespace); lazily loaded names last.
+    order = [name for name in vars(module) if name in names]
+    order += [name for name in names if name not in order]
     groups: dict[str, list[str]] = {}
-    for name in sorted(names, key=order.index):
+    for name in order:
         groups.setdefault(defined_in(module, getattr(module, name)), []).append(name)
     parts = []
     for where, members in groups.items():

@@ -213,10 +213,12 @@ def test_stepper_notebook_page_works_offline(browser: Any, server: str, site_dir
         pytest.skip("no rendered notebook embeds the backward stepper yet")
     errors, external, page = visit(browser, server, path, "notebook-stepper")
     slider = page.locator('input[type="range"]').first
+    slider.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "notebook-stepper-step0.png"))
     before = slider.input_value()
     page.get_by_role("button", name=re.compile("next", re.IGNORECASE)).first.click()
     assert slider.input_value() != before, "the stepper's next button did not move the slider"
-    page.screenshot(path=str(SCREENSHOTS / "notebook-stepper-after-next.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / "notebook-stepper-step1.png"))
     assert not errors, f"console errors on {path}: {errors}"
     assert not external, f"{path} requested outside localhost: {external}"
     page.context.close()
