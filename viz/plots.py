@@ -21,6 +21,8 @@ def _history_dict(history: Any) -> dict[str, list[float]]:
     items = history.items() if isinstance(history, Mapping) else vars(history).items()
     curves = {}
     for name, values in items:
+        if name == "steps":  # the x axis, not a curve
+            continue
         if isinstance(values, (Sequence, np.ndarray)) and not isinstance(values, str):
             array = np.asarray(values, dtype=float)
             if array.ndim == 1 and array.size > 0:
@@ -32,11 +34,13 @@ def plot_history(history: Any, *, title: str | None = None) -> Figure:
     """Plot loss and accuracy curves of a training run.
 
     Curves whose name contains ``acc`` go to a second panel on the right; every other
-    curve (``loss``, ``val_loss`` ...) to the left panel, against the epoch number.
+    curve (``loss``, ``val_loss`` ...) to the left panel, against the epoch number
+    (``history.steps`` when it has them, else 1, 2, ...). NaN entries (a metric logged only
+    every few epochs) are skipped, so sparse curves still join their points.
 
     Args:
-        history: a dict of lists (``{"loss": [...], "accuracy": [...]}``) or an object
-            whose attributes are such lists.
+        history: a dict of lists (``{"loss": [...], "accuracy": [...]}``), a
+            ``minitorch.History``, or an object whose attributes are such lists.
         title: an optional title over the figure.
 
     Returns:
@@ -67,12 +71,9 @@ def plot_history(history: Any, *, title: str | None = None) -> Figure:
     fig = Figure(figsize=(5 * len(panels), 3.5), layout="constrained")
     for ax, (panel, group) in zip(fig.subplots(1, len(panels), squeeze=False)[0], panels):
         for name, values in group.items():
-            ax.plot(
-                np.arange(1, len(values) + 1),
-                values,
-                marker="." if len(values) < 30 else None,
-                label=name,
-            )
+            x, y = _epochs(history, len(values)), np.asarray(values)
+            keep = np.isfinite(y)
+            ax.plot(x[keep], y[keep], marker="." if keep.sum() < 30 else None, label=name)
         ax.set_title(panel)
         ax.set_xlabel("epoch")
         ax.legend()
@@ -80,6 +81,13 @@ def plot_history(history: Any, *, title: str | None = None) -> Figure:
     if title:
         fig.suptitle(title)
     return fig
+
+
+def _epochs(history: Any, n: int) -> np.ndarray:
+    steps = getattr(history, "steps", None)
+    if isinstance(steps, (Sequence, np.ndarray)) and len(steps) == n:
+        return np.asarray(steps, dtype=float)
+    return np.arange(1, n + 1, dtype=float)
 
 
 def plot_decision_boundary(

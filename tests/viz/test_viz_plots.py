@@ -85,3 +85,26 @@ def test_plot_derivatives_draws_them() -> None:
         plot_derivatives(F.tanh, np.zeros((2, 2)), 1)
     with pytest.raises(ValueError, match="n must be"):
         derivatives(F.tanh, x, -1)
+
+
+def test_history_with_steps_and_sparse_metrics() -> None:
+    history = SimpleNamespace(
+        steps=[10, 20, 30], loss=[1.0, 0.6, 0.4], acc=[float("nan"), 0.5, 0.8]
+    )
+    loss_ax, acc_ax = plot_history(history).axes
+    np.testing.assert_array_equal(loss_ax.lines[0].get_xdata(), [10, 20, 30])
+    np.testing.assert_array_equal(acc_ax.lines[0].get_xdata(), [20, 30])
+    np.testing.assert_array_equal(acc_ax.lines[0].get_ydata(), [0.5, 0.8])
+    assert [line.get_label() for line in loss_ax.lines] == ["loss"]
+
+
+def test_minitorch_history_is_plotted() -> None:
+    minitorch = pytest.importorskip("minitorch")
+    if not hasattr(minitorch, "History"):
+        pytest.skip("minitorch.History is not available")
+    history = minitorch.History()
+    history.log(epoch=1, loss=0.9)
+    history.log(epoch=2, loss=0.5, accuracy=0.75)
+    loss_ax, acc_ax = plot_history(history).axes
+    np.testing.assert_array_equal(loss_ax.lines[0].get_ydata(), [0.9, 0.5])
+    np.testing.assert_array_equal(acc_ax.lines[0].get_xdata(), [2])
