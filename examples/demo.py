@@ -40,11 +40,11 @@ from tqdm import tqdm
 import minitorch
 import minitorch.ops as F
 import viz
-from minitorch import Variable, data, nn, optim
-from minitorch.history import History
+from minitorch import History, Variable, data, nn, optim
 
-DEFAULT_EPOCHS = {"digits": 20, "spiral": 300, "mnist": 3}
+DEFAULT_EPOCHS = {"digits": 20, "spiral": 100, "mnist": 3}
 DEFAULT_LR = {"digits": 0.01, "spiral": 0.03, "mnist": 0.002}
+CNN_LR = 0.003
 INSTALL_DOT = (
     "Graphviz's `dot` program is missing, so the graphs were written as DOT text. "
     "Install it to get SVGs (Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew "
@@ -81,7 +81,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "what autograd did.",
     )
     parser.add_argument(
-        "--epochs", type=int, default=None, help="default: 20 digits, 300 spiral, 3 mnist"
+        "--epochs", type=int, default=None, help="default: 20 digits, 100 spiral, 3 mnist"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of everything (default 0)")
     parser.add_argument("--out", type=Path, default=Path("build/demo"), help="output folder")
@@ -100,7 +100,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.epochs is None:
         args.epochs = DEFAULT_EPOCHS[args.dataset]
     if args.lr is None:
-        args.lr = DEFAULT_LR[args.dataset]
+        args.lr = CNN_LR if args.model == "cnn" else DEFAULT_LR[args.dataset]
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
     return args
@@ -152,7 +152,7 @@ def build_model(args: argparse.Namespace, task: Task) -> tuple[nn.Module, Callab
     n_features = int(np.prod(task.x_train.shape[1:]))
     if args.model == "mlp":
         hidden = 30 if task.name == "spiral" else 64
-        model = nn.MLP([n_features, hidden, task.n_classes], "relu", rng=args.seed)
+        model: nn.Module = nn.MLP([n_features, hidden, task.n_classes], "relu", rng=args.seed)
         return model, lambda x: x.reshape(len(x), -1)
     if task.image_shape is None:
         raise SystemExit("demo: --model cnn needs images; use --dataset digits or mnist")
@@ -161,7 +161,8 @@ def build_model(args: argparse.Namespace, task: Task) -> tuple[nn.Module, Callab
     except ImportError as exc:
         raise SystemExit(f"demo: --model cnn needs examples/models.py ({exc})") from exc
     height, width = task.image_shape
-    return CNN(), lambda x: x.reshape(len(x), 1, height, width)
+    model = CNN(n_classes=task.n_classes, rng=args.seed)
+    return model, lambda x: x.reshape(len(x), 1, height, width)
 
 
 def train(model: nn.Module, prepare: Callable, task: Task, args: argparse.Namespace) -> History:
@@ -176,7 +177,9 @@ def train(model: nn.Module, prepare: Callable, task: Task, args: argparse.Namesp
     history = History()
     for epoch in range(1, args.epochs + 1):
         desc = f"epoch {epoch:>{len(str(args.epochs))}}/{args.epochs}"
-        with tqdm(total=len(loader), desc=desc, disable=args.no_progress, unit="batch") as bar:
+        keep = args.epochs <= 30 or epoch == args.epochs  # long runs keep only the last bar
+        bar = tqdm(total=len(loader), desc=desc, disable=args.no_progress, leave=keep)
+        with bar:
             loss, acc = run_epoch(model, prepare, loader, optimizer, bar)
             test_acc = evaluate(model, prepare, task.x_test, task.t_test)[1]
             bar.set_postfix_str(f"loss {loss:.4f}, acc {acc:.1%}, test acc {test_acc:.1%}")
@@ -289,75 +292,84 @@ def tanh_second_derivative() -> Variable:
 
 
 def plot_predictions(task: Task, predicted: np.ndarray, path: Path) -> Path:
-    """``predictions.png``: 32 test images titled ``predicted (true)``, mistakes in red.
+    """``predictions.png``: 32 test images labelled ``predicted (true)``, mistakes in red.
 
     Up to 8 of the shown digits are mistakes (if the model made any), so the grid shows
-    both what the network gets right and where it goes wrong.
+    both what the network gets right and where it goes wrong. The digits are pasted into
+    one mosaic image (one Axes instead of 32 keeps the drawing fast).
     """
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
 
     assert task.image_shape is not None
+    height, width = task.image_shape
     wrong = np.flatnonzero(predicted != task.t_test)[:8]
     right = np.flatnonzero(predicted == task.t_test)[: 32 - len(wrong)]
     shown = np.sort(np.concatenate([wrong, right]))
-    fig, axes = plt.subplots(4, 8, figsize=(8, 4.6))
-    for ax in axes.flat:
-        ax.set_xticks([])
-        ax.set_yticks([])
-    for ax, i in zip(axes.flat, shown):
+    cell_h, cell_w = height * 3 // 2, width * 5 // 4  # room for the label above each digit
+    mosaic = np.zeros((4 * cell_h, 8 * cell_w), dtype=np.float32)
+    fig = Figure(figsize=(8, 4.8), layout="constrained")
+    ax = fig.subplots()
+    for k, i in enumerate(shown):
+        top, left = (k // 8) * cell_h + cell_h - height, (k % 8) * cell_w
+        mosaic[top : top + height, left : left + width] = task.x_test[i].reshape(height, width)
         mistake = bool(predicted[i] != task.t_test[i])
-        ax.imshow(task.x_test[i].reshape(task.image_shape), cmap="gray_r", vmin=0, vmax=1)
-        ax.set_title(
-            f"{predicted[i]} ({task.t_test[i]})", fontsize=9, color="red" if mistake else "black"
+        colour = "red" if mistake else "black"
+        ax.text(
+            left + width / 2,
+            top - 0.6,
+            f"{predicted[i]} ({task.t_test[i]})",
+            color=colour,
+            ha="center",
+            va="bottom",
+            fontsize=10,
         )
-        for spine in ax.spines.values():
-            spine.set_color("red" if mistake else "lightgray")
-            spine.set_linewidth(2.5 if mistake else 0.8)
-    fig.suptitle("predicted (true) labels of test digits; mistakes in red", fontsize=10)
-    fig.tight_layout()
+        if mistake:
+            ax.add_patch(
+                Rectangle(
+                    (left - 0.5, top - 0.5),
+                    width,
+                    height,
+                    fill=False,
+                    edgecolor="red",
+                    linewidth=2,
+                )
+            )
+    ax.imshow(mosaic, cmap="gray_r", vmin=0.0, vmax=1.0, interpolation="nearest")
+    ax.set_axis_off()
+    ax.set_title("predicted (true) labels of test digits; mistakes in red", fontsize=11)
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
 def plot_training(history: History, path: Path) -> Path:
-    """``training.png``: loss and accuracy per epoch."""
-    import matplotlib.pyplot as plt
-
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9, 3.5))
-    ax_loss.plot(history.steps, history["loss"])
-    ax_acc.plot(history.steps, history["accuracy"], label="train")
-    ax_acc.plot(history.steps, history["test_accuracy"], label="test")
-    ax_acc.legend()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    """``training.png``: loss and accuracies per epoch (``viz.plot_history``)."""
+    final = history.last("test_accuracy")
+    title = f"{len(history.steps)} epochs of Adam: final test accuracy {final:.1%}"
+    viz.plot_history(history, title=title).savefig(path, dpi=100)
     return path
 
 
 def plot_outcome(
     model: nn.Module, prepare: Callable, task: Task, predicted: np.ndarray, path: Path
 ) -> Path:
-    """``predictions.png``: labelled test images, or the decision regions of the spiral."""
+    """``predictions.png``: labelled test images, or the spiral's decision regions."""
     if task.image_shape is not None:
         return plot_predictions(task, predicted, path)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.scatter(task.x_test[:, 0], task.x_test[:, 1], c=predicted)
+    model.eval()
+    fig = viz.plot_decision_boundary(
+        lambda points: model(prepare(points.astype(np.float32))), task.x_test, task.t_test
+    )
+    fig.axes[0].set_title("spiral test points on the regions the MLP predicts")
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
 def plot_tanh(path: Path) -> Path:
-    """``tanh_derivatives.png``: tanh and its first derivatives."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    x = np.linspace(-4, 4, 200)
-    ax.plot(x, np.tanh(x))
+    """``tanh_derivatives.png``: tanh and its first four derivatives, all by backward."""
+    fig = viz.plot_derivatives(F.tanh, np.linspace(-5.0, 5.0, 201), 4, name="tanh")
+    fig.axes[0].set_title("tanh and 4 derivatives, each the backward of the previous one")
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
@@ -379,7 +391,11 @@ def draw_pictures(
         lambda: plot_outcome(model, prepare, task, predicted, out / "predictions.png"),
         lambda: plot_tanh(out / "tanh_derivatives.png"),
         lambda: write_graph(
-            tanh_second_derivative(), out / "tanh_grad_graph.svg", have_dot, legend=True
+            tanh_second_derivative(),
+            out / "tanh_grad_graph.svg",
+            have_dot,
+            legend=True,
+            show_values=True,
         ),
     ]
     for step in steps:
