@@ -18,6 +18,7 @@ import re
 import textwrap
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -98,3 +99,25 @@ def test_readme_links_the_docs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make docs" in readme
     assert "(docs/index.md)" in readme
+
+
+# The pictures on "Visualising graphs" and the commands that made them (the page shows them).
+PICTURES = {
+    "graph-grads.svg": ["tanh(x) * y + x**2", "--var", "x=1.0", "--var", "y=2.0", "--grads"],
+    "tanh-second-derivative.svg": ["tanh(x)", "--var", "x=1.0", "--order", "2"],
+}
+
+
+@pytest.mark.parametrize("picture", list(PICTURES))
+def test_pictures_show_what_the_cli_draws_now(picture: str, tmp_path: Path) -> None:
+    """Every node of the graph the command draws today is labelled in the committed SVG."""
+    cli = pytest.importorskip("viz.cli")
+    args = [*PICTURES[picture], "--legend", "-o", str(tmp_path / "graph.dot")]
+    page = (DOCS / "concepts" / "visualising-graphs.md").read_text(encoding="utf-8")
+    assert f"-o {picture}" in page, f"the page does not show the command for {picture}"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli.main(args) == 0
+    dot_names = set(re.findall(r"<B>([^<]+)</B>", (tmp_path / "graph.dot").read_text()))
+    svg = ElementTree.parse(DOCS / "assets" / picture)
+    svg_texts = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    assert dot_names and dot_names <= svg_texts, f"{picture} is out of date: regenerate it"
