@@ -61,7 +61,9 @@ class Module:
 
     Call ``super().__init__()`` first in ``__init__``; then every attribute set to a
     :class:`Parameter` or a Module is registered, in order. ``model(x)`` calls
-    ``forward(x)`` in this module's training mode (see the module docstring).
+    ``forward(x)`` with ``Config.train`` set to ``self.training and Config.train`` for
+    the duration of the call: after ``eval()`` dropout is the identity and batch norm
+    uses its running statistics; inside ``minitorch.test_mode()`` every module infers.
 
     Attributes:
         training: ``True`` after ``train()`` (the default), ``False`` after ``eval()``.
