@@ -53,10 +53,10 @@ browser: venv
 	fi
 
 lint: venv
-	$(VENV)/bin/ruff check minitorch viz tests benchmarks
+	$(VENV)/bin/ruff check minitorch viz tests benchmarks examples
 
 typecheck: venv
-	$(VENV)/bin/mypy minitorch viz
+	$(VENV)/bin/mypy minitorch viz examples
 
 pytest: venv graphviz browser
 	$(VENV)/bin/pytest -n 2 --dist loadfile tests
@@ -73,7 +73,7 @@ docs-serve: venv
 
 # Every docstring's Example: section runs as a doctest.
 doctest: venv
-	$(VENV)/bin/pytest -q --doctest-modules minitorch viz --ignore-glob='*/__main__.py'
+	$(VENV)/bin/pytest -q --doctest-modules minitorch viz examples --ignore-glob='*/__main__.py'
 
 # The long fuzzing run: many more random expression trees than `make test` tries.
 fuzz: venv

@@ -194,3 +194,35 @@ def test_module_entry_point_shows_its_options() -> None:
         "--no-progress",
     ):
         assert option in result.stdout
+
+
+def test_cnn_model_trains_on_images_and_its_graph_shows_the_convolutions(tmp_path: Path) -> None:
+    pytest.importorskip("examples.models")
+    write_tiny_mnist(tmp_path)
+    argv = ["--dataset", "mnist", "--data-dir", str(tmp_path), "--model", "cnn"]
+    args = demo.parse_args([*argv, "--epochs", "2", "--no-progress"])
+    task = demo.load_task(args)
+    model, prepare = demo.build_model(args, task)
+    assert prepare(task.x_test).shape == (20, 1, 28, 28)
+    with contextlib.redirect_stdout(io.StringIO()):
+        history = demo.train(model, prepare, task, args)
+    assert history["loss"][-1] < history["loss"][0]
+    dot = demo.draw_loss_graph(model, prepare, task, tmp_path, have_dot=False).read_text()
+    assert dot.count(">Conv2d<") == 2 and dot.count(">MaxPool2d<") == 2
+    assert "features.0.W" in dot and "classifier.2.W" in dot
+    assert "cluster" in dot
+
+
+def test_readme_shows_the_committed_demo_pictures() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.index("make demo") < readme.index("make test")  # the quick start comes first
+    pictures = re.findall(r"\]\((docs/images/[^)\s]+)\)", readme)
+    assert {Path(p).suffix for p in pictures} >= {".png", ".svg"}, pictures
+    for picture in pictures:
+        path = ROOT / picture
+        assert path.stat().st_size < 200_000, f"{picture} should be a small copy"
+        if path.suffix == ".svg":
+            assert ET.parse(path).getroot().tag == "{http://www.w3.org/2000/svg}svg"
+        else:
+            with Image.open(path) as image:
+                image.verify()
