@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -94,6 +95,14 @@ def reference(package: str) -> str:
         parts.append(f"## `{where}`\n\n{doc.splitlines()[0] if doc else ''}\n")
         parts += [block(module, name, getattr(module, name)) for name in members]
     return "\n".join(parts)
+
+
+def on_config(config: Any) -> Any:
+    """Import the packages from this checkout, whatever environment runs mkdocs."""
+    root = str(Path(config["config_file_path"]).resolve().parent)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return config
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
