@@ -28,6 +28,18 @@ def _check_reduction(op: str, reduction: str) -> None:
         raise ValueError(f"{op}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
 
+def _check_broadcast(op: str, x0: Operand, x1: Operand) -> None:
+    shape0, shape1 = np.shape(_data(x0)), np.shape(_data(x1))
+    try:
+        np.broadcast_shapes(shape0, shape1)
+    except ValueError:
+        raise ValueError(f"{op}: shapes {shape0} and {shape1} do not broadcast") from None
+
+
+def _data(x: Any) -> Any:
+    return x.data if isinstance(x, Variable) else x
+
+
 def _check_labels(x: np.ndarray, t: np.ndarray, ignore_index: int | None) -> None:
     op = "softmax_cross_entropy"
     if x.ndim != 2:
@@ -176,6 +188,7 @@ def mean_squared_error(x0: Operand, x1: Operand) -> Variable:
         >>> mean_squared_error(Variable(np.array([1.0, 3.0])), np.array([0.0, 0.0]))
         variable(5.0)
     """
+    _check_broadcast("mean_squared_error", x0, x1)
     return mean(square(sub(x0, x1)))
 
 
@@ -206,6 +219,7 @@ def binary_cross_entropy(x: Operand, t: Operand, reduction: str = "mean") -> Var
         variable(0.0)
     """
     _check_reduction("binary_cross_entropy", reduction)
+    _check_broadcast("binary_cross_entropy", x, t)
     losses = sub(softplus(x), mul(x, t))
     if reduction == "none":
         return losses

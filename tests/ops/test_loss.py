@@ -238,3 +238,9 @@ def test_accuracy_is_a_float_and_builds_no_graph():
 def test_accuracy_rejects_mismatched_shapes():
     with pytest.raises(ValueError, match=r"accuracy: scores must be \(N, C\)"):
         F.accuracy(np.zeros((3, 2)), np.zeros(2, int))
+
+
+@pytest.mark.parametrize("op", [F.mean_squared_error, F.binary_cross_entropy])
+def test_losses_name_themselves_and_both_shapes_when_shapes_do_not_broadcast(op):
+    with pytest.raises(ValueError, match=rf"{op.__name__}: shapes \(2, 3\) and \(4,\)"):
+        op(Variable(np.zeros((2, 3))), np.zeros(4))
