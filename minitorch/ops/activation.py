@@ -1,5 +1,6 @@
-"""Activations: sigmoid, relu, leaky_relu, softplus, clip, maximum, minimum, softmax,
-log_softmax.
+"""Activations.
+
+sigmoid, relu, leaky_relu, softplus, clip, maximum, minimum, softmax and log_softmax.
 
 Two recurring themes: *stability* (never evaluate ``exp`` of a large positive number:
 sigmoid branches on the sign, softmax subtracts the max) and *kinks* (relu, clip,

@@ -82,12 +82,12 @@ class GetItemGrad(Function):
 
 
 def get_item(x: Operand, index: Any) -> Variable:
-    """Index ``x`` like an ndarray (``x[index]``): slices, ints, integer and boolean arrays,
-    ``None`` and ``...``, alone or in a tuple.
+    """Index ``x`` like an ndarray: ``get_item(x, index)`` is ``x[index]``.
 
-    The gradient scatters ``gy`` back to the picked positions; an element picked several
-    times by an integer array receives the sum of the gradients of its copies (as
-    ``np.add.at``).
+    Any NumPy index works: ints, slices, integer and boolean arrays, ``None`` and
+    ``...``, alone or in a tuple. The gradient scatters ``gy`` back to the picked
+    positions; an element picked several times by an integer array receives the sum of
+    the gradients of its copies (as ``np.add.at``).
 
     Shapes:
         as NumPy's indexing of ``x``; the gradient has ``x``'s shape.

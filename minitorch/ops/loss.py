@@ -1,5 +1,7 @@
-"""Losses and training-time ops: softmax_cross_entropy, mean_squared_error,
-binary_cross_entropy (with logits), dropout and accuracy.
+"""Losses and training-time ops.
+
+softmax_cross_entropy, mean_squared_error, binary_cross_entropy (with logits), dropout
+and accuracy.
 
 Losses follow PyTorch's conventions: ``reduction="mean"`` averages over the batch (over
 all elements for ``mean_squared_error``), labels are integer class indices.
@@ -121,8 +123,9 @@ def softmax_cross_entropy(
     ignore_index: int | None = None,
     reduction: str = "mean",
 ) -> Variable:
-    """Cross-entropy of ``softmax(logits)`` against integer labels (PyTorch's
-    ``cross_entropy``), fused and stable.
+    """Cross-entropy of ``softmax(logits)`` against integer labels, fused and stable.
+
+    The same loss as PyTorch's ``cross_entropy``.
 
     ``loss_i = logsumexp(logits_i) - logits_i[t_i]``; the max-shift makes logits of
     ``±1000`` give a finite loss and the exact gradient ``(softmax - onehot) / N``.
@@ -230,11 +233,12 @@ binary_cross_entropy_with_logits = binary_cross_entropy
 
 
 def dropout(x: Operand, p: float = 0.5) -> Variable:
-    """Inverted dropout: zero each element with probability ``p``, scale the rest by
-    ``1 / (1 - p)``; the identity when ``Config.train`` is off.
+    """Inverted dropout; the identity when ``Config.train`` is off.
 
-    Scaling at training time keeps the expected value unchanged, so evaluation needs no
-    rescaling. The mask comes from minitorch's generator (``minitorch.manual_seed``).
+    Each element is zeroed with probability ``p`` and the rest are scaled by
+    ``1 / (1 - p)``: scaling at training time keeps the expected value unchanged, so
+    evaluation needs no rescaling. The mask comes from minitorch's own generator
+    (seeded by ``minitorch.manual_seed``).
 
     Shapes:
         any -> the same shape and dtype.

@@ -338,8 +338,7 @@ class Concatenate(Function):
 
 
 class Split(Function):
-    """ys = x cut along ``axis`` at ``bounds``;  gx = the gys concatenated (Concatenate's
-    adjoint)."""
+    """ys = x cut along ``axis`` at ``bounds``;  gx = the gys concatenated."""
 
     def __init__(self, bounds: tuple[int, ...], axis: int) -> None:
         self.bounds = bounds
