@@ -144,10 +144,14 @@ def load_task(args: argparse.Namespace) -> Task:
 
     Raises:
         SystemExit: for ``--dataset mnist`` when an IDX file is missing or corrupt, with
-            the reader's message naming the file and where to put it.
+            the reader's message naming the file and where to put it; for ``digits``
+            without scikit-learn, saying how to install it.
     """
     if args.dataset == "digits":
-        splits: list[data.Dataset] = [data.Digits(train=flag) for flag in (True, False)]
+        try:
+            splits: list[data.Dataset] = [data.Digits(train=flag) for flag in (True, False)]
+        except ImportError as exc:  # scikit-learn ships the digits
+            raise SystemExit(f"demo: {exc}") from exc
         image_shape: tuple[int, int] | None = (8, 8)
     elif args.dataset == "spiral":
         splits = [data.Spiral(train=flag) for flag in (True, False)]
@@ -159,7 +163,8 @@ def load_task(args: argparse.Namespace) -> Task:
             raise SystemExit(
                 f"demo: --dataset mnist cannot read {args.data_dir}:\n  {exc}"
             ) from exc
-        image_shape = (28, 28)
+        assert splits[0].data is not None
+        image_shape = (splits[0].data.shape[-2], splits[0].data.shape[-1])  # 28x28 for MNIST
     (x_train, t_train), (x_test, t_test) = [_arrays(ds, args.dataset) for ds in splits]
     n_classes = int(max(t_train.max(), t_test.max())) + 1
     return Task(args.dataset, x_train, t_train, x_test, t_test, n_classes, image_shape)
@@ -231,7 +236,9 @@ def train(model: nn.Module, prepare: Callable, task: Task, args: argparse.Namesp
     for epoch in range(1, args.epochs + 1):
         desc = f"epoch {epoch:>{len(str(args.epochs))}}/{args.epochs}"
         keep = args.epochs <= 30 or epoch == args.epochs  # long runs keep only the last bar
-        bar = tqdm(total=len(loader), desc=desc, disable=args.no_progress, leave=keep)
+        bar = tqdm(
+            total=len(loader), desc=desc, unit="batch", disable=args.no_progress, leave=keep
+        )
         with bar:
             loss, acc = run_epoch(model, prepare, loader, optimizer, bar)
             test_acc = evaluate(model, prepare, task.x_test, task.t_test)[1]

@@ -142,13 +142,13 @@ def idx(array: np.ndarray) -> bytes:
     return header + array.astype(np.uint8).tobytes()
 
 
-def write_tiny_mnist(root: Path, n_train: int = 60, n_test: int = 20) -> None:
-    """Digits drawn as a bright row at height 2*label: learnable, in the real format."""
+def write_tiny_mnist(root: Path, n_train: int = 60, n_test: int = 20, size: int = 28) -> None:
+    """Digits drawn as a bright row at height label + 2: learnable, in the real format."""
     rng = np.random.default_rng(0)
     for prefix, n in (("train", n_train), ("t10k", n_test)):
         labels = np.arange(n) % 10
-        images = rng.integers(0, 40, (n, 28, 28))
-        images[np.arange(n), 4 + 2 * labels, 4:24] = 255
+        images = rng.integers(0, 40, (n, size, size))
+        images[np.arange(n), 2 + labels, 2 : size - 2] = 255
         (root / f"{prefix}-images-idx3-ubyte").write_bytes(idx(images))
         (root / f"{prefix}-labels-idx1-ubyte").write_bytes(idx(labels))
 
@@ -198,12 +198,12 @@ def test_module_entry_point_shows_its_options() -> None:
 
 def test_cnn_model_trains_on_images_and_its_graph_shows_the_convolutions(tmp_path: Path) -> None:
     pytest.importorskip("examples.models")
-    write_tiny_mnist(tmp_path)
+    write_tiny_mnist(tmp_path, size=12)  # small images keep the convolutions quick
     argv = ["--dataset", "mnist", "--data-dir", str(tmp_path), "--model", "cnn"]
     args = demo.parse_args([*argv, "--epochs", "2", "--no-progress"])
     task = demo.load_task(args)
     model, prepare = demo.build_model(args, task)
-    assert prepare(task.x_test).shape == (20, 1, 28, 28)
+    assert prepare(task.x_test).shape == (20, 1, 12, 12)
     with contextlib.redirect_stdout(io.StringIO()):
         history = demo.train(model, prepare, task, args)
     assert history["loss"][-1] < history["loss"][0]
@@ -226,3 +226,12 @@ def test_readme_shows_the_committed_demo_pictures() -> None:
         else:
             with Image.open(path) as image:
                 image.verify()
+
+
+def test_digits_without_scikit_learn_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)  # makes the import fail
+    with pytest.raises(SystemExit) as excinfo:
+        run_demo("--out", str(tmp_path))
+    assert "pip install scikit-learn" in str(excinfo.value)
