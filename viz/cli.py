@@ -18,6 +18,7 @@ import ast
 import json
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ import numpy as np
 import minitorch.ops as F
 from minitorch import Variable
 from viz.dot import to_dot
-from viz.draw import GraphvizNotFoundError, render
+from viz.draw import FORMATS, GraphvizNotFoundError, render
 from viz.labels import format_array
 
 #: Ops an expression may call, if minitorch provides them.
@@ -59,7 +60,12 @@ class ExpressionError(ValueError):
 
 
 def functions() -> dict[str, Callable[..., Variable]]:
-    """The whitelisted ops that this minitorch provides, by name."""
+    """The whitelisted ops that this minitorch provides, by name.
+
+    Example:
+        >>> "tanh" in functions() and "eval" not in functions()
+        True
+    """
     return {name: getattr(F, name) for name in FUNCTION_NAMES if hasattr(F, name)}
 
 
@@ -135,9 +141,24 @@ def _allowed(known: dict[str, Any]) -> str:
 def evaluate(tree: ast.Expression, variables: dict[str, Variable]) -> Variable:
     """Compute a checked expression with minitorch ops (never ``eval``).
 
+    The tree is walked in post-order with an explicit stack; each node becomes one
+    minitorch op call (``a * b`` -> ``ops.mul``), so the result carries the full graph.
+
+    Args:
+        tree: the result of :func:`check_expression`.
+        variables: name -> Variable for every name the expression uses as a value.
+
+    Returns:
+        The Variable the expression computes.
+
     Raises:
         ExpressionError: a name used in the wrong role (a variable called, a function
             used as a value) or a result that is not a Variable (a bare number).
+
+    Example:
+        >>> x = parse_var("x=2")[1]
+        >>> evaluate(check_expression("x * x + 1", ["x"]), {"x": x})
+        variable(5.0)
     """
     known = functions()
     # Post-order evaluation with an explicit stack: (node, children done?).
@@ -244,7 +265,12 @@ def parse_var(text: str) -> tuple[str, Variable]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line interface (see the module docstring)."""
+    """The command-line interface (see the module docstring).
+
+    Example:
+        >>> build_parser().parse_args(["x", "--var", "x=1", "--order", "2"]).order
+        2
+    """
     parser = argparse.ArgumentParser(
         prog="python -m viz",
         description="Draw the autograd graph of an expression built with minitorch ops.",
@@ -285,7 +311,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the exit status (0 ok, 2 for a rejected expression or option)."""
+    """Run the CLI; return the exit status (0 ok, 2 for a rejected expression or option).
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 on success; 2 after printing the error for a rejected expression, a bad
+        ``--var``, an unknown output suffix or a missing ``dot`` program.
+
+    Example:
+        >>> main(["x * 2", "--var", "x=1", "-o", "graph.jpeg"])
+        2
+    """
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
@@ -296,6 +334,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.output is not None and Path(args.output).suffix.lower() not in FORMATS:
+        raise ValueError(f"viz: -o {args.output}: the suffix must be one of {', '.join(FORMATS)}")
     variables = dict(parse_var(text) for text in args.var)
     target = evaluate(check_expression(args.expression, list(variables)), variables)
     info = sys.stderr if args.output is None else sys.stdout

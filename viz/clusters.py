@@ -19,12 +19,27 @@ from viz.labels import escape
 
 
 def module_of(param_name: str) -> str:
-    """The module path of a dotted parameter name (``""`` for the root module)."""
+    """The module path of a dotted parameter name (``""`` for the root module).
+
+    Example:
+        >>> module_of("layers.0.W"), module_of("W")
+        ('layers.0', '')
+    """
     return param_name.rpartition(".")[0]
 
 
 def assign_modules(graph: Graph) -> dict[str, str]:
-    """Node id -> module path for the nodes that belong to a module (rules 1-4)."""
+    """Node id -> module path for the nodes that belong to a module (rules 1-4).
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> from viz.graph import walk
+        >>> W = Variable(np.ones(2))
+        >>> y = (Variable(np.ones(2)) * W).sum()
+        >>> assign_modules(walk([y], param_names={id(W): "fc.W"}))
+        {'v4': 'fc', 'f2': 'fc'}
+    """
     member = {vn.id: module_of(vn.param_name) for vn in graph.variables if vn.param_name}
     producer: dict[str, str] = {}
     readers: dict[str, list[str]] = {}
@@ -63,6 +78,20 @@ def cluster_lines(graph: Graph, node_lines: dict[str, str], root_name: str) -> l
         graph: the walked graph.
         node_lines: node id -> its DOT node statement (without indentation).
         root_name: the label for parameters of the root module itself (its class name).
+
+    Returns:
+        Indented DOT lines: the nodes outside any module, then one (nested) ``subgraph
+        cluster_mN`` block per module, numbered in order of first appearance.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> from viz.graph import walk
+        >>> W = Variable(np.ones(2))
+        >>> graph = walk([W.sum()], param_names={id(W): "fc.W"})
+        >>> lines = cluster_lines(graph, {"v1": "v1", "v2": "v2", "f1": "f1"}, "Net")
+        >>> [line.strip() for line in lines][:3]
+        ['v1', 'subgraph cluster_m1 {', 'label=<fc> style=rounded color="#6baed6"']
     """
     member = assign_modules(graph)
     paths: list[str] = []

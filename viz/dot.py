@@ -119,7 +119,21 @@ def to_dot(
 
 
 def make_options(kwargs: dict[str, Any]) -> DotOptions:
-    """Validate to_dot-style keyword arguments and return :class:`DotOptions`."""
+    """Validate to_dot-style keyword arguments and return :class:`DotOptions`.
+
+    Args:
+        kwargs: the keyword arguments of :func:`to_dot` (missing ones take defaults).
+
+    Returns:
+        The frozen options.
+
+    Raises:
+        ValueError: for an unknown ``rankdir`` or ``group_modules`` without ``module``.
+
+    Example:
+        >>> make_options({"rankdir": "LR", "show_values": True}).rankdir
+        'LR'
+    """
     rankdir = kwargs.get("rankdir", "TB")
     if rankdir not in style.RANKDIRS:
         raise ValueError(f"viz: rankdir must be one of {style.RANKDIRS}, got {rankdir!r}")
@@ -140,7 +154,23 @@ def make_options(kwargs: dict[str, Any]) -> DotOptions:
 
 
 def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) -> str:
-    """Turn a walked :class:`Graph` into DOT text (used by to_dot and the stepper)."""
+    """Turn a walked :class:`Graph` into DOT text (used by to_dot and the stepper).
+
+    Args:
+        graph: the result of :func:`viz.graph.walk`.
+        opts: what to show (:class:`DotOptions`).
+        overlay: per-node/edge extras and a caption (the stepper's highlights).
+
+    Returns:
+        The DOT text: header lines, nodes (or module clusters), edges, extras, ``}``.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> graph = walk([Variable(np.array(1.0), name="x").exp()])
+        >>> write_dot(graph, DotOptions(show_shapes=False)).splitlines()[-2].strip()
+        'f1 -> v1'
+    """
     overlay = overlay or Overlay()
     lines = ["digraph minitorch {", _graph_line(opts, overlay)]
     lines.append(f"\tnode [{style.NODE_ATTRS}]")
@@ -178,7 +208,7 @@ def _var_line(vn: VarNode, opts: DotOptions, overlay: Overlay, backward_ran: boo
     if opts.show_shapes:
         rows.append(escape(format_shape(var.data)))
     if opts.show_values:
-        rows.append("data: " + escape(format_array(var.data)))
+        rows.append("data: " + escape(format_array(var.data), 200))
     if opts.show_grads or vn.id in overlay.grads:
         rows.append(escape(overlay.grads.get(vn.id) or _grad_text(vn, backward_ran), 400))
     if opts.verbose:

@@ -38,9 +38,24 @@ class GraphvizNotFoundError(RuntimeError):
 def pipe_dot(source: str, fmt: str) -> bytes:
     """Run ``dot -T<fmt>`` on ``source`` and return the bytes it writes.
 
+    Args:
+        source: DOT text.
+        fmt: a Graphviz output format (``svg``, ``png``, ``pdf`` ...).
+
+    Returns:
+        The rendered bytes.
+
     Raises:
         GraphvizNotFoundError: if the ``dot`` program cannot be found.
         RuntimeError: if ``dot`` fails (its error message is included).
+
+    Example:
+        >>> try:
+        ...     svg = pipe_dot("digraph { a -> b }", "svg")
+        ... except GraphvizNotFoundError:  # without dot, pretend
+        ...     svg = b"<?xml version="
+        >>> svg.startswith(b"<?xml")
+        True
     """
     try:
         return graphviz.pipe("dot", fmt, source.encode("utf-8"))
@@ -64,6 +79,15 @@ class GraphView(graphviz.Digraph):
     Args:
         source: DOT text as written by :func:`viz.to_dot`.
         summary: a short description used by ``repr``.
+
+    Raises:
+        ValueError: if ``source`` is not DOT text written by :func:`viz.to_dot`.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> GraphView(to_dot(Variable(np.array(1.0))), "1 node")
+        <viz.GraphView 1 node>
     """
 
     def __init__(self, source: str, summary: str = "") -> None:
@@ -162,7 +186,20 @@ def render(
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then ``os.replace`` it."""
+    """Write ``data`` to a temporary file beside ``path``, then ``os.replace`` it.
+
+    A reader never sees half a file, and a failure leaves ``path`` as it was. The file
+    gets the usual permissions (``0o666`` minus the umask).
+
+    Raises:
+        FileNotFoundError: if the folder of ``path`` does not exist.
+
+    Example:
+        >>> import tempfile
+        >>> target = Path(tempfile.mkdtemp()) / "x.txt"
+        >>> write_atomic(target, b"hello"); target.read_bytes()
+        b'hello'
+    """
     if not path.parent.is_dir():
         raise FileNotFoundError(f"viz: the folder {str(path.parent)!r} does not exist")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -103,6 +103,7 @@ class BackwardStepper:
         self.options = DotOptions(
             show_values=show_values, show_shapes=show_shapes, rankdir=rankdir
         )
+        self._frames: list[str] | None = None
         digest = hashlib.sha1("".join(self.frames()).encode("utf-8")).hexdigest()[:10]
         self.element_id = f"minitorch-stepper-{digest}-{next(_serial)}"
         self._html: str | None = None
@@ -120,11 +121,12 @@ class BackwardStepper:
 
     def frames(self) -> list[str]:
         """The DOT text of every frame (``len(trace) + 2`` of them)."""
-        captions = self.captions()
-        return [
-            write_dot(self.trace.graph, self.options, self._overlay(k, caption))
-            for k, caption in enumerate(captions)
-        ]
+        if self._frames is None:
+            self._frames = [
+                write_dot(self.trace.graph, self.options, self._overlay(k, caption))
+                for k, caption in enumerate(self.captions())
+            ]
+        return list(self._frames)
 
     def _overlay(self, k: int, caption: str) -> Overlay:
         trace, graph = self.trace, self.trace.graph

@@ -36,6 +36,14 @@ class Accumulation:
         before: the gradient collected so far.
         added: the new contribution.
         total: ``before + added``.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> x = Variable(np.array(3.0), name="x")
+        >>> (acc,) = trace_backward(x * x)[0].accumulations  # x used twice
+        >>> float(acc.before), float(acc.added), float(acc.total)
+        (3.0, 3.0, 6.0)
     """
 
     node_id: str
@@ -58,6 +66,14 @@ class BackwardStep:
         input_ids: node id of each input (``None`` for hidden constants).
         output_ids: node id of each output (``None`` if that output is not drawn).
         accumulations: the fan-ins this step caused.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> x = Variable(np.array(2.0), name="x")
+        >>> step = trace_backward(x.exp())[0]
+        >>> step.name, step.node_id, step.input_ids, round(float(step.grads_out[0]), 4)
+        ('Exp', 'f1', ('v2',), 7.3891)
     """
 
     index: int
@@ -86,6 +102,17 @@ class BackwardTrace:
         seed: the starting gradient ``ones_like(output)``.
         leaf_grads: node id -> the leaf's ``grad`` after the pass (copied from the
             engine's result, ``x.grad.data``).
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> x = Variable(np.array(2.0), name="x")
+        >>> trace = trace_backward(x * 3.0)
+        >>> trace, print(trace)
+        step 1/1: Mul.backward; received gy = 1.0; sends x gets 3.0
+        (<viz.BackwardTrace 1 steps>, None)
+        >>> {k: float(v) for k, v in trace.grads_after(1).items()}
+        {'v1': 1.0, 'v2': 3.0}
     """
 
     output: Variable
@@ -93,6 +120,7 @@ class BackwardTrace:
     steps: list[BackwardStep] = field(default_factory=list)
     seed: np.ndarray | None = None
     leaf_grads: dict[str, np.ndarray] = field(default_factory=dict)
+    _names: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -120,10 +148,29 @@ class BackwardTrace:
 
     def name_of(self, node_id: str | None) -> str:
         """The name a Variable node is drawn with (its ``name``, else its node id)."""
-        for vn in self.graph.variables:
-            if vn.id == node_id:
-                return vn.param_name or (str(vn.var.name) if vn.var.name is not None else vn.id)
-        return "?"
+        if self._names is None:
+            self._names = {
+                vn.id: vn.param_name or (str(vn.var.name) if vn.var.name is not None else vn.id)
+                for vn in self.graph.variables
+            }
+        return self._names.get(node_id or "", "?")
+
+    def frames(self, **options: Any) -> list[str]:
+        """The DOT text of each frame of the step-through view (see BackwardStepper).
+
+        Args:
+            **options: ``show_values``, ``show_shapes``, ``rankdir`` as for the stepper.
+
+        Example:
+            >>> import numpy as np
+            >>> from minitorch import Variable
+            >>> trace = trace_backward(Variable(np.array(1.0)).exp())
+            >>> len(trace.frames())  # the seed, one step, the result
+            3
+        """
+        from viz.stepper import BackwardStepper  # the stepper builds on this module
+
+        return BackwardStepper(self, **options).frames()
 
     def describe(self, k: int) -> str:
         """One line of text saying what step ``k`` (from 0) did."""
