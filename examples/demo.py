@@ -26,31 +26,23 @@ numbers and draw the same pictures.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
 import minitorch
 import minitorch.ops as F
-import viz
-from minitorch import History, Variable, data, nn, optim
+from examples.demo_pictures import INSTALL_DOT, dot_available, draw_pictures
+from minitorch import History, data, nn, optim
 
 DEFAULT_EPOCHS = {"digits": 20, "spiral": 100, "mnist": 3}
 DEFAULT_LR = {"digits": 0.01, "spiral": 0.03, "mnist": 0.002}
 CNN_LR = 0.003
-INSTALL_DOT = (
-    "Graphviz's `dot` program is missing, so the graphs were written as DOT text. "
-    "Install it to get SVGs (Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew "
-    "install graphviz; conda: conda install -c conda-forge graphviz) and run the demo again, "
-    "or paste a .dot file into any online Graphviz viewer."
-)
 
 
 @dataclass
@@ -293,235 +285,6 @@ def evaluate(
         logits = model(prepare(x))
     predicted = logits.data.argmax(axis=1)
     return predicted, float((predicted == t).mean())
-
-
-def dot_available() -> bool:
-    """Whether Graphviz's ``dot`` program runs (the Python ``graphviz`` package alone cannot).
-
-    Returns:
-        ``True`` if ``dot`` is on ``PATH`` and answers ``dot -V``.
-
-    Example:
-        >>> isinstance(dot_available(), bool)
-        True
-    """
-    if shutil.which("dot") is None:
-        return False
-    try:
-        import graphviz
-
-        graphviz.version()
-    except Exception:  # graphviz.ExecutableNotFound, a broken install, ...
-        return False
-    return True
-
-
-def write_graph(output: Variable, path: Path, have_dot: bool, **opts: Any) -> Path:
-    """Render ``output``'s graph to ``path`` (SVG), or its DOT text beside it without ``dot``.
-
-    Args:
-        output: the Variable whose graph is drawn.
-        path: the ``.svg`` file to write.
-        have_dot: whether Graphviz's ``dot`` runs (:func:`dot_available`); if not, the
-            DOT source goes to ``path`` with the suffix ``.dot``.
-        **opts: keyword arguments of ``viz.to_dot`` (``module``, ``legend``, ...).
-
-    Returns:
-        The path written.
-
-    Raises:
-        FileNotFoundError: if the folder of ``path`` does not exist.
-
-    Example:
-        >>> import tempfile
-        >>> x = Variable(np.array(0.5), name="x")
-        >>> folder = Path(tempfile.mkdtemp())
-        >>> write_graph(F.tanh(x), folder / "g.svg", have_dot=False).name
-        'g.dot'
-    """
-    return viz.render(output, path if have_dot else path.with_suffix(".dot"), **opts)
-
-
-def batch_loss(model: nn.Module, prepare: Callable, x: np.ndarray, t: np.ndarray) -> Variable:
-    """The mean cross-entropy of one batch, with the input and the loss named for drawing.
-
-    Shapes:
-        ``x`` ``(B, ...)``, ``t`` ``(B,)`` -> a 0-d Variable.
-    """
-    model.train()
-    inputs = Variable(prepare(x), name="x", requires_grad=False)
-    loss = F.softmax_cross_entropy(model(inputs), t)
-    loss.name = "loss"
-    return loss
-
-
-def draw_loss_graph(
-    model: nn.Module, prepare: Callable, task: Task, out: Path, have_dot: bool
-) -> Path:
-    """``loss_graph.svg``: the graph of a 32-sample loss, parameters named and grouped by layer.
-
-    Returns:
-        The path written (``loss_graph.dot`` when ``have_dot`` is False).
-    """
-    loss = batch_loss(model, prepare, task.x_test[:32], task.t_test[:32])
-    opts = {"module": model, "group_modules": True, "legend": True}
-    return write_graph(loss, out / "loss_graph.svg", have_dot, **opts)
-
-
-def save_backward_stepper(model: nn.Module, prepare: Callable, task: Task, out: Path) -> Path:
-    """``backward.html``: the backward pass of a 4-sample batch, step by step.
-
-    A small batch keeps the embedded values, and so the page, small. The gradients this
-    backward adds to the parameters are cleared again afterwards.
-    """
-    loss = batch_loss(model, prepare, task.x_test[:4], task.t_test[:4])
-    model.zero_grad()
-    stepper = viz.BackwardStepper(viz.trace_backward(loss))
-    model.zero_grad()
-    path = out / "backward.html"
-    stepper.save_html(path)
-    return path
-
-
-def tanh_second_derivative() -> Variable:
-    """d²tanh/dx² at x = 1 by two ``backward(create_graph=True)`` passes, as a Variable.
-
-    The result keeps the graph that the first backward built, so drawing it shows which
-    nodes backward created (``Function.created_in_backward``).
-
-    Returns:
-        A 0-d float64 Variable named ``d2y/dx2``: ``-2 tanh(1) (1 - tanh(1)^2)``.
-
-    Example:
-        >>> round(float(tanh_second_derivative().data), 6)
-        -0.6397
-
-    References:
-        K. Saitoh, *Deep Learning from Scratch 3* (DeZero), steps 33-36.
-    """
-    x = Variable(np.array(1.0), name="x")
-    y = F.tanh(x)
-    y.name = "y"
-    y.backward(create_graph=True)
-    gx = x.grad
-    assert gx is not None
-    x.clear_grad()
-    gx.backward(create_graph=True)
-    gx2 = x.grad
-    assert gx2 is not None
-    gx2.name = "d2y/dx2"
-    return gx2
-
-
-def plot_predictions(task: Task, predicted: np.ndarray, path: Path) -> Path:
-    """``predictions.png``: 32 test images labelled ``predicted (true)``, mistakes in red.
-
-    Up to 8 of the shown digits are mistakes (if the model made any), so the grid shows
-    both what the network gets right and where it goes wrong. The digits are pasted into
-    one mosaic image (one Axes instead of 32 keeps the drawing fast).
-    """
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Rectangle
-
-    assert task.image_shape is not None
-    height, width = task.image_shape
-    wrong = np.flatnonzero(predicted != task.t_test)[:8]
-    right = np.flatnonzero(predicted == task.t_test)[: 32 - len(wrong)]
-    shown = np.sort(np.concatenate([wrong, right]))
-    cell_h, cell_w = height * 3 // 2, width * 5 // 4  # room for the label above each digit
-    mosaic = np.zeros((4 * cell_h, 8 * cell_w), dtype=np.float32)
-    fig = Figure(figsize=(8, 4.8), layout="constrained")
-    ax = fig.subplots()
-    for k, i in enumerate(shown):
-        top, left = (k // 8) * cell_h + cell_h - height, (k % 8) * cell_w
-        mosaic[top : top + height, left : left + width] = task.x_test[i].reshape(height, width)
-        mistake = bool(predicted[i] != task.t_test[i])
-        colour = "red" if mistake else "black"
-        ax.text(
-            left + width / 2,
-            top - 0.6,
-            f"{predicted[i]} ({task.t_test[i]})",
-            color=colour,
-            ha="center",
-            va="bottom",
-            fontsize=10,
-        )
-        if mistake:
-            ax.add_patch(
-                Rectangle(
-                    (left - 0.5, top - 0.5),
-                    width,
-                    height,
-                    fill=False,
-                    edgecolor="red",
-                    linewidth=2,
-                )
-            )
-    ax.imshow(mosaic, cmap="gray_r", vmin=0.0, vmax=1.0, interpolation="nearest")
-    ax.set_axis_off()
-    ax.set_title("predicted (true) labels of test digits; mistakes in red", fontsize=11)
-    fig.savefig(path, dpi=100)
-    return path
-
-
-def plot_training(history: History, path: Path) -> Path:
-    """``training.png``: loss and accuracies per epoch (``viz.plot_history``)."""
-    final = history.last("test_accuracy")
-    title = f"{len(history.steps)} epochs of Adam: final test accuracy {final:.1%}"
-    viz.plot_history(history, title=title).savefig(path, dpi=100)
-    return path
-
-
-def plot_outcome(
-    model: nn.Module, prepare: Callable, task: Task, predicted: np.ndarray, path: Path
-) -> Path:
-    """``predictions.png``: labelled test images, or the spiral's decision regions."""
-    if task.image_shape is not None:
-        return plot_predictions(task, predicted, path)
-    model.eval()
-    fig = viz.plot_decision_boundary(
-        lambda points: model(prepare(points.astype(np.float32))), task.x_test, task.t_test
-    )
-    fig.axes[0].set_title("spiral test points on the regions the MLP predicts")
-    fig.savefig(path, dpi=100)
-    return path
-
-
-def plot_tanh(path: Path) -> Path:
-    """``tanh_derivatives.png``: tanh and its first four derivatives, all by backward."""
-    fig = viz.plot_derivatives(F.tanh, np.linspace(-5.0, 5.0, 201), 4, name="tanh")
-    fig.axes[0].set_title("tanh and 4 derivatives, each the backward of the previous one")
-    fig.savefig(path, dpi=100)
-    return path
-
-
-def draw_pictures(
-    model: nn.Module,
-    prepare: Callable,
-    task: Task,
-    history: History,
-    predicted: np.ndarray,
-    out: Path,
-    have_dot: bool,
-) -> None:
-    """Write every output file into ``out`` (created if needed), printing each path."""
-    out.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[], Path]] = [
-        lambda: draw_loss_graph(model, prepare, task, out, have_dot),
-        lambda: save_backward_stepper(model, prepare, task, out),
-        lambda: plot_training(history, out / "training.png"),
-        lambda: plot_outcome(model, prepare, task, predicted, out / "predictions.png"),
-        lambda: plot_tanh(out / "tanh_derivatives.png"),
-        lambda: write_graph(
-            tanh_second_derivative(),
-            out / "tanh_grad_graph.svg",
-            have_dot,
-            legend=True,
-            show_values=True,
-        ),
-    ]
-    for step in steps:
-        print(f"  wrote {step()}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

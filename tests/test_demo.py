@@ -20,14 +20,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from examples import demo
+from examples import demo, demo_pictures
 
 ROOT = Path(__file__).resolve().parents[1]
 PICTURES = ["training.png", "predictions.png", "tanh_derivatives.png"]
 GRAPHS = ["loss_graph", "tanh_grad_graph"]
 ACCURACY_LINE = re.compile(r"final test accuracy: (\d+\.\d+)% \((\d+)/(\d+) ")
 
-needs_dot = pytest.mark.skipif(not demo.dot_available(), reason="Graphviz `dot` not installed")
+needs_dot = pytest.mark.skipif(
+    not demo_pictures.dot_available(), reason="Graphviz `dot` not installed"
+)
 
 
 def run_demo(*argv: str) -> str:
@@ -58,7 +60,7 @@ def test_prints_test_accuracy_and_wall_time(digits_run: tuple[Path, str]) -> Non
 
 def test_every_output_is_written_and_its_path_printed(digits_run: tuple[Path, str]) -> None:
     out, printed = digits_run
-    suffix = ".svg" if demo.dot_available() else ".dot"
+    suffix = ".svg" if demo_pictures.dot_available() else ".dot"
     names = ["backward.html", *PICTURES, *[g + suffix for g in GRAPHS]]
     for name in names:
         path = out / name
@@ -123,7 +125,7 @@ def test_without_dot_it_trains_writes_dot_sources_and_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    assert not demo.dot_available()
+    assert not demo_pictures.dot_available()
     printed = run_demo("--dataset", "spiral", "--epochs", "2", "--out", str(tmp_path))
     assert ACCURACY_LINE.search(printed)
     for name in GRAPHS:
@@ -207,7 +209,7 @@ def test_cnn_model_trains_on_images_and_its_graph_shows_the_convolutions(tmp_pat
     with contextlib.redirect_stdout(io.StringIO()):
         history = demo.train(model, prepare, task, args)
     assert history["loss"][-1] < history["loss"][0]
-    dot = demo.draw_loss_graph(model, prepare, task, tmp_path, have_dot=False).read_text()
+    dot = demo_pictures.draw_loss_graph(model, prepare, task, tmp_path, have_dot=False).read_text()
     assert dot.count(">Conv2d<") == 2 and dot.count(">MaxPool2d<") == 2
     assert "features.0.W" in dot and "classifier.2.W" in dot
     assert "cluster" in dot
