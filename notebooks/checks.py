@@ -68,9 +68,12 @@ def check_close(
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise AssertionError(
             f"{name} differs{_index(index)}: expected {expected_array[index]:.6g}, "
-            f"got {got_array[index]:.6g} ({int(bad.sum())} of {bad.size} elements differ)"
-            f"{suffix}"
+            f"got {got_array[index]:.6g}{_count(bad)}{suffix}"
         )
+
+
+def _count(bad: np.ndarray) -> str:
+    return f" ({int(bad.sum())} of {bad.size} elements differ)" if bad.size > 1 else ""
 
 
 def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
