@@ -66,7 +66,7 @@ test: lint typecheck docs pytest doctest
 
 # The documentation site (mkdocs.yml, docs/): warnings fail the build.
 docs: venv
-	$(VENV)/bin/mkdocs build --strict
+	$(VENV)/bin/mkdocs build --strict --quiet
 
 docs-serve: venv
 	$(VENV)/bin/mkdocs serve

@@ -16,6 +16,7 @@ note instead of failing the build; one that exists but fails to import fails it.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
@@ -69,6 +70,40 @@ def block(module: ModuleType, name: str, obj: Any) -> str:
     return f"::: {path}{options}\n"
 
 
+def imported_siblings(module_name: str, candidates: set[str]) -> set[str]:
+    """Which of ``candidates`` the source of ``module_name`` imports."""
+    origin = getattr(sys.modules.get(module_name), "__file__", None)
+    if origin is None:
+        return set()
+    found = set()
+    for node in ast.walk(ast.parse(Path(origin).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return (found & candidates) - {module_name}
+
+
+def layered(modules: list[str]) -> list[str]:
+    """Sort modules so that each comes after the sibling modules it imports.
+
+    The depth of a module is the length of its longest chain of imports among
+    ``modules``; ties keep the given order. For ``minitorch.ops`` this is the order the
+    op modules build on each other: reshape, arithmetic, math, reduce, ...
+    """
+    deps = {name: imported_siblings(name, set(modules)) for name in modules}
+    depth: dict[str, int] = {}
+
+    def depth_of(name: str, seen: frozenset[str] = frozenset()) -> int:
+        if name not in depth:
+            below = [depth_of(d, seen | {name}) for d in deps[name] if d not in seen]
+            depth[name] = 1 + max(below, default=-1)
+        return depth[name]
+
+    return sorted(modules, key=lambda name: (depth_of(name), modules.index(name)))
+
+
 def reference(package: str) -> str:
     """The Markdown that replaces the marker for ``package``."""
     try:
@@ -90,10 +125,12 @@ def reference(package: str) -> str:
     for name in order:
         groups.setdefault(defined_in(module, getattr(module, name)), []).append(name)
     parts = []
-    for where, members in groups.items():
+    # The package's own names (attributes, subpackages) first, then module by module.
+    modules = layered([where for where in groups if where != package])
+    for where in [package, *modules] if package in groups else modules:
         doc = inspect.getdoc(importlib.import_module(where)) or ""
         parts.append(f"## `{where}`\n\n{doc.splitlines()[0] if doc else ''}\n")
-        parts += [block(module, name, getattr(module, name)) for name in members]
+        parts += [block(module, name, getattr(module, name)) for name in groups[where]]
     return "\n".join(parts)
 
 
