@@ -123,6 +123,28 @@ def test_notebooks_are_pages(site_dir: Path) -> None:
     assert f'href="notebooks/{notebooks[0].stem}/"' in home, "the course is not in the nav"
 
 
+EXTERNAL_RESOURCE = re.compile(
+    r"<(?:script|img|iframe|source|embed|audio|video)\b[^>]*\ssrc=[\"']https?://"
+    r"|<link\b[^>]*\shref=[\"']https?://"
+    r"|url\([\"']?https?://",
+    re.IGNORECASE,
+)
+
+
+def test_no_page_loads_anything_from_the_internet(site_dir: Path) -> None:
+    """Every page (all notebooks too) works offline: no script, style, font or image URL.
+
+    Plain links (``<a href="https://...">``) are fine: they load nothing until clicked.
+    The browser tests below confirm this on a few pages by watching the requests.
+    """
+    offenders = []
+    for page in sorted(site_dir.rglob("*.html")):
+        match = EXTERNAL_RESOURCE.search(page.read_text(encoding="utf-8"))
+        if match:
+            offenders.append(f"{page.relative_to(site_dir)}: {match.group(0)}")
+    assert not offenders, offenders
+
+
 # -- the headless browser ------------------------------------------------------------------
 
 
