@@ -15,7 +15,7 @@ import minitorch.ops as F
 from minitorch.core import Operand, Variable
 from minitorch.nn.init import RNGLike, as_generator, init_weight
 from minitorch.nn.module import Module, Parameter
-from minitorch.ops.conv import IntOrPair, pair
+from minitorch.ops.windows import IntOrPair, pair
 
 
 def _shape(x: Operand) -> tuple[int, ...]:

@@ -1,8 +1,9 @@
 """Every differentiable op of minitorch (``import minitorch.ops as F``).
 
 Modules form a fixed order — reshape, arithmetic, math, reduce, linalg, indexing,
-activation, loss, conv — and each imports only earlier ones. Importing this package
-binds the operators onto ``Variable`` (see :mod:`minitorch.ops.variable_methods`).
+activation, loss, then windows (im2col), conv, pool, normalization, embedding — and each
+imports only earlier ones. Importing this package binds the operators onto ``Variable``
+(see :mod:`minitorch.ops.variable_methods`).
 """
 
 from minitorch.ops.activation import (
@@ -17,7 +18,7 @@ from minitorch.ops.activation import (
     softplus,
 )
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
-from minitorch.ops.conv import col2im, conv2d, conv_transpose2d, im2col
+from minitorch.ops.conv import conv2d, conv_transpose2d
 from minitorch.ops.embedding import embedding
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
@@ -47,6 +48,7 @@ from minitorch.ops.reshape import (
     transpose,
 )
 from minitorch.ops.variable_methods import install as _install
+from minitorch.ops.windows import col2im, im2col
 
 _install()
 

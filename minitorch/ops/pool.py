@@ -1,4 +1,4 @@
-"""2-D max and average pooling of NCHW arrays, built on im2col (see ``conv.py``).
+"""2-D max and average pooling of NCHW arrays, built on im2col (see ``windows.py``).
 
 Output sizes follow ``H_out = floor((H + 2 * padding - KH) / stride) + 1``. Max pooling
 remembers which entry of each window won (``argmax``); its gradient sends ``gy`` there and
@@ -12,19 +12,26 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.conv import IntOrPair, Pair, check_geometry, col2im_array, im2col, im2col_array
-from minitorch.ops.conv import pair as _pair
 from minitorch.ops.reduce import mean
 from minitorch.ops.reshape import reshape
+from minitorch.ops.windows import (
+    IntOrPair,
+    Pair,
+    check_geometry,
+    col2im_array,
+    im2col,
+    im2col_array,
+    pair,
+)
 
 
 def _window(
     op: str, x: Operand, kernel_size: IntOrPair, stride: IntOrPair | None, padding: IntOrPair
 ) -> tuple[Pair, Pair, Pair, Pair]:
     """Validate pooling settings; return kernel, stride, padding and ``(H_out, W_out)``."""
-    kernel = _pair(kernel_size, op, "kernel_size")
-    strides = kernel if stride is None else _pair(stride, op, "stride")
-    pad = _pair(padding, op, "padding")
+    kernel = pair(kernel_size, op, "kernel_size")
+    strides = kernel if stride is None else pair(stride, op, "stride")
+    pad = pair(padding, op, "padding")
     out_hw = check_geometry(op, np.shape(x), kernel, strides, pad)
     if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:
         raise ValueError(

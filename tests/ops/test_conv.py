@@ -1,4 +1,4 @@
-"""Tests for minitorch/ops/conv.py: im2col, col2im, conv2d, conv_transpose2d.
+"""Tests for minitorch/ops/windows.py and conv.py: im2col, col2im, conv2d, conv_transpose2d.
 
 References are direct NumPy loops over every output pixel, written here independently of
 the im2col code under test; gradients are checked by central differences and, when
@@ -15,7 +15,7 @@ import pytest
 
 import minitorch.ops as F
 from minitorch import Function, Variable, gradcheck, gradgradcheck, no_grad
-from minitorch.ops import conv
+from minitorch.ops import conv, windows
 
 FWD_TOL = {"rtol": 1e-10, "atol": 1e-12}
 FD_TOL = {"atol": 1e-5, "rtol": 1e-4}
@@ -148,9 +148,9 @@ def test_conv_transpose2d_output_padding_matches_loop(rng):
 
 def test_conv2d_output_size_formula():
     # H_out = floor((H + 2p - KH) / s) + 1 for a few hand-computed cases
-    assert conv.conv_output_size(32, 3, 1, 1) == 32
-    assert conv.conv_output_size(7, 3, 2, 0) == 3
-    assert conv.conv_output_size(8, 3, 3, 1) == 3
+    assert windows.conv_output_size(32, 3, 1, 1) == 32
+    assert windows.conv_output_size(7, 3, 2, 0) == 3
+    assert windows.conv_output_size(8, 3, 3, 1) == 3
     y = F.conv2d(Variable(np.zeros((1, 1, 7, 8))), np.zeros((1, 1, 3, 3)), stride=2)
     assert y.shape == (1, 1, 3, 3)
 
@@ -223,7 +223,13 @@ def test_conv2d_grad_weight_second_order(rng):
     assert gradgradcheck(grad_w, x, gy, **FD_TOL)
 
 
-CONV_FUNCTIONS = [conv.Im2col, conv.Col2im, conv.Conv2d, conv.ConvTranspose2d, conv.Conv2dGradW]
+CONV_FUNCTIONS = [
+    windows.Im2col,
+    windows.Col2im,
+    conv.Conv2d,
+    conv.ConvTranspose2d,
+    conv.Conv2dGradW,
+]
 
 
 def _grads(f: Callable[..., Variable], *arrays: np.ndarray) -> list[np.ndarray]:
