@@ -281,7 +281,7 @@ class _Recorder:
                 if name in saved:
                     setattr(func, name, saved[name])
                 else:
-                    func.__dict__.pop(name, None)
+                    getattr(func, "__dict__", {}).pop(name, None)
 
     def _recording(self, func: Function, original: Callable[..., Any]) -> Callable[..., Any]:
         def recording(*gys: Any) -> Any:

@@ -129,8 +129,15 @@ NASTY_NAMES = [
     "it's",
     "}\n}\ndigraph evil {",
     "<<B>x</B>>",
+    "nul\x00tab\tdel\x7f",
+    "名前 🙂 ünïcode",
+    ']; "quoted"',
 ]
-SHOWN = {"line\nbreak": "line\\nbreak", "}\n}\ndigraph evil {": "}\\n}\\ndigraph evil {"}
+SHOWN = {
+    "line\nbreak": "line\\nbreak",
+    "}\n}\ndigraph evil {": "}\\n}\\ndigraph evil {",
+    "nul\x00tab\tdel\x7f": "nul\\x00tab\\tdel\\x7f",
+}
 
 
 @pytest.mark.parametrize("name", NASTY_NAMES)
@@ -240,6 +247,15 @@ def test_module_parameters_get_dotted_names_and_clusters() -> None:
     assert (
         "<B>layers.0.W</B>" in cluster and "<B>Mul</B>" in cluster and "<B>Tanh</B>" not in cluster
     )
+
+
+def test_module_names_are_escaped_too() -> None:
+    W = named([1.0, 2.0], "W")
+    evil = 'fc"];evil[label="x'
+    dot = viz.to_dot(F.exp(W), module=FakeModule({f"{evil}.W": W}), group_modules=True)
+    assert "fc&quot;];evil[label=&quot;x.W" in dot
+    assert "label=<fc&quot;];evil[label=&quot;x>" in dot
+    assert len(node_lines(dot)) == 3
 
 
 def test_bad_arguments_raise_clear_errors() -> None:
