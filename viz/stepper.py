@@ -193,28 +193,32 @@ class BackwardStepper:
             f'<span id="{eid}-label">frame 0 / {n_frames - 1}</span>',
             "</div>",
         ]
-        dot_missing = False
-        for k, (dot, caption) in enumerate(zip(self.frames(), self.captions())):
-            current = self.trace.steps[k - 1].name if 1 <= k <= len(self.trace) else ""
-            display = "block" if k == 0 else "none"
-            parts.append(
-                f'<div class="mts-frame" id="{eid}-frame-{k}" data-step="{k}" '
-                f'data-function="{html.escape(current)}" style="display: {display}">'
-            )
-            parts.append(f'<p class="mts-caption">{html.escape(caption)}</p>')
-            try:
-                parts.append(_clean_svg(pipe_dot(dot, "svg").decode("utf-8"), f"{eid}-{k}-"))
-            except GraphvizNotFoundError:
-                dot_missing = True
-                parts.append(f"<pre>{html.escape(dot)}</pre>")
-            parts.append("</div>")
-        if dot_missing:
+        frames = [self._frame_html(k, dot, caption) for k, (dot, caption) in enumerate(
+            zip(self.frames(), self.captions())
+        )]  # fmt: skip
+        parts += frames
+        if any("<pre>" in frame for frame in frames):
             parts.append(
                 "<p>Install the Graphviz 'dot' program to see pictures instead of DOT text.</p>"
             )
         parts.append(_SCRIPT % {"id": eid})
         parts.append("</div>")
         return "\n".join(parts)
+
+    def _frame_html(self, k: int, dot: str, caption: str) -> str:
+        """One frame: a div with the caption and the SVG (or the DOT text without dot)."""
+        eid = self.element_id
+        current = self.trace.steps[k - 1].name if 1 <= k <= len(self.trace) else ""
+        try:
+            body = _clean_svg(pipe_dot(dot, "svg").decode("utf-8"), f"{eid}-{k}-")
+        except GraphvizNotFoundError:
+            body = f"<pre>{html.escape(dot)}</pre>"
+        return (
+            f'<div class="mts-frame" id="{eid}-frame-{k}" data-step="{k}" '
+            f'data-function="{html.escape(current)}" '
+            f'style="display: {"block" if k == 0 else "none"}">\n'
+            f'<p class="mts-caption">{html.escape(caption)}</p>\n{body}\n</div>'
+        )
 
     def save_html(self, path: str | os.PathLike[str]) -> Path:
         """Write a standalone HTML page with the stepper (works offline); return the path."""
