@@ -218,7 +218,7 @@ def train(model: nn.Module, prepare: Callable, task: Task, args: argparse.Namesp
         args: the options (``epochs``, ``batch_size``, ``lr``, ``seed``, ``no_progress``).
 
     Returns:
-        A ``minitorch.History`` with ``loss``, ``accuracy`` (training, running over the
+        A ``minitorch.History`` with ``loss``, ``train_accuracy`` (running over the
         epoch) and ``test_accuracy`` per epoch.
     """
     train_set = data.ArrayDataset(task.x_train, task.t_train)
@@ -235,7 +235,7 @@ def train(model: nn.Module, prepare: Callable, task: Task, args: argparse.Namesp
             loss, acc = run_epoch(model, prepare, loader, optimizer, bar)
             test_acc = evaluate(model, prepare, task.x_test, task.t_test)[1]
             bar.set_postfix_str(f"loss {loss:.4f}, acc {acc:.1%}, test acc {test_acc:.1%}")
-        history.log(epoch=epoch, loss=loss, accuracy=acc, test_accuracy=test_acc)
+        history.log(epoch=epoch, loss=loss, train_accuracy=acc, test_accuracy=test_acc)
         if args.no_progress:
             print(f"{desc}: loss {loss:.4f}, accuracy {acc:.1%}, test accuracy {test_acc:.1%}")
     return history
