@@ -27,6 +27,10 @@ def pair(value: IntOrPair, op: str, name: str) -> Pair:
 
     Raises:
         TypeError: if ``value`` is neither an int nor a pair of ints (names ``op``/``name``).
+
+    Example:
+        >>> pair(3, "conv2d", "stride"), pair((2, 1), "conv2d", "stride")
+        ((3, 3), (2, 1))
     """
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value), int(value)
@@ -40,7 +44,12 @@ def pair(value: IntOrPair, op: str, name: str) -> Pair:
 
 
 def hw(shape: tuple[int, ...]) -> Pair:
-    """The last two entries of an NCHW (or weight) shape: ``(H, W)`` or ``(KH, KW)``."""
+    """The last two entries of an NCHW (or weight) shape: ``(H, W)`` or ``(KH, KW)``.
+
+    Example:
+        >>> hw((16, 3, 5, 4))
+        (5, 4)
+    """
     return shape[-2], shape[-1]
 
 
@@ -62,6 +71,10 @@ def check_geometry(
     Raises:
         ValueError: if ``x`` is not 4-D, a kernel size or stride is < 1, a padding is < 0,
             or the padded input is smaller than the kernel (names ``op`` and the shapes).
+
+    Example:
+        >>> check_geometry("conv2d", (8, 3, 7, 6), (3, 3), (2, 2), (0, 1))
+        (3, 3)
     """
     if len(x_shape) != 4:
         raise ValueError(f"{op}: expected a 4-D input (N, C, H, W), got shape {x_shape}")
@@ -86,6 +99,11 @@ def im2col_array(
 
     Shapes:
         x ``(N, C, H, W)`` -> ``(N, C, KH, KW, H_out, W_out)``.
+
+    Example:
+        >>> im2col_array(np.arange(9.0).reshape(1, 1, 3, 3), (2, 2), (1, 1), (0, 0))[0, 0, 1, 0]
+        array([[3., 4.],
+               [6., 7.]])
     """
     (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
     oh = conv_output_size(x.shape[2], kh, sh, ph)
@@ -115,6 +133,12 @@ def col2im_array(
 
     Shapes:
         col ``(N, C, KH, KW, H_out, W_out)`` -> ``x_shape = (N, C, H, W)``.
+
+    Example:
+        >>> col2im_array(np.ones((1, 1, 2, 2, 2, 2)), (1, 1, 3, 3), (1, 1), (0, 0))[0, 0]
+        array([[1., 2., 1.],
+               [2., 4., 2.],
+               [1., 2., 1.]])
     """
     (sh, sw), (ph, pw) = stride, padding
     kh, kw, oh, ow = col.shape[2:]
