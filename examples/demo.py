@@ -318,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     correct = int((predicted == task.t_test).sum())
     print(
         f"final test accuracy: {accuracy:.2%} ({correct}/{len(task.t_test)} {task.name} "
-        f"test samples) after {train_time:.1f} s of training"
+        f"test samples) after {train_time:.2f} s of training"
     )
     have_dot = dot_available()
     print(f"writing pictures into {args.out}/")

@@ -22,12 +22,13 @@ from minitorch import History, Variable, nn
 if TYPE_CHECKING:  # examples.demo imports this module at run time, not the other way
     from examples.demo import Task
 
-INSTALL_DOT = (
-    "Graphviz's `dot` program is missing, so the graphs were written as DOT text. "
-    "Install it to get SVGs (Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew "
-    "install graphviz; conda: conda install -c conda-forge graphviz) and run the demo again, "
-    "or paste a .dot file into any online Graphviz viewer."
-)
+INSTALL_DOT = """\
+NOTE: Graphviz's `dot` program is missing, so the graphs were written as DOT text
+      (.dot files; backward.html shows DOT text too). Install it to get the pictures:
+        Debian/Ubuntu: sudo apt-get install graphviz
+        macOS:         brew install graphviz
+        conda:         conda install -c conda-forge graphviz
+      then run the demo again."""
 
 
 def dot_available() -> bool:
