@@ -54,6 +54,9 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
         handed_out: set[int] = set()  # ids of arrays now held by a user-visible .grad
         pending = _count_pending(y.creator)
         ready = [y.creator]
+        if not create_graph and not anomaly:
+            _run_first_order(ready, grads, pending, retain_grad, handed_out)
+            return
         while ready:
             func = ready.pop()
             gys = _pop_output_grads(func, grads, retain_grad, create_graph, handed_out)
@@ -61,6 +64,70 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
             if anomaly:
                 _check_grads_finite(func, gxs)
             _send_to_inputs(func, gxs, grads, pending, ready, create_graph, handed_out)
+
+
+def _run_first_order(
+    ready: list[Function],
+    grads: dict[int, np.ndarray],
+    pending: dict[Function, int],
+    retain_grad: bool,
+    handed_out: set[int],
+) -> None:
+    """The loop of ``run_backward`` for ordinary first-order gradients, on raw ndarrays.
+
+    It does what the general loop does (pop the output gradients, call the backward,
+    check and send each input gradient), inlined for the common case of one output,
+    ``backward_array`` and well-formed gradients; anything else takes the general
+    helpers, so errors and fallbacks are the same on both paths.
+    """
+    base_backward_array = Function.backward_array
+    while ready:
+        func = ready.pop()
+        refs = func.outputs
+        if len(refs) == 1:
+            y = refs[0]()
+            gy = grads.pop(id(y), None) if y is not None else None
+            if gy is None:
+                gy = _zeros_for_missing_output(func, 0, False)
+            elif retain_grad:
+                y.grad = _new_grad(gy, handed_out)  # type: ignore[union-attr]
+            gys = [gy]
+        else:
+            gys = _pop_output_grads(func, grads, retain_grad, False, handed_out)
+        gxs: Any = None
+        if type(func).backward_array is not base_backward_array:
+            try:
+                gxs = func.backward_array(*gys)
+            except NotImplementedError:
+                gxs = _backward_without_graph(func, gys)
+        else:
+            gxs = _backward_without_graph(func, gys)
+        if type(gxs) is not tuple:
+            gxs = _as_tuple(gxs)
+        inputs = func.inputs
+        if len(gxs) != len(inputs):
+            _send_to_inputs(func, gxs, grads, pending, ready, False, handed_out)  # raises
+        needs = func.needs_input_grad
+        for i, x in enumerate(inputs):
+            if not needs[i]:
+                continue
+            gx = gxs[i]
+            creator = x.creator
+            if gx is not None:
+                data = x.data
+                if type(gx) is not np.ndarray or gx.shape != data.shape or gx.dtype != data.dtype:
+                    gx = _checked(func, i, x, gx, False)
+                if creator is None:
+                    _add_to_leaf(x, gx, False, handed_out)
+                    continue
+                key = id(x)
+                old = grads.get(key)
+                grads[key] = gx if old is None else _accumulate(old, gx, False)
+            if creator is not None:
+                count = pending[creator] - 1
+                pending[creator] = count
+                if count == 0:
+                    ready.append(creator)
 
 
 def _count_pending(root: Function) -> dict[Function, int]:
@@ -121,6 +188,15 @@ def _call_backward(func: Function, gys: list[Grad], create_graph: bool) -> tuple
             pass
     if create_graph:
         return _as_tuple(func.backward(*gys))
+    return _backward_without_graph(func, gys)
+
+
+def _backward_without_graph(func: Function, gys: list[Grad]) -> tuple[Grad, ...]:
+    """The fallback for Functions without ``backward_array``: ``backward`` on constants.
+
+    The engine has switched graph building off (``_backward_context``), so this builds no
+    graph; the results are unwrapped to ndarrays.
+    """
     gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]))
     return tuple(None if gx is None else _data_of(gx) for gx in gxs)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _State:
     """One immutable snapshot of every switch; replaced, never mutated."""
 
@@ -29,6 +29,20 @@ _state: contextvars.ContextVar[_State] = contextvars.ContextVar(
     default=_State(),  # noqa: B039 (frozen, never mutated)
 )
 _NAMES = ("enable_backprop", "train", "detect_anomaly")
+_derived: dict[tuple[_State, tuple[tuple[str, bool], ...]], _State] = {}
+
+
+def _with(state: _State, **changes: bool) -> _State:
+    """``dataclasses.replace(state, **changes)``, memoised: there are only 16 states.
+
+    ``with no_grad():`` runs once per optimizer step and the engine switches state once per
+    ``backward()``; a dictionary lookup is cheaper than building a new dataclass each time.
+    """
+    key = (state, tuple(changes.items()))
+    new = _derived.get(key)
+    if new is None:
+        new = _derived[key] = replace(state, **changes)
+    return new
 
 
 def current_state() -> _State:
@@ -47,7 +61,7 @@ class _ConfigMeta(type):
     def __setattr__(cls, name: str, value: bool) -> None:
         if name not in _NAMES:
             raise AttributeError(f"Config has no switch {name!r}; switches are {_NAMES}")
-        _state.set(replace(_state.get(), **{name: bool(value)}))
+        _state.set(_with(_state.get(), **{name: bool(value)}))
 
 
 class Config(metaclass=_ConfigMeta):
@@ -87,7 +101,7 @@ def using_config(name: str, value: bool) -> Iterator[None]:
     """
     if name not in _NAMES:
         raise AttributeError(f"using_config: unknown switch {name!r}; switches are {_NAMES}")
-    token = _state.set(replace(_state.get(), **{name: bool(value)}))
+    token = _state.set(_with(_state.get(), **{name: bool(value)}))
     try:
         yield
     finally:
@@ -145,7 +159,7 @@ def detect_anomaly() -> contextlib.AbstractContextManager[None]:
 @contextlib.contextmanager
 def _backward_context(create_graph: bool) -> Iterator[None]:
     """Engine helper: graph building on iff ``create_graph``; mark nodes made in backward."""
-    token = _state.set(replace(_state.get(), enable_backprop=create_graph, in_backward=True))
+    token = _state.set(_with(_state.get(), enable_backprop=create_graph, in_backward=True))
     try:
         yield
     finally:

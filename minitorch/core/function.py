@@ -16,10 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core.config import current_state
+from minitorch.core.config import _State, _state
 from minitorch.core.variable import Variable
 
 _NUMERIC_KINDS = frozenset("biufc")
+# needs_input_grad for one or two inputs, shared instead of a new tuple per op.
+_NEEDS: dict[Any, tuple[bool, ...]] = {
+    False: (False,),
+    True: (True,),
+    **{(a, b): (a, b) for a in (False, True) for b in (False, True)},
+}
 
 
 class Function:
@@ -68,40 +74,61 @@ class Function:
     created_at: str | None = None
 
     def __call__(self, *inputs: Any) -> Any:
-        xs = [x if type(x) is Variable else _as_input(x, inputs, self) for x in inputs]
-        ys = self.forward(*[x.data for x in xs])
-        if type(ys) is not tuple:
-            ys = (ys,)
-        outputs = [Variable(_as_output(y, self, i)) for i, y in enumerate(ys)]
-        state = current_state()
+        # This runs once per op, so it is written for speed: one pass over the inputs, no
+        # lists for the usual one or two inputs, one ContextVar read per call.
+        xs: tuple[Any, ...] | list[Variable] = inputs
+        for x in inputs:
+            if not isinstance(x, Variable):
+                xs = _as_inputs(inputs, self)
+                break
+        n_inputs = len(xs)
+        if n_inputs == 1:
+            ys = self.forward(xs[0].data)
+        elif n_inputs == 2:
+            ys = self.forward(xs[0].data, xs[1].data)
+        else:
+            ys = self.forward(*[x.data for x in xs])
+        outputs = [Variable(ys)] if type(ys) is np.ndarray else _as_outputs(ys, self)
+        state = _state.get()
         if state.detect_anomaly:
             _check_forward_anomaly(self, outputs)
         if state.enable_backprop:
-            needs = tuple([x.requires_grad for x in xs])
+            if n_inputs == 1:
+                needs = _NEEDS.get(xs[0].requires_grad)
+            elif n_inputs == 2:
+                needs = _NEEDS.get((xs[0].requires_grad, xs[1].requires_grad))
+            else:
+                needs = None
+            if needs is None:
+                needs = tuple([bool(x.requires_grad) for x in xs])
             if True in needs:
-                self._record(xs, outputs, needs, state.in_backward, state.detect_anomaly)
+                self._record(xs, outputs, needs, state)
             else:
                 for y in outputs:
                     y.requires_grad = False
-        return outputs if len(outputs) > 1 else outputs[0]
+        return outputs[0] if len(outputs) == 1 else outputs
 
     def _record(
         self,
-        xs: list[Variable],
+        xs: tuple[Variable, ...] | list[Variable],
         outputs: list[Variable],
         needs: tuple[bool, ...],
-        in_backward: bool,
-        anomaly: bool,
+        state: _State,
     ) -> None:
-        self.generation = max([x.generation for x in xs])
-        self.inputs = xs
+        """Link the graph: inputs, generation, weak references to the outputs."""
+        self.inputs = xs if type(xs) is list else list(xs)
         self.needs_input_grad = needs
+        generation = xs[0].generation if len(xs) == 1 else max([x.generation for x in xs])
+        self.generation = generation
+        refs = []
         for y in outputs:
-            y.set_creator(self)
-        self.outputs = [weakref.ref(y) for y in outputs]
-        if in_backward:
+            y.creator = self
+            y.generation = generation + 1
+            refs.append(weakref.ref(y))
+        self.outputs = refs
+        if state.in_backward:
             self.created_in_backward = True
-        if anomaly:
+        if state.detect_anomaly:
             self.created_at = _user_frame()
 
     # -- to be defined by subclasses -----------------------------------------------------
@@ -121,7 +148,12 @@ class Function:
     @property
     def input_arrays(self) -> tuple[np.ndarray, ...]:
         """The inputs' ndarrays, in order (``x0, x1 = self.input_arrays``)."""
-        return tuple([x.data for x in self.inputs])
+        xs = self.inputs
+        if len(xs) == 1:
+            return (xs[0].data,)
+        if len(xs) == 2:
+            return (xs[0].data, xs[1].data)
+        return tuple([x.data for x in xs])
 
     def output(self, i: int = 0) -> Variable:
         """Return the ``i``-th output Variable.
@@ -142,14 +174,26 @@ class Function:
         return f"<{type(self).__name__} generation={self.generation}>"
 
 
+def _as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
+    """Wrap every operand that is not a Variable as a constant Variable (``_as_input``)."""
+    xs = []
+    for x in inputs:
+        if isinstance(x, Variable):
+            xs.append(x)
+        elif type(x) is float and (dtype := _single_float_dtype(inputs)) is not None:
+            # NEP 50: a Python float takes the operands' float dtype (float32 stays float32)
+            xs.append(Variable(np.asarray(x, dtype), requires_grad=False))
+        else:
+            xs.append(_as_input(x, inputs, func))
+    return xs
+
+
 def _as_input(x: Any, inputs: tuple[Any, ...], func: Function) -> Variable:
     """Turn a non-Variable operand into a constant Variable with NumPy 2 (NEP 50) dtypes.
 
     A Python scalar takes the dtype NumPy would give it next to the other operands, so
     ``float32_variable * 2.0`` stays float32.
     """
-    if isinstance(x, Variable):
-        return x
     if isinstance(x, (bool, int, float, complex)):
         arrays = [v.data for v in inputs if isinstance(v, Variable) and v.data is not None]
         arrays += [v for v in inputs if isinstance(v, np.ndarray)]
@@ -164,12 +208,33 @@ def _as_input(x: Any, inputs: tuple[Any, ...], func: Function) -> Variable:
     return Variable(array, requires_grad=False)
 
 
+def _single_float_dtype(inputs: tuple[Any, ...]) -> np.dtype[Any] | None:
+    """The dtype of the array operands if they all share one floating/complex dtype."""
+    dtype = None
+    for v in inputs:
+        if isinstance(v, Variable):
+            v = v.data
+        if isinstance(v, np.ndarray):
+            if dtype is None:
+                dtype = v.dtype
+            elif v.dtype != dtype:
+                return None
+    return dtype if dtype is not None and dtype.kind in "fc" else None
+
+
 def _operand_message(func: Function, inputs: tuple[Any, ...], x: Any) -> str:
     index = next(i for i, v in enumerate(inputs) if v is x)
     return (
         f"{type(func).__name__}: operand {index} has unsupported type {type(x).__name__} "
         f"({x!r:.40}); use a Variable, an ndarray, a number or a list of numbers"
     )
+
+
+def _as_outputs(ys: Any, func: Function) -> list[Variable]:
+    """Wrap what ``forward`` returned (an array, a NumPy scalar or a tuple) as Variables."""
+    if type(ys) is not tuple:
+        ys = (ys,)
+    return [Variable(_as_output(y, func, i)) for i, y in enumerate(ys)]
 
 
 def _as_output(y: Any, func: Function, index: int) -> np.ndarray:
