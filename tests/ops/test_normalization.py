@@ -235,3 +235,15 @@ def test_layer_norm_matches_torch(rng):
     np.testing.assert_allclose(y.data, y_t.detach().numpy(), rtol=1e-9, atol=1e-10)
     for v, t in zip(variables, tensors):
         np.testing.assert_allclose(v.grad.data, t.grad.numpy(), rtol=1e-9, atol=1e-10)  # type: ignore[union-attr]
+
+
+def test_constant_channel_gives_zero_output_and_finite_gradients():
+    # var = 0: eps keeps 1/sqrt(var + eps) finite, x_hat is exactly 0
+    x = Variable(np.full((4, 2, 3), 7.0))
+    y = F.batch_norm(x, None, None, np.array([2.0, 3.0]), np.array([0.5, -1.0]), training=True)
+    np.testing.assert_allclose(y.data[:, 0], 0.5)
+    np.testing.assert_allclose(y.data[:, 1], -1.0)
+    (y * np.arange(24.0).reshape(4, 2, 3)).sum().backward()
+    assert x.grad is not None and np.isfinite(x.grad.data).all()
+    z = F.layer_norm(Variable(np.full((2, 5), -3.0)), 5)
+    np.testing.assert_array_equal(z.data, 0.0)
