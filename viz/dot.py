@@ -222,7 +222,7 @@ def _var_line(vn: VarNode, opts: DotOptions, overlay: Overlay, backward_ran: boo
 def _var_name(vn: VarNode) -> str:
     if vn.param_name is not None:
         return vn.param_name
-    if vn.var.name is not None:
+    if vn.var.name is not None and str(vn.var.name) != "":  # Graphviz rejects an empty <B></B>
         return str(vn.var.name)
     if vn.kind == "constant" and vn.var.data is not None and vn.var.data.size <= 6:
         return format_array(vn.var.data)

@@ -7,7 +7,10 @@ DOT text only through :func:`escape`, and only inside a Graphviz *HTML-like labe
 start an attribute, so ``x"];evil[label="`` is shown literally instead of creating a node.
 Braces, ``|`` and backslashes have no meaning in HTML-like labels (they matter only in
 record and quoted labels), so they pass through unchanged and are drawn as typed.
-Newlines and other control characters are drawn as their Python escapes (``\\n``).
+Characters that print nothing visible — newlines and other control characters, line
+separators, zero-width and bidirectional-override marks, no-break spaces, lone
+surrogates — are drawn as their Python escapes (``\\n``, ``\\u202e``), so what you see
+is exactly what the string holds.
 
 References:
     Graphviz, "Node, Edge and Graph Attributes: HTML-like labels",
@@ -24,7 +27,7 @@ import numpy as np
 MAX_NAME_LENGTH = 60
 
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
-_SPECIAL = re.compile("[&<>\"'\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_ENTITY_CHARS = re.compile("[&<>\"']")
 
 
 def escape(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
@@ -35,8 +38,9 @@ def escape(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
         max_length: longer texts are cut to this many characters plus ``…``.
 
     Returns:
-        The text with ``& < > " '`` as XML entities, control characters (newline, tab,
-        NUL ...) as visible Python escapes and lone surrogates as ``\\udcxx``.
+        The text with ``& < > " '`` as XML entities and every non-printable character
+        (``str.isprintable``: newline, tab, NUL, U+2028, U+202E, ...) as its Python
+        escape; the ASCII space stays a space.
 
     Raises:
         TypeError: if ``text`` is not a ``str``.
@@ -46,20 +50,21 @@ def escape(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
         'x&quot;];evil[label=&quot;&lt;b&gt;'
         >>> escape("a\\nb")
         'a\\\\nb'
+        >>> escape("\\u202ereversed")  # a right-to-left override, shown, not obeyed
+        '\\\\u202ereversed'
     """
     if not isinstance(text, str):
         raise TypeError(f"viz.escape: expected a str, got {type(text).__name__}")
     if len(text) > max_length:
         text = text[:max_length] + "…"
-    if _SPECIAL.search(text) is None:  # the common case: nothing to escape
+    if text.isprintable() and _ENTITY_CHARS.search(text) is None:  # the common case
         return text
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     out = []
     for char in text:
         if char in _ENTITIES:
             out.append(_ENTITIES[char])
-        elif char < " " or "\x7f" <= char <= "\x9f":
-            out.append(repr(char)[1:-1])  # '\n' -> \n, '\x00' -> \x00
+        elif not char.isprintable():
+            out.append(repr(char)[1:-1])  # '\n' -> \n, '\u2028' -> \u2028
         else:
             out.append(char)
     return "".join(out)

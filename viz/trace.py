@@ -150,7 +150,8 @@ class BackwardTrace:
         """The name a Variable node is drawn with (its ``name``, else its node id)."""
         if self._names is None:
             self._names = {
-                vn.id: vn.param_name or (str(vn.var.name) if vn.var.name is not None else vn.id)
+                vn.id: vn.param_name
+                or (str(vn.var.name) if vn.var.name not in (None, "") else vn.id)
                 for vn in self.graph.variables
             }
         return self._names.get(node_id or "", "?")

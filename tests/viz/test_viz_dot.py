@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import subprocess
 import sys
 import time
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from viz_helpers import node_lines, requires_dot, svg_node_count, svg_texts
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from viz_helpers import HAS_DOT, node_lines, requires_dot, svg_node_count, svg_texts
 
 import minitorch.ops as F
 import viz
@@ -276,3 +279,23 @@ def test_rankdir_and_legend_are_written() -> None:
     dot = viz.to_dot(named(1.0, "x") * 2.0, rankdir="LR", legend=True)
     assert dot.splitlines()[1].startswith("\tgraph [rankdir=LR ")
     assert "subgraph cluster_legend {" in dot and "leaf / parameter" in dot
+
+
+def visible(name: str) -> str:
+    """How a name should read in a label: non-printable characters as Python escapes."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name[:60])
+    return shown + ("…" if len(name) > 60 else "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.text(max_size=80))
+def test_any_name_is_drawn_literally_and_injects_nothing(name: str) -> None:
+    dot = viz.to_dot(F.exp(named(1.0, name)), show_shapes=False)
+    labels = node_lines(dot)
+    assert list(labels) == ["v1", "v2", "f1"]
+    inner = labels["v2"][len("<B>") : -len("</B>")]
+    assert not set('"<>\n\r') & set(inner)
+    assert html.unescape(inner) == (visible(name) if name else "v2")
+    if HAS_DOT:
+        svg = subprocess.run(["dot", "-Tsvg"], input=dot.encode(), capture_output=True, check=True)
+        assert svg_node_count(svg.stdout.decode()) == 3

@@ -19,7 +19,7 @@ NODE_LINE = re.compile(r"^\t+([vf]\d+) \[label=<(.*)> (shape=.*)\]$")
 def node_lines(dot: str) -> dict[str, str]:
     """Node id -> the label text of every Variable/Function node statement."""
     found = {}
-    for line in dot.splitlines():
+    for line in dot.split("\n"):  # not splitlines(): it also splits at U+2028 and friends
         match = NODE_LINE.match(line)
         if match:
             found[match.group(1)] = match.group(2)
