@@ -242,7 +242,7 @@ def _grad_text(vn: VarNode, backward_ran: bool) -> str:
 
 def _func_line(fn: FuncNode, opts: DotOptions, overlay: Overlay) -> str:
     func = fn.func
-    rows = [f"<B>{escape(type(func).__name__)}</B>"]
+    rows = [f"<B>{escape(type(func).__name__ or 'Function')}</B>"]
     in_backward = bool(getattr(func, "created_in_backward", False))
     if opts.verbose:
         rows.append(f'<FONT POINT-SIZE="9">gen {func.generation}</FONT>')
