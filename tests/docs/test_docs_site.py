@@ -244,3 +244,20 @@ def test_stepper_notebook_page_works_offline(browser: Any, server: str, site_dir
     assert not errors, f"console errors on {path}: {errors}"
     assert not external, f"{path} requested outside localhost: {external}"
     page.context.close()
+
+
+def test_notebook_formulas_are_typeset_offline(site_dir: Path) -> None:
+    """Every ``$...$`` of the notebooks' Markdown became MathML (no MathJax download)."""
+    bs4 = pytest.importorskip("bs4")
+    pages = sorted((site_dir / "notebooks").glob("*/index.html"))
+    if not pages:
+        pytest.skip("no notebooks yet")
+    formulas = 0
+    for page in pages:
+        soup = bs4.BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        formulas += len(soup.find_all("math"))
+        for cell in soup.select(".jp-RenderedMarkdown"):
+            for text in cell.find_all(string=re.compile(r"\$[^$\n]+\$")):
+                if not {p.name for p in text.parents} & {"code", "pre"}:
+                    pytest.fail(f"{page.parent.name}: raw TeX left in {text.strip()[:80]!r}")
+    assert formulas > 0
