@@ -208,15 +208,16 @@ def spiral_case(epochs: int = 1) -> Case:
     )
 
 
-def big_mlp_case(iterations: int = 5) -> Case:
+def big_mlp_case(iterations: int = 5, sizes: tuple[int, ...] = (784, 1000, 1000, 10)) -> Case:
     rng = np.random.default_rng(3)
     batches = [
-        (rng.normal(0.0, 1.0, (100, 784)), rng.integers(0, 10, 100)) for _ in range(iterations)
+        (rng.normal(0.0, 1.0, (100, sizes[0])), rng.integers(0, sizes[-1], 100))
+        for _ in range(iterations)
     ]
-    impls = _training_case("T4", "", 1e3, [784, 1000, 1000, 10], "relu", 0.01, batches, iterations)
+    impls = _training_case("T4", "", 1e3, list(sizes), "relu", 0.01, batches, iterations)
     return Case(
         task="T4",
-        name="MLP 784-1000-1000-10 ReLU, batch 100, fwd+bwd+SGD",
+        name=f"MLP {'-'.join(map(str, sizes))} ReLU, batch 100, fwd+bwd+SGD",
         unit="ms/iter",
         metrics=("time",),
         impls=impls,

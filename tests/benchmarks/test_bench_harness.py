@@ -1,0 +1,140 @@
+"""The benchmark suite: its statistics, its agreement check, and every task at tiny sizes.
+
+Timings are not tested (the suite runs on busy machines); what is tested is that each
+task's minitorch implementation computes the same numbers as its hand-written NumPy
+floor, that the harness pairs rounds and flags disagreement, and that the report and
+the docs table are produced.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks import memory, report, tasks_graph, tasks_models
+from benchmarks.harness import Case, Target, run_case
+
+
+def _fixed(times: list[float], value: Any) -> Any:
+    """A fake framework whose round r takes times[r] and returns value."""
+
+    def setup() -> Any:
+        calls = iter([times[0]] + times)  # the first call is the warm-up
+
+        def step() -> tuple[dict[str, float], Any]:
+            return {"t": next(calls)}, value
+
+        return step
+
+    return setup
+
+
+def test_ratios_are_medians_of_paired_rounds() -> None:
+    case = Case(
+        "TX",
+        "fake",
+        "s",
+        ("t",),
+        {
+            "minitorch": _fixed([1.0, 2.0, 4.0, 8.0, 16.0], np.ones(3)),
+            "torch": _fixed([2.0, 2.0, 2.0, 2.0, 2.0], np.ones(3)),
+        },
+        targets=[Target("t", "torch", 1.5)],
+    )
+    result = run_case(case, ["minitorch", "torch"], rounds=5, log=lambda _: None)
+    assert result.median("minitorch", "t") == 4.0
+    # rotation must not shuffle the pairing: round r of one framework meets round r of other
+    assert result.paired_ratios("minitorch", "torch", "t") == [0.5, 1.0, 2.0, 4.0, 8.0]
+    assert result.ratio("minitorch", "torch", "t") == 2.0
+    assert result.targets[0]["met"] is False and result.targets[0]["ratio"] == 2.0
+
+
+def test_disagreeing_framework_is_flagged() -> None:
+    case = Case(
+        "TX",
+        "fake",
+        "s",
+        ("t",),
+        {
+            "minitorch": _fixed([1.0] * 5, np.array([1.0, 2.0])),
+            "numpy": _fixed([1.0] * 5, np.array([1.0, 2.0 + 1e-3])),
+            "torch": _fixed([1.0] * 5, np.array([1.0, 2.0])),
+        },
+    )
+    result = run_case(case, ["minitorch", "numpy", "torch"], rounds=5, log=lambda _: None)
+    assert result.agree == {"minitorch": False, "numpy": True, "torch": False}
+
+
+def test_missing_framework_is_skipped_with_reason() -> None:
+    def missing() -> Any:
+        raise ImportError("No module named 'nothing'")
+
+    case = Case("TX", "fake", "s", ("t",), {"minitorch": _fixed([1.0] * 5, 0.0), "torch": missing})
+    result = run_case(case, ["minitorch", "torch"], rounds=5, log=lambda _: None)
+    assert "torch" in result.skipped and "torch" not in result.samples
+
+
+@pytest.mark.parametrize(
+    "make_case",
+    [
+        lambda: tasks_graph.per_op_case(30),
+        lambda: tasks_graph.chain_case(200, with_dezero=False),
+        lambda: tasks_graph.higher_order_case(),
+        lambda: tasks_graph.fan_in_case(50),
+        lambda: tasks_models.spiral_case(epochs=1),
+        lambda: tasks_models.big_mlp_case(iterations=1, sizes=(20, 30, 30, 5)),
+        lambda: tasks_models.conv_case(iterations=1),
+    ],
+    ids=["T1", "T2", "T5", "T7", "T3", "T4", "conv"],
+)
+def test_minitorch_matches_the_numpy_floor(make_case: Any) -> None:
+    case = make_case()
+    result = run_case(case, ["minitorch", "numpy"], rounds=1, log=lambda _: None)
+    assert result.skipped == {}
+    assert result.agree == {"minitorch": True, "numpy": True}
+
+
+def test_memory_child_reports_peak_and_agrees() -> None:
+    steps = {fw: memory.memory_case(n=20_000).impls[fw]() for fw in ("minitorch", "numpy")}
+    (mt, mt_value), (floor, floor_value) = steps["minitorch"](), steps["numpy"]()
+    np.testing.assert_allclose(mt_value, floor_value, rtol=1e-9)
+    assert mt["peak"] > 0 and floor["peak"] > 0
+
+
+def test_spiral_has_three_arms_of_labelled_points() -> None:
+    x, t = tasks_models.spiral()
+    assert x.shape == (300, 2) and np.bincount(t).tolist() == [100, 100, 100]
+    radius = np.hypot(x[:, 0], x[:, 1])
+    np.testing.assert_allclose(radius, np.tile(np.arange(100) / 100, 3))
+
+
+def test_report_table_and_docs_update(tmp_path: Path) -> None:
+    case = Case(
+        "T1",
+        "fake",
+        "µs/op",
+        ("t",),
+        {"minitorch": _fixed([1.0] * 5, 0.0), "torch": _fixed([2.0] * 5, 0.0)},
+        targets=[Target("t", "torch", 0.8)],
+    )
+    result = run_case(case, ["minitorch", "torch"], rounds=5, log=lambda _: None)
+    payload = {
+        "meta": {
+            "date": "today",
+            "quick": False,
+            "rounds": 5,
+            "versions": {"python": "3", "numpy": "2", "dezero": None, "torch": "2.13.0"},
+        },
+        "results": [result.to_json()],
+    }
+    table = report.markdown(payload)
+    assert "| T1 | fake | t (µs/op) | 1.00 | – | – | 2.00 | – | – | 0.50× |" in table
+    assert "t ≤ 0.8× torch: 0.50× — met" in table
+    page = tmp_path / "performance.md"
+    page.write_text(f"intro\n{report.BEGIN}\nold\n{report.END}\nend\n")
+    report.update_docs(page, table)
+    text = page.read_text()
+    assert "old" not in text and table in text and text.startswith("intro") and "end" in text
