@@ -3,13 +3,16 @@
 The notebooks live in ``notebooks/`` at the repository root, numbered ``01_...ipynb``,
 ``02_...``. This hook adds each one to the site as ``notebooks/<name>.ipynb`` (rendered
 by mkdocs-jupyter from its stored outputs) and lists them in file-name order, titled by
-each notebook's first Markdown heading. New or renamed notebooks need no edit of
-``mkdocs.yml``, and no symlink is needed (symlinks break on some Windows clones).
+each notebook's first Markdown heading, after the overview page ``course.md``, whose
+``<!-- course: notebooks -->`` marker becomes a linked list of the notebooks. New or
+renamed notebooks need no edit of ``mkdocs.yml`` or the docs, and no symlink is needed
+(symlinks break on some Windows clones).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,8 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 COURSE = "Course"
+OVERVIEW = "course.md"
+LIST_MARKER = "<!-- course: notebooks -->"
 
 
 def notebooks_dir(config: Any) -> Path:
@@ -24,19 +29,38 @@ def notebooks_dir(config: Any) -> Path:
     return Path(config["config_file_path"]).resolve().parent / "notebooks"
 
 
+def first_markdown(path: Path) -> str:
+    """The source of the notebook's first Markdown cell ('' if it has none)."""
+    for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            source = cell.get("source", "")
+            return "".join(source) if isinstance(source, list) else str(source)
+    return ""
+
+
 def notebook_title(path: Path) -> str:
     """The text of the notebook's first ``# `` heading, else its file name."""
-    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-    for cell in cells:
-        if cell.get("cell_type") != "markdown":
-            continue
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else source
-        for line in text.splitlines():
-            if line.startswith("# "):
-                # Nav titles are plain text: drop Markdown code marks (`sum_to` -> sum_to).
-                return line[2:].replace("`", "").strip()
+    for line in first_markdown(path).splitlines():
+        if line.startswith("# "):
+            # Nav titles are plain text: drop Markdown code marks (`sum_to` -> sum_to).
+            return line[2:].replace("`", "").strip()
     return path.stem.replace("_", " ")
+
+
+def notebook_summary(path: Path) -> str:
+    """The first sentence of the paragraph after the notebook's heading."""
+    paragraphs = [p for p in first_markdown(path).split("\n\n") if p.strip()]
+    text = next((p for p in paragraphs if not p.lstrip().startswith("#")), "")
+    sentence = re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
+    return sentence
+
+
+def course_list(config: Any) -> str:
+    """A Markdown list linking every notebook, with its first sentence."""
+    return "\n".join(
+        f"- [{notebook_title(p)}](notebooks/{p.name}) — {notebook_summary(p)}"
+        for p in notebook_paths(config)
+    )
 
 
 def notebook_paths(config: Any) -> list[Path]:
@@ -46,17 +70,20 @@ def notebook_paths(config: Any) -> list[Path]:
 
 
 def on_config(config: Any) -> Any:
-    """Fill the empty "Course" section of the nav; drop it when there are no notebooks."""
+    """Append the notebooks to the "Course" section of the nav (after the overview)."""
     entries = [{notebook_title(p): f"notebooks/{p.name}"} for p in notebook_paths(config)]
-    nav = config["nav"]
-    for i, item in enumerate(nav):
+    for item in config["nav"]:
         if isinstance(item, dict) and COURSE in item:
-            if entries:
-                nav[i] = {COURSE: entries}
-            else:
-                del nav[i]
+            item[COURSE] = [*(item[COURSE] or []), *entries]
             break
     return config
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Put the list of notebooks into the course overview page."""
+    if page.file.src_uri != OVERVIEW:
+        return markdown
+    return markdown.replace(LIST_MARKER, course_list(config) or "*No notebooks yet.*")
 
 
 @event_priority(100)  # before mkdocs-jupyter's on_files, which turns them into pages

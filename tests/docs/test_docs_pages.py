@@ -87,6 +87,7 @@ def test_concept_pages_are_in_the_nav() -> None:
         "concepts/no-circular-imports.md",
         "concepts/writing-a-function.md",
         "concepts/visualising-graphs.md",
+        "course.md",
         "for-teachers.md",
         "performance.md",
         "when-things-go-wrong.md",
