@@ -53,7 +53,7 @@ browser: venv
 	fi
 
 lint: venv
-	$(VENV)/bin/ruff check minitorch viz tests benchmarks examples
+	$(VENV)/bin/ruff check minitorch viz tests benchmarks examples docs/hooks
 
 typecheck: venv
 	$(VENV)/bin/mypy minitorch viz examples
