@@ -23,6 +23,7 @@ import numpy as np
 
 from minitorch import Function, Variable
 from viz.graph import Graph, as_outputs, walk
+from viz.labels import format_array
 
 ArrayOrNone = np.ndarray | None
 
@@ -175,8 +176,6 @@ class BackwardTrace:
 
     def describe(self, k: int) -> str:
         """One line of text saying what step ``k`` (from 0) did."""
-        from viz.labels import format_array
-
         step = self.steps[k]
         parts = [f"step {k + 1}/{len(self.steps)}: {step.name}.backward"]
         gys = ", ".join(format_array(g) for g in step.grads_in)
