@@ -79,8 +79,15 @@ def _count(bad: np.ndarray) -> str:
 def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
     """Assert that the backward of ``f`` agrees with finite differences at ``inputs``.
 
-    Uses ``minitorch.gradcheck`` and turns its error into a sentence about the student's
-    code: which input, which index, the numerical and the analytic value.
+    Two passes, so the message is easy to read and the check is hard to fool:
+
+    1. the gradient of ``sum(f(*inputs))`` — for an elementwise ``f`` this is simply
+       ``f'(x)`` at every element, the number a student can work out by hand;
+    2. ``minitorch.gradcheck``, which weights the outputs randomly so that no error can
+       cancel out in the sum.
+
+    Either way the message names the input, the index, the finite-difference value and
+    the value from the student's backward.
 
     Raises:
         AssertionError: if the gradients differ or backward fails.
@@ -88,18 +95,57 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
     from minitorch.gradcheck import GradcheckError, gradcheck
 
     try:
+        _check_sum_gradient(name, f, inputs)
         gradcheck(f, *inputs)
     except GradcheckError as err:
-        which = f" of input {err.input_index}" if len(inputs) > 1 else ""
-        if err.index == ():
-            raise AssertionError(f"gradient of your {name}: {err}") from None
         raise AssertionError(
-            f"gradient of your {name} differs{which}{_index(err.index)}: expected "
-            f"{err.numeric:.4g} (finite differences), got {err.analytic:.4g} "
-            "(your backward)"
+            f"gradient of your {name} differs{_which(err.input_index, inputs)}"
+            f"{_index(err.index)} (for randomly weighted outputs): expected "
+            f"{err.numeric:.4g} (finite differences), got {err.analytic:.4g} (your backward)"
         ) from None
-    except ValueError as err:
+    except (ValueError, TypeError) as err:
         raise AssertionError(f"backward of your {name} failed: {err}") from None
+
+
+def _which(k: int, inputs: tuple[Any, ...]) -> str:
+    return f" for input {k}" if len(inputs) > 1 else ""
+
+
+def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
+    """Pass 1 of :func:`check_gradient`: backward of ``sum(f(x))`` vs central differences."""
+    from minitorch import Variable
+    from minitorch.gradcheck import numerical_grad
+
+    arrays = [np.array(x, dtype=np.float64) for x in inputs]
+    variables = [Variable(a.copy()) for a in arrays]
+    result = f(*variables)
+    outputs = list(result) if isinstance(result, (list, tuple)) else [result]
+    total = outputs[0].sum()
+    for y in outputs[1:]:
+        total = total + y.sum()
+    total.backward()
+    ones = [np.ones(y.shape) for y in outputs]
+    for k, v in enumerate(variables):
+        if v.grad is None:
+            raise AssertionError(
+                f"your {name} gave no gradient{_which(k, inputs)}: does backward return "
+                "one gradient per input?"
+            )
+        numeric = numerical_grad(f, arrays, k, ones)
+        got = np.asarray(v.grad.data, dtype=np.float64)
+        if got.shape != numeric.shape:
+            raise AssertionError(
+                f"gradient of your {name}{_which(k, inputs)} has shape {got.shape}, but the "
+                f"input has shape {numeric.shape}"
+            )
+        bad = ~np.isclose(got, numeric, atol=1e-5, rtol=1e-4)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise AssertionError(
+                f"gradient of your {name} differs{_which(k, inputs)}{_index(index)}: "
+                f"expected {numeric[index]:.4g} (finite differences), got "
+                f"{got[index]:.4g} (your backward){_count(bad)}"
+            )
 
 
 def check_true(condition: bool, message: str) -> None:

@@ -57,7 +57,7 @@ def parse_cells(text: str) -> list[tuple[str, list[str], str]]:
 
 
 def _nbgrader_metadata(source: str, tags: list[str], grade_id: str) -> dict | None:
-    base = {"grade_id": grade_id, "schema_version": 3}
+    base = {"grade_id": grade_id, "schema_version": 3, "task": False}
     if "### BEGIN SOLUTION" in source:
         return {**base, "solution": True, "grade": False, "locked": False}
     if "check" in tags:
