@@ -186,9 +186,11 @@ gx = np.cos(x) * ga
 print(f"ga = {ga:.4f}, gx = {gx:.4f}")
 
 # %% tags=["check"]
-check_close("ga (dy/da)", ga, np.exp(np.sin(0.5)), hint="the derivative of exp is exp")
 check_close(
-    "gx (dy/dx)", gx, np.exp(np.sin(0.5)) * np.cos(0.5), hint="multiply ga by d(sin x)/dx"
+    "ga (dy/da)", ga, np.exp(np.sin(0.5)), hint="dy/da = exp(a), evaluated at a = sin(x)"
+)
+check_close(
+    "gx (dy/dx)", gx, np.exp(np.sin(0.5)) * np.cos(0.5), hint="gx = ga * cos(x), at x itself"
 )
 ok("hand backpropagation through exp(sin(x)) is right")
 

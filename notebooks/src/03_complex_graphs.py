@@ -246,7 +246,13 @@ v = Variable(np.array(1.0))
 h = v
 for _ in range(5000):
     h = h * 1.0001
-n = count_functions(h)
+try:
+    n = count_functions(h)
+except RecursionError:
+    raise AssertionError(
+        "count_functions recursed too deep on a chain of 5000 ops: walk the graph with an "
+        "explicit stack (a list you append to and pop from) instead of recursion"
+    ) from None
 check_true(n == 5000, f"a chain of 5000 multiplications has 5000 Functions, you counted {n}")
 check_true(count_functions(v) == 0, "a leaf has no creator: count_functions should be 0")
 ok("count_functions handles branches, long chains and leaves")
@@ -285,6 +291,8 @@ def backward_by_generation(y):
 # %% tags=["check"]
 x_test = Variable(np.array([0.5, -1.0, 2.0]))
 grads = backward_by_generation(diamond(x_test))
+check_true(isinstance(grads, dict) and id(x_test) in grads,
+           "the returned dict has no gradient for x: store each input's gradient under id(u)")
 a_test = x_test.data**2
 check_close(
     "your gradient of the diamond w.r.t. x",
