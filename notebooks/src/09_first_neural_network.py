@@ -255,7 +255,7 @@ check_true(final < 0.1, f"the model's MSE on the sine data is {final:.3f}; train
            "use a larger learning rate (Adam with lr=0.05 for ~1500 steps works)")
 check_true(len(history) > 1 and history[-1] < history[0],
            "history should hold the loss of every step, decreasing overall")
-ok(f"the network fits the sine curve (MSE {final:.3f})")
+ok(f"the network fits the sine curve (MSE {final:.2f})")
 
 # %% [markdown]
 # ## Summary

@@ -173,8 +173,8 @@ for epoch in range(15):
             total += loss.item()
             loss = 0
     epoch_losses.append(total / len(train_seq))
-print(f"mean squared error per step: first epoch {epoch_losses[0]:.3f}, "
-      f"last {epoch_losses[-1]:.3f}")
+print(f"mean squared error per step: first epoch {epoch_losses[0]:.2f}, "
+      f"last {epoch_losses[-1]:.2f}")
 
 # %%
 test_seq = data.SineCurve(train=False, sequence=True, num_samples=200, cycles=2)
