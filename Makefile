@@ -24,6 +24,7 @@ help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
 	@echo "make test   - lint, type-check and run the whole test suite"
 	@echo "make bench  - side-by-side benchmarks (minitorch, NumPy, DeZero, PyTorch)"
+	@echo "make lab    - JupyterLab on the course notebooks (make student: copies without solutions)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
