@@ -17,7 +17,12 @@ import numpy as np
 
 
 def ok(message: str) -> None:
-    """Print a success line."""
+    """Print a success line.
+
+    Example:
+        >>> ok("Cube computes x**3")
+        ✓ Cube computes x**3
+    """
     print(f"✓ {message}")
 
 
@@ -55,6 +60,12 @@ def check_close(
     Raises:
         AssertionError: naming the shape mismatch, or the first differing index with the
             expected and actual values.
+
+    Example:
+        >>> check_close("y", np.array([1.0, 2.0, 3.5]), np.array([1.0, 2.0, 3.0]))
+        Traceback (most recent call last):
+        ...
+        AssertionError: y differs at index 2: expected 3, got 3.5 (1 of 3 elements differ)
     """
     got_array, expected_array = _array(name, got), _array("the reference", expected)
     suffix = f"\n  hint: {hint}" if hint else ""
@@ -91,6 +102,14 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
 
     Raises:
         AssertionError: if the gradients differ or backward fails.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> check_gradient("tanh", F.tanh, np.array([0.5, -1.0]))
+
+    References:
+        Nocedal and Wright, *Numerical Optimization*, 2nd ed., section 8.1 (central
+        differences).
     """
     from minitorch.gradcheck import GradcheckError, gradcheck
 
@@ -149,6 +168,13 @@ def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...
 
 
 def check_true(condition: bool, message: str) -> None:
-    """Assert ``condition``; ``message`` explains what is wrong when it is False."""
+    """Assert ``condition``; ``message`` explains what is wrong when it is False.
+
+    Example:
+        >>> check_true(1 + 1 == 3, "1 + 1 should be 3")
+        Traceback (most recent call last):
+        ...
+        AssertionError: 1 + 1 should be 3
+    """
     if not condition:
         raise AssertionError(message)

@@ -141,9 +141,9 @@ wrong = naive_backward(y)[id(x)]
 print(f"naive loop: {float(wrong):.6f}   correct: {expected:.6f}")
 
 # %% [markdown]
-# The naive answer is too large: the first time `Square` ran it passed on half of `a`'s
-# gradient, and the second time the *full* gradient, so the first half was counted
-# twice. The fix is a schedule in which a Function runs only after **every** Function
+# The naive answer is too large: the first time `Square` ran, `a`'s gradient held only
+# one branch's share; the second time it held the *full* sum, so the first share was
+# counted twice. The fix is a schedule in which a Function runs only after **every** Function
 # that uses its outputs has run — a *topological order* of the reversed graph. Two
 # classic ways to get one:
 #

@@ -1,0 +1,124 @@
+"""The exercise feedback helpers (``notebooks/checks.py``): right answers pass, wrong ones
+fail with a message that names what differs and where."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from minitorch import Function, Variable
+
+CHECKS = Path(__file__).resolve().parents[2] / "notebooks" / "checks.py"
+
+
+@pytest.fixture(scope="module")
+def checks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("course_checks", CHECKS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["course_checks"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Sigmoid(Function):
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-x))
+
+    def backward(self, gy: Variable) -> Variable:
+        y = self.output()
+        return gy * y * (1 - y)
+
+
+class _SigmoidMissingFactor(_Sigmoid):
+    def backward(self, gy: Variable) -> Variable:
+        return gy * self.output()  # forgot (1 - y)
+
+
+class _SumsOutputs(Function):
+    """Softmax whose backward returns zeros: the plain sum of outputs cannot catch it."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        e = np.exp(x - x.max())
+        return e / e.sum()
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy * 0.0
+
+
+def test_doctests_of_checks_pass(checks: ModuleType) -> None:
+    assert doctest.testmod(checks).failed == 0
+
+
+def test_check_close_passes_within_tolerance(checks: ModuleType) -> None:
+    checks.check_close("y", Variable(np.array([1.0, 2.0])), np.array([1.0, 2.0 + 1e-9]))
+
+
+def test_check_close_names_first_differing_index_and_values(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError, match=r"y differs at index 1: expected 2, got 2\.5"):
+        checks.check_close("y", np.array([1.0, 2.5, 9.0]), np.array([1.0, 2.0, 3.0]))
+
+
+def test_check_close_reports_a_shape_mismatch(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError, match=r"has shape \(3,\) but should have shape \(3, 1\)"):
+        checks.check_close("y", np.zeros(3), np.zeros((3, 1)))
+
+
+def test_check_close_reports_a_missing_return(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError, match="is None: did you forget to `return`"):
+        checks.check_close("y", None, 1.0)
+
+
+def test_check_close_appends_the_hint(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError, match="hint: step to both sides"):
+        checks.check_close("d", 2.9997, 3.0, hint="step to both sides")
+
+
+def test_check_gradient_accepts_a_correct_backward(checks: ModuleType) -> None:
+    checks.check_gradient("Sigmoid", lambda v: _Sigmoid()(v), np.array([-2.0, 0.0, 1.5]))
+
+
+def test_check_gradient_reports_the_plain_derivative_at_the_bad_index(
+    checks: ModuleType,
+) -> None:
+    x = np.array([0.0, 1.0])
+    sigma = 1 / (1 + np.exp(-x))
+    expected, got = sigma[0] * (1 - sigma[0]), sigma[0]  # 0.25 and 0.5 at index 0
+    with pytest.raises(AssertionError) as info:
+        checks.check_gradient("Sigmoid", lambda v: _SigmoidMissingFactor()(v), x)
+    message = str(info.value)
+    assert "gradient of your Sigmoid differs at index 0" in message
+    assert f"expected {expected:.4g} (finite differences)" in message
+    assert f"got {got:.4g} (your backward)" in message
+
+
+def test_check_gradient_catches_errors_that_cancel_in_the_sum(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError, match="randomly weighted outputs"):
+        checks.check_gradient("Softmax", lambda v: _SumsOutputs()(v), np.array([0.1, 0.5, -1.0]))
+
+
+def test_check_gradient_reports_a_wrong_gradient_shape(checks: ModuleType) -> None:
+    class Unreduced(Function):
+        def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+            return x0 * x1
+
+        def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+            x0, x1 = self.inputs
+            return gy * x1, gy * x0  # the second should be summed to x1's shape
+
+    with pytest.raises(AssertionError, match=r"backward of your Unreduced failed: .*shape"):
+        checks.check_gradient(
+            "Unreduced", lambda a, b: Unreduced()(a, b), np.ones((2, 3)), np.ones(3)
+        )
+
+
+def test_check_true_raises_with_the_message(checks: ModuleType) -> None:
+    checks.check_true(True, "unused")
+    with pytest.raises(AssertionError, match="^count is 5, expected 4$"):
+        checks.check_true(False, "count is 5, expected 4")
