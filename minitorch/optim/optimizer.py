@@ -153,7 +153,9 @@ class WeightDecay:
     def __call__(self, params: list[Variable]) -> None:
         for param in params:
             assert param.grad is not None
-            param.grad = Variable(param.grad.data + self.rate * param.data, requires_grad=False)
+            # np.asarray: for 0-d arrays NumPy returns a scalar, which Variable rejects.
+            grad = np.asarray(param.grad.data + self.rate * param.data)
+            param.grad = Variable(grad, requires_grad=False)
 
     def __repr__(self) -> str:
         return f"WeightDecay({self.rate})"
@@ -198,7 +200,8 @@ class ClipGrad:
         if scale < 1.0:
             for param in params:
                 assert param.grad is not None
-                param.grad = Variable(param.grad.data * scale, requires_grad=False)
+                grad = np.asarray(param.grad.data * scale)  # 0-d: a scalar otherwise
+                param.grad = Variable(grad, requires_grad=False)
 
     def __repr__(self) -> str:
         return f"ClipGrad(max_norm={self.max_norm})"

@@ -77,7 +77,9 @@ class SGD(Optimizer):
         if self.momentum:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = grad.copy()
+                # np.array, not grad.copy(): for a 0-d parameter with weight decay, grad is a
+                # NumPy scalar, and `buf *= momentum` on a scalar would not update the state.
+                buf = state["momentum_buffer"] = np.array(grad, dtype=param.dtype)
             else:
                 buf *= self.momentum
                 buf += grad
