@@ -6,6 +6,8 @@ each is written with minitorch ops so it can be differentiated again.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
@@ -212,27 +214,57 @@ def abs(x: Operand) -> Variable:
     return Abs()(x)
 
 
+_Base = TypeVar("_Base", Variable, np.ndarray)
+
+
+def _shifted(x0: _Base, shift: np.ndarray) -> _Base:
+    """``x0 + shift``, or ``x0`` itself when no entry is shifted (the usual case)."""
+    return x0 + shift if shift.any() else x0
+
+
 class Pow(Function):
     """y = x0 ** x1;  gx0 = gy * x1 * x0**(x1 - 1),  gx1 = gy * y * log(x0)."""
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
-            return np.power(x0, x1)
+            np.broadcast_shapes(x0.shape, x1.shape)
         except ValueError:
             raise _broadcast_error("pow", x0, x1) from None
+        try:
+            return np.power(x0, x1)
+        except ValueError as exc:  # e.g. integers to negative integer powers
+            raise ValueError(f"pow: {exc} (base dtype {x0.dtype}, exponent {x1.dtype})") from None
+
+    def _base_shifts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where ``x0 == 0`` the formulas give ``0 * inf = NaN``; 1 added to the base there.
+
+        The derivative of ``x0 ** 0`` is 0 also at ``x0 = 0`` (the formula says
+        ``0 * 0**-1``), and for ``x1 >= 0`` the derivative of ``0 ** x1`` w.r.t. ``x1`` is
+        taken as 0 (the formula says ``0 * log 0``), as PyTorch does. Shifting the base to 1
+        at exactly those entries turns the power into 1 and the log into 0; the shifts are
+        constants, so the backward stays differentiable.
+        """
+        x0, x1 = self.input_arrays
+        at_zero = x0 == 0
+        return at_zero & (x1 == 0), at_zero & (x1 >= 0)
 
     def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
         x0, x1 = self.inputs
         need0, need1 = self.needs_input_grad
-        gx0 = sum_to(gy * x1 * x0 ** (x1 - 1), x0.shape) if need0 else None
-        gx1 = sum_to(gy * x0**x1 * log(x0), x1.shape) if need1 else None
+        shift0, shift1 = self._base_shifts()
+        gx0 = sum_to(gy * x1 * _shifted(x0, shift0) ** (x1 - 1), x0.shape) if need0 else None
+        gx1 = sum_to(gy * x0**x1 * log(_shifted(x0, shift1)), x1.shape) if need1 else None
         return gx0, gx1
 
     def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         x0, x1 = self.input_arrays
         need0, need1 = self.needs_input_grad
-        gx0 = sum_to_array(gy * x1 * np.power(x0, x1 - 1), x0.shape) if need0 else None
-        gx1 = sum_to_array(gy * np.power(x0, x1) * np.log(x0), x1.shape) if need1 else None
+        shift0, shift1 = self._base_shifts()
+        gx0 = gx1 = None
+        if need0:
+            gx0 = sum_to_array(gy * x1 * np.power(_shifted(x0, shift0), x1 - 1), x0.shape)
+        if need1:
+            gx1 = sum_to_array(gy * np.power(x0, x1) * np.log(_shifted(x0, shift1)), x1.shape)
         return gx0, gx1
 
 
@@ -240,13 +272,16 @@ def pow(x0: Operand, x1: Operand) -> Variable:
     """Raise ``x0`` to the power ``x1`` elementwise (``np.power``), broadcasting.
 
     The exponent may be a Python number (a constant: no gradient is computed for it) or
-    a Variable (then ``d y / d x1 = y * log(x0)``, defined for ``x0 > 0``).
+    a Variable (then ``d y / d x1 = y * log(x0)``, defined for ``x0 > 0``). At ``x0 = 0``
+    the gradients follow PyTorch: ``d(x0 ** 0)/d x0 = 0`` and, for ``x1 >= 0``,
+    ``d(0 ** x1)/d x1 = 0`` (no ``0 * inf = NaN``).
 
     Shapes:
         x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``.
 
     Raises:
-        ValueError: if the shapes do not broadcast.
+        ValueError: if the shapes do not broadcast, or NumPy rejects the power (integers to
+            negative integer powers).
 
     Example:
         >>> pow(Variable(np.array([2.0, 3.0])), 2)

@@ -21,18 +21,22 @@ Axis = int | tuple[int, ...] | None
 def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
     """Return ``axis`` as a sorted tuple of non-negative ints (all axes for ``None``).
 
+    A 0-d array accepts ``axis`` 0 and -1, as PyTorch does, and has no axis to reduce:
+    the result is ``()`` (so ``softmax`` of a 0-d input is 1, ``sum`` returns it).
+
     Raises:
         ValueError: if an axis is out of range for ``ndim`` or repeated (names ``op``).
     """
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    if any(not -ndim <= a < builtins.max(ndim, 1) for a in axes):
+    bound = builtins.max(ndim, 1)
+    if any(not -bound <= a < bound for a in axes):
         raise ValueError(f"{op}: axis {axis} is out of range for an array with {ndim} dims")
-    result = tuple(sorted(int(a) % builtins.max(ndim, 1) for a in axes))
+    result = tuple(sorted(int(a) % bound for a in axes))
     if len(set(result)) != len(result):
         raise ValueError(f"{op}: repeated axis in {axis}")
-    return result
+    return result if ndim else ()
 
 
 def keepdims_shape(x_shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
