@@ -147,8 +147,25 @@ for order, n in enumerate(sizes, start=1):
 
 # %% [markdown]
 # The graphs grow with the order: each derivative's graph contains the previous one plus
-# its backward. (This is the same "expression swell" symbolic differentiation suffers
-# from; autodiff shares common sub-expressions, so the growth stays polynomial.)
+# its backward. Here is the graph of the **second** derivative of tanh at one point
+# (constants hidden). Everything hangs off the one `Tanh` output $y$: differentiating
+# the first derivative's $y \cdot y$ by the product rule gives two `Mul`s joined by an
+# `Add`, the `Sub` recomputes $1 - y^2$, and the last `Mul` combines them into
+# $-2y(1 - y^2)$. Each further order applies the same rules to a larger graph.
+
+# %%
+x = Variable(np.array(1.0), name="x")
+F.tanh(x).backward(create_graph=True)
+g1 = x.grad
+x.clear_grad()
+g1.backward(create_graph=True)
+g2 = x.grad
+print(f"second derivative at 1: {g2.item():.6f}")
+viz.draw_graph(g2, show_shapes=False, hide_constants=True)
+
+# %% [markdown]
+# (This growth is the "expression swell" that symbolic differentiation suffers from too;
+# autodiff shares common sub-expressions, so it stays polynomial rather than exponential.)
 #
 # ## Exercises
 #
