@@ -29,9 +29,12 @@ class Add(Function):
         x0, x1 = self.inputs
         return sum_to(gy, x0.shape), sum_to(gy, x1.shape)
 
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         x0, x1 = self.input_arrays
-        return sum_to_array(gy, x0.shape), sum_to_array(gy, x1.shape)
+        need0, need1 = self.needs_input_grad  # x + 0.01: no reduction for the constant
+        gx0 = sum_to_array(gy, x0.shape) if need0 else None
+        gx1 = sum_to_array(gy, x1.shape) if need1 else None
+        return gx0, gx1
 
 
 def add(x0: Operand, x1: Operand) -> Variable:
@@ -64,9 +67,12 @@ class Sub(Function):
         x0, x1 = self.inputs
         return sum_to(gy, x0.shape), sum_to(-gy, x1.shape)
 
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         x0, x1 = self.input_arrays
-        return sum_to_array(gy, x0.shape), sum_to_array(-gy, x1.shape)
+        need0, need1 = self.needs_input_grad
+        gx0 = sum_to_array(gy, x0.shape) if need0 else None
+        gx1 = sum_to_array(-gy, x1.shape) if need1 else None
+        return gx0, gx1
 
 
 def sub(x0: Operand, x1: Operand) -> Variable:
