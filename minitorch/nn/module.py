@@ -109,6 +109,8 @@ class Module:
             )
         if registries[0] is not None:
             self._unregister(name)
+            if isinstance(value, (Parameter, Module)):  # it replaces a buffer of that name
+                self._buffers.pop(name, None)
             if isinstance(value, Parameter):
                 self._parameters[name] = value
                 if value.name is None:  # a shared (tied) Parameter keeps its first name
@@ -133,7 +135,9 @@ class Module:
         """Register a non-trainable array (e.g. batch norm's running mean) as state.
 
         Buffers are saved and loaded with the weights but never seen by optimizers.
-        Assigning a new ndarray to ``self.<name>`` later updates the buffer.
+        Assigning a new ndarray to ``self.<name>`` later updates the buffer; assigning a
+        Parameter or Module there replaces it (it is no longer a buffer), and a buffer
+        replaces a Parameter or Module of the same name.
 
         Raises:
             AttributeError: before ``super().__init__()``.
@@ -142,6 +146,7 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._buffers[name] = _check_buffer(self, name, value)
+        self._unregister(name)  # a Parameter or Module of that name is replaced
         object.__setattr__(self, name, value)
 
     # -- traversal -----------------------------------------------------------------------

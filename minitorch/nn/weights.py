@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -60,9 +60,7 @@ def save_weights(module: Module, path: str | os.PathLike[str]) -> None:
     """
     arrays = state_dict(module)
     target = os.path.abspath(os.fspath(path))
-    fd, tmp = tempfile.mkstemp(
-        dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.", suffix=".tmp"
-    )
+    fd, tmp = _create_temporary(target)
     try:
         with os.fdopen(fd, "wb") as f:
             with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -78,6 +76,25 @@ def save_weights(module: Module, path: str | os.PathLike[str]) -> None:
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
+
+
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+
+
+def _create_temporary(target: str) -> tuple[int, str]:
+    """Create a new, empty file beside ``target``; return its descriptor and path.
+
+    Not ``tempfile.mkstemp``: that creates the file with mode 0600, so the renamed weight
+    file would be unreadable to other users. Opened with mode 0666, the file gets the
+    permissions the user's umask gives any new file (0644 typically), as ``np.savez``.
+    """
+    prefix = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.")
+    while True:
+        tmp = f"{prefix}{secrets.token_hex(8)}.tmp"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666), tmp
+        except FileExistsError:  # a name clash with another writer: draw a new name
+            continue
 
 
 def load_weights(module: Module, path: str | os.PathLike[str]) -> None:
