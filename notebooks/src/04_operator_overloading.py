@@ -214,7 +214,14 @@ def poly(t):
 
 
 for t0 in [2.0, -0.5]:
-    result = poly(Dual(t0, 1.0))
+    try:
+        result = poly(Dual(t0, 1.0))
+    except (TypeError, AttributeError) as err:
+        raise AssertionError(
+            f"poly(Dual) failed with {type(err).__name__}: {err}. `3 * t` calls "
+            "Dual.__rmul__ (the int does not know Dual), and a plain number has no "
+            ".value: lift numbers to Dual(c, 0)"
+        ) from None
     check_true(isinstance(result, Dual), f"poly(Dual) gave a {type(result).__name__}")
     check_close(f"value of poly at {t0}", result.value, 3 * t0**2 + 2 * t0 + 1)
     check_close(
