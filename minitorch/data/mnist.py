@@ -152,7 +152,8 @@ class MNIST(Dataset):
     Raises:
         FileNotFoundError: naming the missing file and the folder to put it in.
         IDXError: (a ``ValueError``) naming the file, if it is corrupt, truncated, not 3-d
-            images / 1-d labels, the counts differ, or a label is outside ``0..9``.
+            uint8 images / 1-d integer labels, the counts differ, or a label is outside
+            ``0..9``.
 
     Example:
         >>> MNIST("/nonexistent")  # doctest: +ELLIPSIS
@@ -190,8 +191,13 @@ class MNIST(Dataset):
                 f"MNIST: {label_path} holds labels of shape {labels.shape} but {image_path} "
                 f"holds {len(images)} images; the files do not belong together"
             )
-        if labels.size and labels.max() > 9:
-            raise IDXError(f"MNIST: {label_path} has labels outside 0..9 (max {labels.max()})")
+        if labels.dtype.kind not in "iu":  # a float 2.5 would silently become class 2
+            raise IDXError(f"MNIST: {label_path} should hold integer labels, got {labels.dtype}")
+        if labels.size and (labels.min() < 0 or labels.max() > 9):
+            raise IDXError(
+                f"MNIST: {label_path} has labels outside 0..9 "
+                f"(min {labels.min()}, max {labels.max()})"
+            )
         self.data = images[:, None, :, :]
         self.label = labels.astype(np.int64)
 
