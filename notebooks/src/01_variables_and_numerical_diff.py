@@ -140,11 +140,11 @@ print(f"best central step ~ {hs[err_central.argmin()]:.0e} (error {err_central.m
 # %% [markdown]
 # Read the plot from right to left. For large $h$ both errors follow their truncation
 # lines (slope 1 and slope 2). As $h$ shrinks, round-off takes over and the error climbs
-# again. Even at its best the central difference keeps only about 10 of 16 digits — good
-# enough to *check* a gradient, far too slow and inaccurate to *train* with: a network
-# with a million weights would need two million forward passes per step. That is why we
-# will compute gradients exactly with backpropagation, and use finite differences only
-# to test it (`minitorch.gradcheck` does exactly that).
+# again. At their best the forward difference keeps about 8 of 16 digits and the central
+# difference about 12 — good enough to *check* a gradient, but too slow and inexact
+# to *train* with: a network with a million weights would need two million forward
+# passes per step. That is why we will compute gradients exactly with backpropagation,
+# and use finite differences only to test it (`minitorch.gradcheck` does exactly that).
 
 # %% [markdown]
 # ## Exercises

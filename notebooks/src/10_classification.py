@@ -138,7 +138,7 @@ plot_history(digit_history, title="digits: accuracy per epoch")
 
 # %% [markdown]
 # Training accuracy creeping above test accuracy is the first sign of overfitting: the
-# network starts to memorise the training images. With 1437 training images and a
+# network starts to memorise the training images. With about 1400 training images and a
 # small network the gap stays small.
 #
 # ## Exercises
