@@ -153,3 +153,16 @@ def test_student_version_has_no_outputs(path: Path, student_dir: Path) -> None:
 
 def test_student_directory_has_the_helper_module(student_dir: Path) -> None:
     assert (student_dir / "checks.py").is_file()
+
+
+@pytest.mark.parametrize("path", SOURCE_NOTEBOOKS, ids=lambda p: p.stem)
+def test_outputs_hold_nothing_that_changes_between_runs(path: Path) -> None:
+    """NumPy scalar reprs, memory addresses and kernel paths would break nbval elsewhere."""
+    for cell in _read(path).cells:
+        for output in cell.get("outputs", []):
+            texts = [output.get("text", "")] + [
+                v for k, v in output.get("data", {}).items() if k in ("text/plain",)
+            ]
+            for text in texts:
+                for fragile in ("np.float", "np.int", " at 0x", "/tmp/ipykernel_"):
+                    assert fragile not in text, f"{path.name}: {fragile!r} in an output"
