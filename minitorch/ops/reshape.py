@@ -329,29 +329,58 @@ class Concatenate(Function):
         self.bounds = tuple(np.cumsum([x.shape[self.axis_] for x in xs])[:-1].tolist())
         return y
 
-    def backward(self, gy: Variable) -> tuple[Variable, ...]:
-        gxs = Split(self.bounds, self.axis_)(gy)
-        return tuple(gxs) if isinstance(gxs, list) else (gxs,)
+    def backward(self, gy: Variable) -> tuple[Variable | None, ...]:
+        # One single-output slice per input, not one multi-output split: a gradient that
+        # is dropped (an input needing none) must not break a later second-order backward.
+        starts = (0,) + self.bounds
+        stops = self.bounds + (gy.shape[self.axis_],)
+        return tuple(
+            SliceAxis(start, stop, self.axis_)(gy) if need else None
+            for start, stop, need in zip(starts, stops, self.needs_input_grad)
+        )
 
     def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, ...]:
         return tuple(g.copy() for g in np.split(gy, self.bounds, axis=self.axis_))
 
 
-class Split(Function):
-    """ys = x cut along ``axis`` at ``bounds``;  gx = the gys concatenated."""
+class SliceAxis(Function):
+    """y = x[start:stop] along ``axis`` (a copy);  gx = gy placed in zeros of x's shape."""
 
-    def __init__(self, bounds: tuple[int, ...], axis: int) -> None:
-        self.bounds = bounds
-        self.axis = axis
+    def __init__(self, start: int, stop: int, axis: int) -> None:
+        self.start, self.stop, self.axis = start, stop, axis
 
-    def forward(self, x: np.ndarray) -> tuple[np.ndarray, ...]:
-        return tuple(np.split(x, self.bounds, axis=self.axis))
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.x_shape = x.shape
+        return x[_axis_slice(self.start, self.stop, self.axis)].copy()
 
-    def backward(self, *gys: Variable) -> Variable:
-        return concatenate(gys, self.axis)
+    def backward(self, gy: Variable) -> Variable:
+        return SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape)(gy)
 
-    def backward_array(self, *gys: np.ndarray) -> np.ndarray:
-        return np.concatenate(gys, axis=self.axis)
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        return SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape).forward(gy)
+
+
+class SliceAxisGrad(Function):
+    """gx = zeros(x_shape) with gy at ``start:stop`` along ``axis``;  ggy = ggx sliced."""
+
+    def __init__(self, start: int, stop: int, axis: int, x_shape: Shape) -> None:
+        self.start, self.stop, self.axis, self.x_shape = start, stop, axis, x_shape
+
+    def forward(self, gy: np.ndarray) -> np.ndarray:
+        gx = np.zeros(self.x_shape, dtype=gy.dtype)
+        gx[_axis_slice(self.start, self.stop, self.axis)] = gy
+        return gx
+
+    def backward(self, ggx: Variable) -> Variable:
+        return SliceAxis(self.start, self.stop, self.axis)(ggx)
+
+    def backward_array(self, ggx: np.ndarray) -> np.ndarray:
+        return ggx[_axis_slice(self.start, self.stop, self.axis)].copy()
+
+
+def _axis_slice(start: int, stop: int, axis: int) -> tuple[slice, ...]:
+    """The index ``[:, ..., :, start:stop]`` with the slice at position ``axis``."""
+    return (slice(None),) * axis + (slice(start, stop),)
 
 
 def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
