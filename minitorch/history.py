@@ -87,12 +87,14 @@ class History(Mapping[str, list[float]]):
         return f"epoch {self.steps[-1]}: " + ", ".join(parts)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the log as JSON (``NaN`` entries become ``null``)."""
-        rows = {
-            name: [None if math.isnan(v) else v for v in col] for name, col in self.metrics.items()
-        }
+        """Write the log as standard JSON (RFC 8259), readable by any JSON parser.
+
+        ``NaN`` entries become ``null`` and infinities (a diverged loss) the strings
+        ``"inf"``/``"-inf"``; :meth:`load` reads both back.
+        """
+        rows = {name: [_json_number(v) for v in col] for name, col in self.metrics.items()}
         with open(path, "w", encoding="utf-8") as f:
-            json.dump({"steps": self.steps, "metrics": rows}, f, indent=1)
+            json.dump({"steps": self.steps, "metrics": rows}, f, indent=1, allow_nan=False)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> History:
@@ -116,6 +118,15 @@ class History(Mapping[str, list[float]]):
 
     def __repr__(self) -> str:
         return f"History({len(self.steps)} entries: {', '.join(self.metrics) or 'no metrics'})"
+
+
+def _json_number(value: float) -> float | str | None:
+    """A float as standard JSON allows it: NaN as ``None``, infinities as strings."""
+    if math.isnan(value):
+        return None
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
 
 
 def _as_float(name: str, value: Any) -> float:

@@ -36,3 +36,25 @@ def test_mnist_rejects_float_labels_instead_of_truncating_them(tmp_path):
 def test_mnist_accepts_signed_integer_labels_in_range(tmp_path):
     _mnist_with_labels(tmp_path, np.array([0, 9, 4], dtype=np.int16), 0x0B)
     np.testing.assert_array_equal(MNIST(tmp_path).label, [0, 9, 4])
+
+
+def test_history_with_an_infinite_loss_saves_standard_json(tmp_path):
+    import json
+    import math
+
+    from minitorch.history import History
+
+    h = History()
+    h.log(loss=math.inf)
+    h.log(loss=-math.inf, accuracy=0.5)
+    h.log(loss=float("nan"))
+    path = tmp_path / "h.json"
+    h.save(path)
+
+    def reject(token: str) -> None:
+        raise ValueError(f"not standard JSON: {token}")
+
+    json.loads(path.read_text(), parse_constant=reject)  # wrote Infinity before
+    back = History.load(path)
+    assert back["loss"][:2] == [math.inf, -math.inf] and math.isnan(back["loss"][2])
+    assert back["accuracy"][1] == 0.5 and math.isnan(back["accuracy"][0])
