@@ -273,7 +273,10 @@ def dropout(x: Operand, p: float = 0.5) -> Variable:
     if p == 1.0:
         return x * np.zeros(x.shape, dtype=x.dtype)
     keep = default_generator().random(x.shape) >= p
-    return x * (keep * (1.0 / (1.0 - p))).astype(x.dtype)
+    mask = keep * (1.0 / (1.0 - p))
+    # Keep float32 float32; an integer x is promoted (casting the mask to int would
+    # truncate the 1 / (1 - p) scale and break the expected value).
+    return x * (mask.astype(x.dtype) if x.dtype.kind in "fc" else mask)
 
 
 def accuracy(y: Operand, t: Any) -> float:

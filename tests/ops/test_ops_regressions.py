@@ -131,3 +131,18 @@ def test_gradgradcheck_of_concatenate_along_a_negative_axis():
     rng = np.random.default_rng(0)
     arrays = [rng.normal(size=(2, 3)), rng.normal(size=(2, 1)), rng.normal(size=(2, 2))]
     assert gradgradcheck(lambda *xs: F.concatenate(xs, -1) ** 2, *arrays)
+
+
+# -- dropout of an integer array ---------------------------------------------------------
+def test_dropout_of_integers_scales_by_the_exact_inverse_keep_probability():
+    import minitorch
+
+    minitorch.manual_seed(0)
+    y = F.dropout(Variable(np.full(1000, 10), requires_grad=False), 0.3)
+    kept = y.data[y.data != 0]
+    np.testing.assert_allclose(kept, 10 / 0.7)  # the int cast truncated 1/0.7 to 1
+
+
+def test_dropout_keeps_float32():
+    y = F.dropout(Variable(np.ones(10, np.float32)), 0.3)
+    assert y.dtype == np.float32
