@@ -147,9 +147,11 @@ def batch_norm(
         r_mean, r_var = _data(running_mean), _data(running_var)
         if r_mean is None or r_var is None:
             raise ValueError("batch_norm: evaluation (training=False) needs running_mean/var")
+        shift = r_mean.reshape(channel_shape)
+        scale = (1.0 / np.sqrt(r_var + eps)).reshape(channel_shape)
         dtype = _data(x).dtype  # type: ignore[union-attr]
-        shift = r_mean.reshape(channel_shape).astype(dtype)
-        scale = (1.0 / np.sqrt(r_var + eps)).reshape(channel_shape).astype(dtype)
+        if dtype.kind == "f":  # float32 stays float32; integer images are promoted, not
+            shift, scale = shift.astype(dtype), scale.astype(dtype)  # cast to int (truncated)
         y = mul(sub(x, shift), scale)
     if weight is not None:
         y = y * reshape(weight, channel_shape)
