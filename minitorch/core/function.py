@@ -233,8 +233,8 @@ def _operand_message(func: Function, inputs: tuple[Any, ...], x: Any) -> str:
 
 def _as_outputs(ys: Any, func: Function) -> list[Variable]:
     """Wrap what ``forward`` returned (an array, a NumPy scalar or a tuple) as Variables."""
-    if type(ys) is not tuple:
-        ys = (ys,)
+    if type(ys) is not tuple:  # e.g. the NumPy scalar that 0-d arithmetic returns
+        return [Variable(_as_output(ys, func, 0))]
     return [Variable(_as_output(y, func, i)) for i, y in enumerate(ys)]
 
 
