@@ -14,7 +14,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.ops.arithmetic import _broadcast_error
 from minitorch.ops.math import exp
-from minitorch.ops.reduce import Axis, normalize_axis, sum
+from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, sum
 from minitorch.ops.reshape import sum_to, sum_to_array
 
 
@@ -321,7 +321,7 @@ def minimum(x0: Operand, x1: Operand) -> Variable:
 
 def _softmax_array(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     # Subtracting the max makes every exponent <= 0: no overflow, same result.
-    e = np.exp(x - np.max(x, axis=axes, keepdims=True))
+    e = np.exp(x - max_keepdims(x, axes))
     e /= np.sum(e, axis=axes, keepdims=True)
     return e
 
@@ -384,8 +384,9 @@ class LogSoftmax(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.axes = normalize_axis(self.axis, x.ndim, "log_softmax")
-        z = x - np.max(x, axis=self.axes, keepdims=True)
-        return z - np.log(np.sum(np.exp(z), axis=self.axes, keepdims=True))
+        z = x - max_keepdims(x, self.axes)
+        with np.errstate(divide="ignore"):  # log(0) only for an empty axis: no values
+            return z - np.log(np.sum(np.exp(z), axis=self.axes, keepdims=True))
 
     def backward(self, gy: Variable) -> Variable:
         y = self.output()

@@ -36,7 +36,8 @@ def _conv_array(x: np.ndarray, W: np.ndarray, stride: Pair, padding: Pair) -> np
 def _conv_col(col: np.ndarray, W: np.ndarray) -> np.ndarray:
     """``W.reshape(C_out, -1) @ col`` for every image: one small GEMM per image."""
     n, oh, ow = col.shape[0], col.shape[4], col.shape[5]
-    y = np.matmul(W.reshape(W.shape[0], -1), col.reshape(n, -1, oh * ow))
+    # Explicit sizes, no -1: NumPy cannot infer an axis of an empty (N = 0) batch.
+    y = np.matmul(W.reshape(W.shape[0], -1), col.reshape(n, _prod(col.shape[1:4]), oh * ow))
     return y.reshape(n, W.shape[0], oh, ow)
 
 
@@ -65,9 +66,15 @@ def _grad_weight_col(col: np.ndarray, gy: np.ndarray) -> np.ndarray:
     slower here, most under threaded BLAS on a busy machine).
     """
     n, c_out = gy.shape[:2]
-    cols = col.reshape(n, -1, gy[0, 0].size).transpose(0, 2, 1)
-    gW = np.matmul(gy.reshape(n, c_out, -1), cols).sum(axis=0)
+    windows = gy.shape[2] * gy.shape[3]
+    cols = col.reshape(n, _prod(col.shape[1:4]), windows).transpose(0, 2, 1)
+    gW = np.matmul(gy.reshape(n, c_out, windows), cols).sum(axis=0)
     return gW.reshape((c_out,) + col.shape[1:4])
+
+
+def _prod(sizes: tuple[int, ...]) -> int:
+    """The product of ``sizes`` as a Python int (1 for none)."""
+    return int(np.prod(sizes, dtype=np.int64))
 
 
 def _transpose_output_hw(

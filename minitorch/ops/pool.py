@@ -53,7 +53,7 @@ class MaxPool2d(Function):
         # Pad with -inf (not 0) so padding never wins a window of negative values.
         fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         col = im2col_array(x, self.kernel, self.stride, self.padding, fill)
-        col = col.reshape(x.shape[:2] + (-1,) + col.shape[4:])
+        col = col.reshape(x.shape[:2] + (col.shape[2] * col.shape[3],) + col.shape[4:])
         if self.argmax is None:
             self.argmax = col.argmax(axis=2)  # the first maximum wins ties, as in PyTorch
         self.x_shape = x.shape
@@ -173,5 +173,6 @@ def avg_pool2d(
     """
     kernel, strides, pad, out_hw = _window("avg_pool2d", x, kernel_size, stride, padding)
     n, c = np.shape(x)[:2]
-    col = reshape(im2col(x, kernel, strides, pad), (n, c, kernel[0] * kernel[1], -1))
+    windows = out_hw[0] * out_hw[1]  # explicit: no -1 for an empty (N = 0) batch
+    col = reshape(im2col(x, kernel, strides, pad), (n, c, kernel[0] * kernel[1], windows))
     return reshape(mean(col, axis=2), (n, c, *out_hw))

@@ -39,6 +39,18 @@ def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
     return result if ndim else ()
 
 
+def max_keepdims(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``np.max(x, axes, keepdims=True)``, but ``-inf`` where the reduced axes are empty.
+
+    The max-shift of logsumexp and softmax: an empty sum of exponentials is 0, so
+    ``logsumexp`` of nothing is ``-inf`` (as PyTorch), where ``np.max`` would raise.
+    """
+    if x.size:
+        return np.max(x, axis=axes, keepdims=True)
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)  # can hold -inf
+    return np.full(keepdims_shape(x.shape, axes), -np.inf, dtype=dtype)
+
+
 def keepdims_shape(x_shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     """``x_shape`` with each reduced axis set to 1 (the shape ``keepdims=True`` gives)."""
     return tuple(1 if i in axes else d for i, d in enumerate(x_shape))
@@ -116,8 +128,11 @@ class _Extremum(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.x_shape = x.shape
         self.axes = normalize_axis(self.axis, x.ndim, self.name)
-        if x.size == 0:
-            raise ValueError(f"{self.name}: cannot reduce an empty array of shape {x.shape}")
+        if any(x.shape[a] == 0 for a in self.axes):  # (0, 3) over axis 1 is fine: (0,)
+            raise ValueError(
+                f"{self.name}: cannot reduce an empty array of shape {x.shape} over axis "
+                f"{self.axis}: an empty axis has no {self.name}"
+            )
         return self.ufunc.reduce(x, axis=self.axes, keepdims=self.keepdims)
 
     def _share(self) -> np.ndarray:
@@ -165,7 +180,7 @@ def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         A Variable of ``x``'s dtype.
 
     Raises:
-        ValueError: if an axis is out of range or repeated, or ``x`` is empty.
+        ValueError: if an axis is out of range or repeated, or a reduced axis is empty.
 
     Example:
         >>> x = Variable(np.array([[1.0, 3.0], [2.0, 2.0]]))
@@ -197,7 +212,7 @@ def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         A Variable of ``x``'s dtype.
 
     Raises:
-        ValueError: if an axis is out of range or repeated, or ``x`` is empty.
+        ValueError: if an axis is out of range or repeated, or a reduced axis is empty.
 
     Example:
         >>> min(Variable(np.array([[1.0, 3.0], [2.0, 0.5]])), axis=-1)
@@ -217,9 +232,10 @@ class LogSumExp(Function):
         self.x_shape = x.shape
         self.axes = normalize_axis(self.axis, x.ndim, "logsumexp")
         # Shift by the max so exp never overflows; the shift cancels exactly.
-        m = np.max(x, axis=self.axes, keepdims=True)
+        m = max_keepdims(x, self.axes)
         m = np.where(np.isfinite(m), m, 0)
-        y = np.log(np.sum(np.exp(x - m), axis=self.axes, keepdims=True)) + m
+        with np.errstate(divide="ignore"):  # log(0) = -inf: all -inf, or an empty axis
+            y = np.log(np.sum(np.exp(x - m), axis=self.axes, keepdims=True)) + m
         if self.keepdims:
             return y
         return y.reshape([d for i, d in enumerate(x.shape) if i not in self.axes])

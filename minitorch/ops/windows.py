@@ -116,6 +116,15 @@ def im2col_array(
     return col
 
 
+def _as_columns(col: np.ndarray) -> np.ndarray:
+    """``(N, C, KH, KW, H_out, W_out) -> (N, C * KH * KW, H_out * W_out)``.
+
+    Explicit sizes, no -1: NumPy cannot infer an axis of an empty (N = 0) batch.
+    """
+    n, c, kh, kw, oh, ow = col.shape
+    return col.reshape(n, c * kh * kw, oh * ow)
+
+
 def _pad(x: np.ndarray, padding: Pair, fill: float) -> np.ndarray:
     """``x`` with ``fill`` rows/columns around H and W (faster than ``np.pad`` here)."""
     (ph, pw), (height, width) = padding, x.shape[2:]
@@ -160,7 +169,7 @@ class Im2col(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.x_shape = x.shape
         col = im2col_array(x, self.kernel, self.stride, self.padding)
-        return col.reshape(x.shape[0], -1, col.shape[4] * col.shape[5])
+        return _as_columns(col)
 
     def backward(self, gy: Variable) -> Variable:
         return col2im(gy, self.x_shape[2:], self.kernel, self.stride, self.padding)
@@ -234,7 +243,7 @@ class Col2im(Function):
 
     def backward_array(self, gx: np.ndarray) -> np.ndarray:
         col = im2col_array(gx, self.kernel, self.stride, self.padding)
-        return col.reshape(gx.shape[0], -1, col.shape[4] * col.shape[5])
+        return _as_columns(col)
 
 
 def col2im(

@@ -165,3 +165,62 @@ def test_batch_norm_layer_in_eval_mode_matches_train_mode_statistics_for_integer
     y = bn.eval()(x)
     expected = (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0, ddof=1) + 1e-5)
     np.testing.assert_allclose(y.data, expected)
+
+
+# -- empty arrays ------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(0,), (3, 0)])
+def test_logsumexp_over_an_empty_axis_is_minus_inf_as_torch(shape):
+    x = Variable(np.zeros(shape))
+    y = F.logsumexp(x, axis=-1)  # np.max raised "zero-size array to reduction"
+    assert y.shape == shape[:-1] and np.all(y.data == -np.inf)
+    y.backward()
+    assert x.grad.shape == shape
+
+
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+@pytest.mark.parametrize(("shape", "axis"), [((3, 0), -1), ((0, 3), 0), ((0,), 0)])
+def test_softmax_of_an_empty_array_is_empty(fn, shape, axis):
+    x = Variable(np.zeros(shape, np.float32))
+    y = fn(x, axis)
+    assert y.shape == shape and y.dtype == np.float32
+    y.backward()
+    assert x.grad.shape == shape
+
+
+def test_max_over_a_non_empty_axis_of_an_empty_array_is_empty_as_numpy():
+    x = Variable(np.zeros((0, 3)))
+    y = F.max(x, axis=1)  # raised although np.max gives an empty (0,) result
+    assert y.shape == (0,)
+    y.backward()
+    assert x.grad.shape == (0, 3)
+
+
+def test_max_over_an_empty_axis_still_raises():
+    with pytest.raises(ValueError, match=r"max: cannot reduce an empty array of shape \(3, 0\)"):
+        F.max(Variable(np.zeros((3, 0))), axis=1)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: F.conv2d(x, np.ones((2, 1, 2, 2)), np.zeros(2), stride=1, padding=1),
+        lambda x: F.conv_transpose2d(x, np.ones((1, 2, 2, 2)), None, stride=2),
+        lambda x: F.max_pool2d(x, 2),
+        lambda x: F.avg_pool2d(x, 2),
+        lambda x: F.im2col(x, 2),
+    ],
+    ids=["conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "im2col"],
+)
+def test_window_ops_accept_an_empty_batch(fn):
+    x = Variable(np.zeros((0, 1, 4, 4)))
+    y = fn(x)  # "cannot reshape array of size 0 into shape (0,newaxis,...)"
+    nonempty = fn(Variable(np.zeros((1, 1, 4, 4))))
+    assert y.shape == (0,) + nonempty.shape[1:]
+    y.backward()
+    assert x.grad.shape == x.shape
+
+
+def test_conv2d_weight_gradient_of_an_empty_batch_is_zero():
+    W = Variable(np.ones((2, 1, 2, 2)))
+    F.conv2d(np.zeros((0, 1, 3, 3)), W).sum().backward()
+    np.testing.assert_array_equal(W.grad.data, np.zeros((2, 1, 2, 2)))
