@@ -224,3 +224,15 @@ def test_conv2d_weight_gradient_of_an_empty_batch_is_zero():
     W = Variable(np.ones((2, 1, 2, 2)))
     F.conv2d(np.zeros((0, 1, 3, 3)), W).sum().backward()
     np.testing.assert_array_equal(W.grad.data, np.zeros((2, 1, 2, 2)))
+
+
+def test_fourth_derivative_of_a_cube_at_zero_is_zero_not_nan():
+    x = Variable(np.array([0.0, 1.0]))
+    current = x**3
+    derivatives = []
+    for _ in range(4):  # 3x^2, 6x, 6 (= 6 x**0), 0: the last was 6 * 0 * 0**-1 = NaN
+        x.clear_grad()
+        current.backward(create_graph=True)
+        current = x.grad
+        derivatives.append(current.data.copy())
+    np.testing.assert_array_equal(derivatives, [[0.0, 3.0], [0.0, 6.0], [6.0, 6.0], [0.0, 0.0]])
