@@ -152,7 +152,7 @@ def _torch_step(init: list[np.ndarray], act: str, lr: float) -> Callable[..., fl
             for p in params:
                 p -= lr * p.grad
                 p.grad = None
-        return float(loss)
+        return float(loss.detach())
 
     return step
 
