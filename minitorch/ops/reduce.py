@@ -96,8 +96,9 @@ def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
 def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Arithmetic mean of ``x`` over ``axis`` (``np.mean``): ``sum / count``.
 
-    A composition of ``sum`` and a constant multiplication, so its gradient
-    (``gy / count`` for every element) needs no Function of its own.
+    A composition of ``sum`` and a division by the constant count, so its gradient
+    (``gy / count`` for every element) needs no Function of its own. Dividing (not
+    multiplying by ``1 / count``) gives exactly ``np.mean``'s result, to the last bit.
 
     Shapes:
         as :func:`sum`.
@@ -112,7 +113,7 @@ def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     y = sum(x, axis, keepdims)
     x_size = x.size if isinstance(x, Variable) else np.size(x)
     count = x_size // builtins.max(y.size, 1) if x_size else 0
-    return y * (1.0 / count if count else np.nan)
+    return y / count if count else y * np.nan
 
 
 class _Extremum(Function):
@@ -313,8 +314,8 @@ def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
     axes = normalize_axis(axis, len(x_shape), "var")
     count = int(np.prod([x_shape[a] for a in axes]))
     centered = x - mean(x, axes, keepdims=True)
-    scale = 1.0 / (count - ddof) if count > ddof else np.nan
-    return sum(centered * centered, axes, keepdims) * scale
+    total = sum(centered * centered, axes, keepdims)
+    return total / (count - ddof) if count > ddof else total * np.nan  # divide: as np.var
 
 
 def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:

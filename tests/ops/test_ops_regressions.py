@@ -236,3 +236,18 @@ def test_fourth_derivative_of_a_cube_at_zero_is_zero_not_nan():
         current = x.grad
         derivatives.append(current.data.copy())
     np.testing.assert_array_equal(derivatives, [[0.0, 3.0], [0.0, 6.0], [6.0, 6.0], [0.0, 0.0]])
+
+
+# -- mean / var / std agree with NumPy to the last bit -------------------------------------
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_mean_var_std_are_bit_identical_to_numpy(dtype):
+    rng = np.random.default_rng(0)
+    for n in range(1, 25):
+        a = (rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-3, 3)).astype(dtype)
+        x = Variable(a)
+        # multiplying by 1/count differed from np.mean in the last bit for ~1 in 4 inputs
+        np.testing.assert_array_equal(F.mean(x, axis=0).data, np.mean(a, axis=0))
+        np.testing.assert_array_equal(F.mean(x).data, np.mean(a))
+        np.testing.assert_array_equal(F.var(x, axis=0).data, np.var(a, axis=0))
+        if n > 1:
+            np.testing.assert_array_equal(F.std(x, 0, ddof=1).data, np.std(a, 0, ddof=1))
