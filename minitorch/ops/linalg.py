@@ -129,8 +129,10 @@ class Linear(Function):
     def forward(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         _check_linear(x, W, b)
         y = x @ W.T
-        if b is not None:
+        if b is not None and np.result_type(y, b) == y.dtype:
             y += b  # y is a fresh array: adding in place saves one allocation
+        elif b is not None:
+            y = y + b  # b promotes the dtype (an int x @ W plus a float b), as NumPy does
         return y
 
     def backward(self, gy: Variable) -> tuple[Variable | None, ...]:

@@ -251,3 +251,17 @@ def test_mean_var_std_are_bit_identical_to_numpy(dtype):
         np.testing.assert_array_equal(F.var(x, axis=0).data, np.var(a, axis=0))
         if n > 1:
             np.testing.assert_array_equal(F.std(x, 0, ddof=1).data, np.std(a, 0, ddof=1))
+
+
+# -- linear promotes with its bias ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("x_dtype", "b_dtype"), [(np.int64, np.float64), (np.float32, np.float64), (np.float32,) * 2]
+)
+def test_linear_result_has_numpy_promoted_dtype_of_all_operands(x_dtype, b_dtype):
+    x = np.array([[1, 2]], dtype=x_dtype)
+    W = np.array([[1, 1], [2, 0]], dtype=x_dtype)
+    b = np.array([0.5, -0.25], dtype=b_dtype)
+    y = F.linear(x, W, b)  # int: UFuncTypeError from `y += b`; float32 + float64 b: float32
+    expected = x @ W.T + b
+    assert y.dtype == expected.dtype
+    np.testing.assert_array_equal(y.data, expected)
