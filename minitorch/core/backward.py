@@ -80,10 +80,11 @@ def _run_first_order(
     ``backward_array`` and well-formed gradients; anything else takes the general
     helpers, so errors and fallbacks are the same on both paths.
     """
-    base_backward_array = Function.backward_array
     while ready:
         func = ready.pop()
         refs = func.outputs
+        # Function.backward_array itself raises NotImplementedError, so one call both
+        # runs an op's fast path and detects a Function that has none (then: backward).
         if len(refs) == 1:
             y = refs[0]()
             gy = grads.pop(id(y), None) if y is not None else None
@@ -91,17 +92,16 @@ def _run_first_order(
                 gy = _zeros_for_missing_output(func, 0, False)
             elif retain_grad:
                 y.grad = _new_grad(gy, handed_out)  # type: ignore[union-attr]
-            gys = [gy]
+            try:
+                gxs: Any = func.backward_array(gy)
+            except NotImplementedError:
+                gxs = _backward_without_graph(func, [gy])
         else:
             gys = _pop_output_grads(func, grads, retain_grad, False, handed_out)
-        gxs: Any = None
-        if type(func).backward_array is not base_backward_array:
             try:
                 gxs = func.backward_array(*gys)
             except NotImplementedError:
                 gxs = _backward_without_graph(func, gys)
-        else:
-            gxs = _backward_without_graph(func, gys)
         if type(gxs) is not tuple:
             gxs = _as_tuple(gxs)
         inputs = func.inputs
