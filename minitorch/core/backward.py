@@ -169,13 +169,13 @@ def _pop_output_grads(
 
 
 def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) -> Grad:
+    """The gradient of an output nobody used (or that was freed): zeros of its shape."""
     y = func.outputs[index]()
-    if y is None or y.data is None:
-        raise RuntimeError(
-            f"backward(): output {index} of {type(func).__name__} was freed before backward "
-            "and received no gradient"
-        )
-    zeros = np.zeros_like(y.data)
+    if y is not None and y.data is not None:
+        zeros = np.zeros_like(y.data)
+    else:  # freed: Function._record kept the shape and dtype of every multi-output op
+        shape, dtype = func.output_meta[index]
+        zeros = np.zeros(shape, dtype)
     return Variable(zeros, requires_grad=False) if create_graph else zeros
 
 
@@ -262,8 +262,10 @@ def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bo
             f"{data.shape} but the input has shape {x_data.shape}; reduce broadcast "
             "dimensions with sum_to(gx, x.shape)"
         )
-    if data.dtype != x_data.dtype and x_data.dtype.kind == "f" and not create_graph:
-        gx = data.astype(x_data.dtype)
+    if data.dtype != x_data.dtype and x_data.dtype.kind == "f":
+        # A float32 input gets a float32 gradient on both paths, even when the backward
+        # met a float64 constant; ``astype`` keeps the create_graph gradient differentiable.
+        gx = gx.astype(x_data.dtype) if create_graph else data.astype(x_data.dtype)
     return gx
 
 
@@ -295,14 +297,18 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
 
 
 def _new_grad(gx: np.ndarray, handed_out: set[int]) -> Variable:
-    """Wrap ``gx`` as a ``.grad``; copy it if another ``.grad`` already holds this array.
+    """Wrap ``gx`` as a ``.grad`` that is writeable and shares memory with no other ``.grad``.
 
     A backward may return the same array for two inputs (``Add`` passes ``gy`` to both),
-    and users may update gradients in place, so two Variables must never share one.
+    views of one buffer (``reshape``), or a read-only broadcast view (``sum``). Users may
+    update gradients in place (gradient clipping), so such arrays are copied: ``handed_out``
+    holds the ids of the memory owners of every gradient given out in this pass.
     """
-    if id(gx) in handed_out or (gx.base is not None and id(gx.base) in handed_out):
+    owner = gx if gx.base is None else gx.base  # NumPy keeps .base pointing at the owner
+    if not gx.flags.writeable or id(owner) in handed_out:
         gx = gx.copy()
-    handed_out.add(id(gx))
+        owner = gx
+    handed_out.add(id(owner))
     return Variable(gx, requires_grad=False)
 
 

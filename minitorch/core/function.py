@@ -72,6 +72,7 @@ class Function:
     needs_input_grad: tuple[bool, ...] = ()
     created_in_backward: bool = False
     created_at: str | None = None
+    output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
 
     def __call__(self, *inputs: Any) -> Any:
         # This runs once per op, so it is written for speed: one pass over the inputs, no
@@ -103,9 +104,11 @@ class Function:
                 needs = tuple([bool(x.requires_grad) for x in xs])
             if True in needs:
                 self._record(xs, outputs, needs, state)
-            else:
-                for y in outputs:
-                    y.requires_grad = False
+                return outputs[0] if len(outputs) == 1 else outputs
+        # Nothing recorded (no_grad, or only constants in): as in PyTorch, the outputs are
+        # constants, so a later backward neither reaches nor expects a gradient for them.
+        for y in outputs:
+            y.requires_grad = False
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _record(
@@ -126,6 +129,8 @@ class Function:
             y.generation = generation + 1
             refs.append(weakref.ref(y))
         self.outputs = refs
+        if len(outputs) > 1:  # so backward can make zeros for an output that was dropped
+            self.output_meta = [(y.data.shape, y.data.dtype) for y in outputs]
         if state.in_backward:
             self.created_in_backward = True
         if state.detect_anomaly:
