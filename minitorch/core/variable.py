@@ -43,7 +43,8 @@ class Variable:
         generation: ``creator.generation + 1`` (0 for leaves): the longest path from a
             leaf, shown in graphs.
         requires_grad: see above; an op's output requires a gradient iff one of its inputs
-            does.
+            does and it was computed outside ``no_grad()`` (results computed under
+            ``no_grad()`` are constants, as in PyTorch).
 
     Raises:
         TypeError: if ``data`` is not an ``np.ndarray`` or ``None`` (wrap scalars with
