@@ -100,7 +100,7 @@ notebooks: venv graphviz
 
 lab: venv graphviz
 	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
-	$(VENV)/bin/jupyter lab notebooks
+	$(VENV)/bin/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 clean:
 	rm -rf build site .pytest_cache .mypy_cache .ruff_cache
