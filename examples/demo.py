@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from minitorch import History, data, nn, optim
 DEFAULT_EPOCHS = {"digits": 20, "spiral": 100, "mnist": 3}
 DEFAULT_LR = {"digits": 0.01, "spiral": 0.03, "mnist": 0.002}
 CNN_LR = 0.003
+PROG = "python -m examples.demo"
+SAMPLE_NOUN = {"digits": "digits", "spiral": "points", "mnist": "digits"}
 
 
 @dataclass
@@ -85,25 +88,45 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         (100, 0.03, 'mlp', 'build/demo')
     """
     parser = argparse.ArgumentParser(
-        prog="python -m examples.demo",
+        prog=PROG,
         description="Train a minitorch network on real handwritten digits and draw "
         "what autograd did.",
     )
     parser.add_argument(
-        "--epochs", type=int, default=None, help="default: 20 digits, 100 spiral, 3 mnist"
+        "--epochs",
+        type=int,
+        default=None,
+        help="passes over the training set (default: 20 digits, 100 spiral, 3 mnist)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of everything (default 0)")
-    parser.add_argument("--out", type=Path, default=Path("build/demo"), help="output folder")
-    parser.add_argument("--dataset", choices=("digits", "spiral", "mnist"), default="digits")
+    parser.add_argument("--seed", type=int, default=0, help="seed of everything (default: 0)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("build/demo"), help="output folder (default: build/demo)"
+    )
+    parser.add_argument(
+        "--dataset",
+        choices=("digits", "spiral", "mnist"),
+        default="digits",
+        help="what to learn: 8x8 digits, 2-d spiral points or MNIST (default: digits)",
+    )
     parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path("data/mnist"),
-        help="folder with the four MNIST IDX files (--dataset mnist)",
+        help="folder with the four MNIST IDX files, for --dataset mnist (default: data/mnist)",
     )
-    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=None, help="Adam's learning rate")
+    parser.add_argument(
+        "--model", choices=("mlp", "cnn"), default="mlp", help="the network (default: mlp)"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=32, help="samples per mini-batch (default: 32)"
+    )
+    parser.add_argument(
+        "--lr",
+        type=float,
+        default=None,
+        help=f"Adam's learning rate (default: {DEFAULT_LR['digits']} digits, "
+        f"{DEFAULT_LR['spiral']} spiral, {DEFAULT_LR['mnist']} mnist, {CNN_LR} with --model cnn)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="plain lines, no bars")
     args = parser.parse_args(argv)
     if args.epochs is None:
@@ -116,6 +139,38 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if not args.lr > 0:
         parser.error(f"--lr must be positive, got {args.lr}")
     return args
+
+
+def out_folder_problem(out: Path) -> str | None:
+    """Create the output folder if needed and check that a file can be written in it.
+
+    Run before training, so a bad ``--out`` fails in a second instead of after it.
+
+    Args:
+        out: the ``--out`` folder.
+
+    Returns:
+        ``None`` if the folder is ready, else one line that names ``out`` and says why not.
+
+    Example:
+        >>> import tempfile
+        >>> out_folder_problem(Path(tempfile.mkdtemp()) / "new") is None
+        True
+        >>> out_folder_problem(Path(__file__) / "x")  # doctest: +ELLIPSIS
+        '--out .../demo.py/x: cannot create this folder: .../demo.py is a file, not a folder'
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):  # deleted again on close
+            pass
+    except FileExistsError:
+        return f"--out {out}: this is a file, not a folder"
+    except OSError as exc:
+        blocker = next((p for p in out.parents if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            return f"--out {out}: cannot create this folder: {blocker} is a file, not a folder"
+        return f"--out {out}: cannot create or write this folder ({exc.strerror or exc})"
+    return None
 
 
 def load_task(args: argparse.Namespace) -> Task:
@@ -294,7 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the command line without the program name (``None``: ``sys.argv[1:]``).
 
     Returns:
-        The exit status, 0.
+        The exit status: 0, or 2 (after a one-line message naming the folder) when the
+        ``--out`` folder cannot be created or written; that is checked before training.
 
     Raises:
         SystemExit: for ``--help``, a bad option, missing MNIST files or ``--model cnn``
@@ -305,6 +361,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     matplotlib.use("Agg")  # files only: no window, works without a display
     start = time.perf_counter()
     args = parse_args(argv)
+    problem = out_folder_problem(args.out)
+    if problem is not None:
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return 2
     task = load_task(args)
     model, prepare = build_model(args, task)
     print(
@@ -317,8 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     predicted, accuracy = evaluate(model, prepare, task.x_test, task.t_test)
     correct = int((predicted == task.t_test).sum())
     print(
-        f"final test accuracy: {accuracy:.2%} ({correct}/{len(task.t_test)} {task.name} "
-        f"test samples) after {train_time:.2f} s of training"
+        f"final test accuracy: {accuracy:.2%} ({correct} of {len(task.t_test)} test "
+        f"{SAMPLE_NOUN[task.name]}) after {train_time:.2f} s of training"
     )
     have_dot = dot_available()
     print(f"writing pictures into {args.out}/")

@@ -25,7 +25,7 @@ from examples import demo, demo_pictures
 ROOT = Path(__file__).resolve().parents[1]
 PICTURES = ["training.png", "predictions.png", "tanh_derivatives.png"]
 GRAPHS = ["loss_graph", "tanh_grad_graph"]
-ACCURACY_LINE = re.compile(r"final test accuracy: (\d+\.\d+)% \((\d+)/(\d+) ")
+ACCURACY_LINE = re.compile(r"final test accuracy: (\d+\.\d+)% \((\d+) of (\d+) test \w+\) ")
 
 needs_dot = pytest.mark.skipif(
     not demo_pictures.dot_available(), reason="Graphviz `dot` not installed"
@@ -52,6 +52,7 @@ def test_prints_test_accuracy_and_wall_time(digits_run: tuple[Path, str]) -> Non
     assert match, printed
     accuracy, correct, total = float(match[1]), int(match[2]), int(match[3])
     assert total == 359  # round(0.2 * 1797) held-out digits
+    assert f"({correct} of 359 test digits) after " in printed
     assert accuracy == pytest.approx(100 * correct / total, abs=0.01)
     assert accuracy > 85.0  # three epochs of Adam already learn most digits
     assert re.search(r"wall time: \d+\.\d s", printed)
@@ -201,6 +202,43 @@ def test_module_entry_point_shows_its_options() -> None:
         "--no-progress",
     ):
         assert option in result.stdout
+    help_text = " ".join(result.stdout.split())  # argparse wraps lines
+    for default in ("(default: build/demo)", "(default: data/mnist)", "(default: 0)"):
+        assert default in help_text
+
+
+@pytest.mark.parametrize("where", ["under_a_file", "file_itself", "proc"])
+def test_unusable_out_folder_fails_before_training_naming_it(
+    tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    out = {"under_a_file": blocker / "out", "file_itself": blocker, "proc": Path("/proc/x")}[where]
+    if where == "proc" and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc on this system")
+    assert demo.main(["--no-progress", "--dataset", "spiral", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "epoch" not in captured.out  # nothing was trained
+    (line,) = captured.err.splitlines()
+    assert line.startswith("python -m examples.demo: error: --out ")
+    assert str(out) in line
+    if where == "under_a_file":
+        assert f"{blocker} is a file, not a folder" in line
+
+
+def test_unusable_out_folder_exits_2_without_a_traceback(tmp_path: Path) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    result = subprocess.run(
+        [sys.executable, "-m", "examples.demo", "--out", str(blocker / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and str(blocker / "out") in result.stderr
 
 
 def test_cnn_model_trains_on_images_and_its_graph_shows_the_convolutions(tmp_path: Path) -> None:
