@@ -61,12 +61,17 @@ def _scalar(outputs: Sequence[Variable], weights: Sequence[np.ndarray]) -> float
 def _prepare(inputs: Sequence[Any]) -> list[Any]:
     """float64 copies of floating inputs; other inputs (integer labels, ...) pass through."""
     prepared: list[Any] = []
-    for x in inputs:
+    for k, x in enumerate(inputs):
         data = x.data if isinstance(x, Variable) else x
         if (
             isinstance(data, (np.ndarray, float, np.floating))
             and np.asarray(data).dtype.kind == "f"
         ):
+            if not np.isfinite(data).all():
+                raise ValueError(
+                    f"gradcheck: input {k} contains NaN or inf; finite differences need "
+                    "finite inputs"
+                )
             prepared.append(np.array(data, dtype=np.float64))
         else:
             prepared.append(x)
@@ -90,7 +95,8 @@ def _analytic(
         term = (y * w).sum()
         loss = term if loss is None else loss + term
     assert loss is not None, "gradcheck: f returned no outputs"
-    loss.backward(create_graph=create_graph)
+    if loss.requires_grad:  # else f's outputs are constants: every gradient is zero
+        loss.backward(create_graph=create_graph)
     return variables, outputs, weights
 
 
@@ -113,6 +119,7 @@ def gradcheck(
     Raises:
         GradcheckError: at the first disagreeing element, naming the input index, the
             element index, and the analytic and numeric values.
+        ValueError: if a floating input contains NaN or inf.
 
     Example:
         >>> import minitorch.ops as F

@@ -371,7 +371,8 @@ def _derivative(
     x = variables[name]
     for k in range(1, order + 1):
         x.clear_grad()
-        target.backward(create_graph=True)
+        if target.requires_grad:  # a constant (the last derivative) has no graph to follow
+            target.backward(create_graph=True)
         if x.grad is None:
             raise ExpressionError(
                 f"viz: derivative {k} w.r.t. {name} is zero everywhere; nothing to draw"

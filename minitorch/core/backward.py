@@ -42,6 +42,13 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
         )
     if y.data is None:
         raise RuntimeError("backward(): the Variable holds no data (data is None)")
+    if not y.requires_grad:
+        label = f"Variable {y.name!r}" if y.name else "this Variable"
+        raise RuntimeError(
+            f"backward(): {label} does not require a gradient: it was computed inside "
+            "no_grad() or only from constants, so no graph leads back to a Variable that "
+            "needs one"
+        )
     seed: Grad = np.ones_like(y.data)
     if create_graph:
         seed = Variable(seed, requires_grad=False)
@@ -284,7 +291,7 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
         return
     if x.dtype.kind not in "fc":
         raise TypeError(
-            f"backward(): a gradient reached Variable {x.name or ''!s} of dtype {x.dtype}, "
+            f"backward(): a gradient reached {_label(x)} of dtype {x.dtype}, "
             "but only floating-point Variables hold gradients; create it from floats, "
             "e.g. Variable(data.astype(float))"
         )
@@ -294,6 +301,10 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
         x.grad = x.grad + gx
     else:
         x.grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
+
+
+def _label(x: Variable) -> str:
+    return f"Variable {x.name!r}" if x.name else "a Variable"
 
 
 def _new_grad(gx: np.ndarray, handed_out: set[int]) -> Variable:

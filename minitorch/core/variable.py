@@ -18,6 +18,8 @@ import numpy as np
 if TYPE_CHECKING:
     from minitorch.core.function import Function
 
+_NUMERIC_KINDS = frozenset("biufc")  # bool, signed/unsigned int, float, complex
+
 #: Anything an op accepts as an operand: a Variable, an ndarray or a Python/NumPy scalar.
 Operand = Union["Variable", np.ndarray, float, int, np.generic]
 
@@ -66,11 +68,17 @@ class Variable:
     def __init__(
         self, data: np.ndarray | None, name: str | None = None, requires_grad: bool = True
     ) -> None:
-        if data is not None and not isinstance(data, np.ndarray):
-            raise TypeError(
-                f"Variable: data must be a numpy.ndarray or None, got {type(data).__name__}; "
-                "wrap scalars and lists with np.array(...)"
-            )
+        if data is not None:
+            if not isinstance(data, np.ndarray):
+                raise TypeError(
+                    f"Variable: data must be a numpy.ndarray or None, got "
+                    f"{type(data).__name__}; wrap scalars and lists with np.array(...)"
+                )
+            if data.dtype.kind not in _NUMERIC_KINDS:
+                raise TypeError(
+                    f"Variable: data must be numeric (bool, integer, float or complex), got "
+                    f"dtype {data.dtype}"
+                )
         # Typed as ndarray: a None placeholder is rare and ops never receive one.
         self.data: np.ndarray = data  # type: ignore[assignment]
         self.name = name
@@ -182,9 +190,14 @@ class Variable:
         """Return ``data`` (the same array, not a copy)."""
         return self._array()
 
+    def __bool__(self) -> bool:
+        """Truth value as NumPy defines it: only for one element, else ``ValueError``."""
+        return bool(self._array())
+
     def _array(self) -> np.ndarray:
         if self.data is None:
-            raise RuntimeError(f"Variable {self.name or ''} holds no data (data is None)".strip())
+            label = f"Variable {self.name!r}" if self.name else "Variable"
+            raise RuntimeError(f"{label} holds no data (data is None)")
         return self.data
 
     if TYPE_CHECKING:

@@ -67,10 +67,38 @@ def test_results_computed_under_no_grad_are_constants() -> None:
     np.testing.assert_array_equal(x.grad.data, [1.0, 0.0])
 
 
-def test_backward_of_a_constant_result_sends_nothing() -> None:
-    # Not an error (unlike PyTorch): repeated create_graph backward reaches constants once a
-    # derivative no longer depends on x (d^3/dx^3 of x**2), and that must simply give None.
-    x = Variable(np.ones(2))
-    y = (Variable(np.ones(2), requires_grad=False) * 2).sum()
-    y.backward()
-    assert x.grad is None and y.grad is None
+def test_backward_of_a_no_grad_result_is_a_clear_error() -> None:
+    # As in PyTorch: silently leaving a.grad as None would surprise the learner later.
+    a = Variable(np.array(2.0))
+    with no_grad():
+        b = a * a
+    with pytest.raises(RuntimeError, match="does not require a gradient.*no_grad"):
+        b.backward()
+
+
+def test_gradcheck_accepts_a_function_with_constant_output() -> None:
+    from minitorch import gradgradcheck
+
+    # d/dx (3x) = 3 is a constant: its own gradient is zero, not an error.
+    assert gradgradcheck(lambda x: x * 3.0, np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("data", [np.array(["a", "b"]), np.array([object()]), np.array([None])])
+def test_non_numeric_arrays_are_refused_with_their_dtype(data: np.ndarray) -> None:
+    with pytest.raises(TypeError, match=f"numeric.*{data.dtype}"):
+        Variable(data)
+
+
+def test_truth_value_follows_numpy() -> None:
+    assert not Variable(np.array(0.0)) and Variable(np.array([2.0]))
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(Variable(np.zeros(3)))
+
+
+def test_messages_about_unnamed_variables_have_no_double_spaces() -> None:
+    with pytest.raises(TypeError) as info:
+        (Variable(np.array([1, 2])) * 2.0).sum().backward()
+    with pytest.raises(RuntimeError) as none_info:
+        Variable(None).shape
+    for message in (str(info.value), str(none_info.value)):
+        assert "  " not in message
