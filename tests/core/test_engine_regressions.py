@@ -99,6 +99,6 @@ def test_messages_about_unnamed_variables_have_no_double_spaces() -> None:
     with pytest.raises(TypeError) as info:
         (Variable(np.array([1, 2])) * 2.0).sum().backward()
     with pytest.raises(RuntimeError) as none_info:
-        Variable(None).shape
+        _ = Variable(None).shape
     for message in (str(info.value), str(none_info.value)):
         assert "  " not in message
