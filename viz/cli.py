@@ -26,7 +26,7 @@ import numpy as np
 import minitorch.ops as F
 from minitorch import Variable
 from viz.dot import to_dot
-from viz.draw import FORMATS, GraphvizNotFoundError, render
+from viz.draw import FORMATS, GraphvizNotFoundError, check_folder, render
 from viz.labels import format_array
 
 #: Ops an expression may call, if minitorch provides them.
@@ -317,8 +317,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        0 on success; 2 after printing the error for a rejected expression, a bad
-        ``--var``, an unknown output suffix or a missing ``dot`` program.
+        0 on success; 2 after printing a one-line error for a rejected expression, a bad
+        ``--var`` or ``--order``, an unknown output suffix, an output file that cannot be
+        written (its folder is missing, ...) or a missing ``dot`` program.
 
     Example:
         >>> main(["x * 2", "--var", "x=1", "-o", "graph.jpeg"])
@@ -327,21 +328,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (ExpressionError, GraphvizNotFoundError, ValueError, TypeError) as exc:
+    except (ExpressionError, GraphvizNotFoundError, ValueError, TypeError, OSError) as exc:
         message = str(exc) if str(exc).startswith("viz") else f"viz: {exc}"
         print(f"{message}", file=sys.stderr)
         return 2
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """Reject bad options before anything is computed or printed."""
+    if args.order < 0:
+        raise ExpressionError(f"viz: --order must be 0 or more, got {args.order}")
+    if args.output is not None:
+        if Path(args.output).suffix.lower() not in FORMATS:
+            suffixes = ", ".join(FORMATS)
+            raise ValueError(f"viz: -o {args.output}: the suffix must be one of {suffixes}")
+        check_folder(args.output)
+    if args.stepper is not None:
+        check_folder(args.stepper)
+
+
 def _run(args: argparse.Namespace) -> int:
-    if args.output is not None and Path(args.output).suffix.lower() not in FORMATS:
-        raise ValueError(f"viz: -o {args.output}: the suffix must be one of {', '.join(FORMATS)}")
+    _check_options(args)
     variables = dict(parse_var(text) for text in args.var)
     target = evaluate(check_expression(args.expression, list(variables)), variables)
     info = sys.stderr if args.output is None else sys.stdout
     print(f"value = {format_array(target.data)}", file=info)
-    if args.order < 0:
-        raise ExpressionError("viz: --order must be 0 or more")
     if args.order:
         target = _derivative(target, variables, args.wrt, args.order)
         print(f"order-{args.order} derivative = {format_array(target.data)}", file=info)

@@ -161,7 +161,8 @@ def render(
     Raises:
         ValueError: for any other suffix (the message lists the supported ones).
         GraphvizNotFoundError: if the format needs ``dot`` and it is not installed.
-        FileNotFoundError: if the folder of ``path`` does not exist.
+        FileNotFoundError: if the folder of ``path`` does not exist (checked first).
+        OSError: if the file cannot be written; the message names ``path``.
 
     Example:
         >>> import numpy as np, tempfile, os
@@ -178,6 +179,7 @@ def render(
             f"viz.render: unknown file suffix {path.suffix!r} in {str(path)!r}; "
             f"use one of {', '.join(FORMATS)}"
         )
+    check_folder(path)
     source = to_dot(output, **opts)
     fmt = FORMATS[suffix]
     data = source.encode("utf-8") if fmt is None else pipe_dot(source, fmt)
@@ -189,10 +191,13 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then ``os.replace`` it.
 
     A reader never sees half a file, and a failure leaves ``path`` as it was. The file
-    gets the usual permissions (``0o666`` minus the umask).
+    gets the usual permissions (``0o666`` minus the umask). Errors name ``path``, never
+    the hidden temporary file.
 
     Raises:
         FileNotFoundError: if the folder of ``path`` does not exist.
+        NotADirectoryError: if the "folder" of ``path`` is a file.
+        OSError: if the file cannot be written (the message names ``path`` and why).
 
     Example:
         >>> import tempfile
@@ -200,18 +205,49 @@ def write_atomic(path: Path, data: bytes) -> None:
         >>> write_atomic(target, b"hello"); target.read_bytes()
         b'hello'
     """
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"viz: the folder {str(path.parent)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    check_folder(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _named(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual rw-r--r--
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.remove(tmp)
+        if isinstance(exc, OSError):
+            raise _named(exc, path) from None
         raise
+
+
+def check_folder(path: str | os.PathLike[str]) -> None:
+    """Check that the folder a file is to be written into exists (before any work).
+
+    Raises:
+        FileNotFoundError: if the folder of ``path`` does not exist.
+        NotADirectoryError: if the folder of ``path`` is a file.
+
+    Example:
+        >>> check_folder("/no/such/graph.svg")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: viz: cannot write /no/such/graph.svg: the folder /no/such does not exist
+    """
+    folder = Path(path).parent
+    if folder.is_dir():
+        return
+    if folder.exists():
+        raise NotADirectoryError(f"viz: cannot write {path}: {folder} is a file, not a folder")
+    raise FileNotFoundError(f"viz: cannot write {path}: the folder {folder} does not exist")
+
+
+def _named(exc: OSError, path: Path) -> OSError:
+    """The same kind of error, naming the user's ``path`` instead of the temporary file."""
+    why = "it is a folder" if path.is_dir() else (exc.strerror or str(exc))
+    return type(exc)(f"viz: cannot write {path}: {why}")
 
 
 def _umask() -> int:

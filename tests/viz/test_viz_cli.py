@@ -128,3 +128,46 @@ def test_module_entry_point_runs_in_a_fresh_process() -> None:
         capture_output=True, text=True, cwd=ROOT, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "attribute access" in bad.stderr
+
+
+def test_output_into_a_missing_folder_is_one_line_before_computing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "nodir" / "a.svg"
+    status, out, err = run(["x*x", "--var", "x=1", "-o", str(target)], capsys)
+    assert status == 2 and out == ""
+    assert err == f"viz: cannot write {target}: the folder {target.parent} does not exist\n"
+
+
+def test_unwritable_output_names_the_users_path_not_the_temp_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, dir: str, prefix: str, suffix: str) -> None:
+        raise PermissionError(13, "Permission denied", f"{dir}/{prefix}x1y2{suffix}")
+
+    monkeypatch.setattr("viz.draw.tempfile.mkstemp", refuse)
+    target = tmp_path / "a.dot"
+    status, _, err = run(["x*x", "--var", "x=1", "-o", str(target)], capsys)
+    assert status == 2
+    assert err == f"viz: cannot write {target}: Permission denied\n"
+
+
+@pytest.mark.parametrize("option", [["--order", "-1"], ["-o", "a.jpeg"]])
+def test_bad_options_are_rejected_before_anything_is_computed(
+    option: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(["x*x", "--var", "x=1", *option], capsys)
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "value =" not in err
+
+
+def test_unwritable_output_exits_2_without_a_traceback(tmp_path: Path) -> None:
+    target = tmp_path / "nodir" / "a.svg"
+    result = subprocess.run(
+        [sys.executable, "-m", "viz", "x*x", "--var", "x=1", "-o", str(target)],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert (
+        result.stderr == f"viz: cannot write {target}: the folder {target.parent} does not exist\n"
+    )

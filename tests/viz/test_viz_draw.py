@@ -97,3 +97,19 @@ def test_render_replaces_an_existing_file_atomically(tmp_path: Path) -> None:
 def test_render_into_a_missing_folder_fails_clearly(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="does not exist"):
         viz.render(small_graph(), tmp_path / "nope" / "graph.dot")
+
+
+def test_render_over_a_folder_names_the_path_not_the_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "graph.dot"
+    target.mkdir()
+    with pytest.raises(IsADirectoryError) as excinfo:
+        viz.render(small_graph(), target)
+    assert str(excinfo.value) == f"viz: cannot write {target}: it is a folder"
+    assert os.listdir(tmp_path) == ["graph.dot"]  # the temporary file is gone
+
+
+def test_render_into_a_file_as_folder_says_so(tmp_path: Path) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    with pytest.raises(NotADirectoryError, match=f"{blocker} is a file, not a folder"):
+        viz.render(small_graph(), blocker / "graph.dot")
