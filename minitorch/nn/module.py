@@ -249,7 +249,10 @@ class Module:
 
         Raises:
             RuntimeError: if a lazy parameter has no value yet.
-            OSError: if the directory is not writable (no partial file is left).
+            FileNotFoundError: if the folder of ``path`` does not exist (the message names
+                ``path`` and the folder).
+            OSError: if the file cannot be written; the message names ``path`` and no
+                partial file is left.
         """
         from minitorch.nn.weights import save_weights
 
@@ -260,6 +263,7 @@ class Module:
 
         Raises:
             FileNotFoundError: if ``path`` does not exist.
+            IsADirectoryError: if ``path`` is a directory.
             WeightFileError: (a ``ValueError``) naming the file, if it is corrupt,
                 truncated, holds pickled objects, or does not match the model (every
                 mismatch listed). The model is left unchanged on any error.

@@ -56,11 +56,19 @@ def save_weights(module: Module, path: str | os.PathLike[str]) -> None:
 
     Raises:
         RuntimeError: if a lazy parameter has no value yet.
-        OSError: if the directory cannot be written; the temporary file is removed.
+        FileNotFoundError: if the folder of ``path`` does not exist (the message names
+            ``path`` and the folder; nothing is written).
+        NotADirectoryError: if the folder of ``path`` is a file.
+        OSError: if the file cannot be written; the message names ``path`` (never the
+            temporary file, which is removed).
     """
     arrays = state_dict(module)
+    _check_folder(path)
     target = os.path.abspath(os.fspath(path))
-    fd, tmp = _create_temporary(target)
+    try:
+        fd, tmp = _create_temporary(target)
+    except OSError as exc:
+        raise _cannot_write(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -72,10 +80,31 @@ def save_weights(module: Module, path: str | os.PathLike[str]) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.remove(tmp)
+        if isinstance(exc, OSError):
+            raise _cannot_write(exc, path) from None
         raise
+
+
+def _check_folder(path: str | os.PathLike[str]) -> None:
+    folder = os.path.dirname(os.fspath(path)) or os.curdir
+    if os.path.isdir(folder):
+        return
+    if os.path.exists(folder):
+        raise NotADirectoryError(
+            f"save_weights: cannot write {os.fspath(path)}: {folder} is a file, not a folder"
+        )
+    raise FileNotFoundError(
+        f"save_weights: cannot write {os.fspath(path)}: the folder {folder} does not exist"
+    )
+
+
+def _cannot_write(exc: OSError, path: str | os.PathLike[str]) -> OSError:
+    """The same kind of error, naming the user's ``path`` instead of the temporary file."""
+    why = "it is a directory" if os.path.isdir(path) else (exc.strerror or str(exc))
+    return type(exc)(f"save_weights: cannot write {os.fspath(path)}: {why}")
 
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
@@ -102,6 +131,7 @@ def load_weights(module: Module, path: str | os.PathLike[str]) -> None:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
+        IsADirectoryError: if ``path`` is a directory.
         WeightFileError: naming the file, if it is not a readable ``.npz`` (corrupt,
             truncated, a pickle, object arrays) or does not match the model.
     """
@@ -113,27 +143,60 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        WeightFileError: if the file is not a valid, pickle-free ``.npz`` archive.
+        IsADirectoryError: if ``path`` is a directory.
+        WeightFileError: if the file is not a valid, pickle-free ``.npz`` archive (the
+            message says which: not an ``.npz`` at all, a pickle, corrupt or truncated).
     """
+    name = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"load_weights: {name} is a directory, not a weight file")
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"load_weights: no such weight file: {os.fspath(path)}")
+        raise FileNotFoundError(f"load_weights: no such weight file: {name}")
+    _check_magic(name)
     try:
         loaded = np.load(path, allow_pickle=False)
         if not isinstance(loaded, np.lib.npyio.NpzFile):
             raise WeightFileError(
-                f"load_weights: {os.fspath(path)} holds a single array, not an .npz archive "
+                f"load_weights: {name} holds a single array, not an .npz archive "
                 "of named weights (write it with Module.save_weights)"
             )
         with loaded:
-            return {name: loaded[name] for name in loaded.files}
+            return {key: loaded[key] for key in loaded.files}
     except WeightFileError:
         raise
     except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError, KeyError) as exc:
+        if "allow_pickle" in str(exc):  # NumPy's refusal of an object array
+            raise WeightFileError(
+                f"load_weights: {name} holds pickled (object) arrays; pickled data is "
+                "never loaded, for safety (it could run code)"
+            ) from exc
         raise WeightFileError(
-            f"load_weights: {os.fspath(path)} is not a valid weight file "
-            f"({type(exc).__name__}: {exc}); it may be truncated, corrupt or hold pickled "
-            "objects, which are never loaded"
+            f"load_weights: {name} is not a valid .npz weight file "
+            f"({type(exc).__name__}: {exc}); it may be truncated or corrupt"
         ) from exc
+
+
+_NPZ_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip archive (with members / empty)
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def _check_magic(name: str) -> None:
+    """Refuse, by its first bytes, a file that is neither an ``.npz`` nor an ``.npy``.
+
+    NumPy would try such a file as a pickle and report "pickled (object) data" even for
+    plain garbage; a real pickle (protocol 2 or later starts with 0x80) is named as one.
+    """
+    with open(name, "rb") as f:
+        head = f.read(6)
+    if head.startswith(_NPZ_MAGIC) or head.startswith(_NPY_MAGIC):
+        return
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        raise WeightFileError(
+            f"load_weights: {name} is a pickle file; pickled files are never loaded, for "
+            "safety (unpickling can run code). Save weights with Module.save_weights"
+        )
+    what = "is empty" if not head else "is not a zip archive, as every .npz is"
+    raise WeightFileError(f"load_weights: {name} is not a valid .npz weight file (it {what})")
 
 
 def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: str = "") -> None:

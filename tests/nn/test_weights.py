@@ -180,3 +180,51 @@ def test_buffers_round_trip(tmp_path):
     target.load_weights(tmp_path / "w.npz")
     np.testing.assert_array_equal(target.running_mean, [1.0, 2.0])
     np.testing.assert_array_equal(dict(target.named_buffers())["running_mean"], [1.0, 2.0])
+
+
+def test_save_into_a_missing_folder_names_the_path_and_the_folder(tmp_path):
+    target = tmp_path / "nodir" / "w.npz"
+    with pytest.raises(FileNotFoundError) as info:
+        make_model().save_weights(target)
+    assert str(info.value) == (
+        f"save_weights: cannot write {target}: the folder {target.parent} does not exist"
+    )
+
+
+def test_save_errors_name_the_users_path_never_the_temporary_file(tmp_path, monkeypatch):
+    def refuse(name, *args):
+        raise PermissionError(13, "Permission denied", name)
+
+    monkeypatch.setattr("minitorch.nn.weights.os.open", refuse)
+    target = tmp_path / "w.npz"
+    with pytest.raises(PermissionError) as info:
+        make_model().save_weights(target)
+    assert str(info.value) == f"save_weights: cannot write {target}: Permission denied"
+    assert ".tmp" not in str(info.value)
+
+
+def test_save_over_a_directory_says_so(tmp_path):
+    with pytest.raises(IsADirectoryError, match="it is a directory"):
+        make_model().save_weights(tmp_path)
+    assert os.listdir(tmp_path) == []  # the temporary file is removed
+
+
+def test_load_a_directory_says_it_is_a_directory(tmp_path):
+    with pytest.raises(IsADirectoryError, match=f"{tmp_path} is a directory"):
+        make_model().load_weights(tmp_path)
+
+
+def test_garbage_file_is_not_a_valid_npz_rather_than_pickled_data(tmp_path):
+    path = tmp_path / "garbage.npz"
+    path.write_bytes(b"this is not a zip file at all")
+    with pytest.raises(WeightFileError, match="is not a valid .npz weight file") as info:
+        make_model().load_weights(path)
+    assert "pickle" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["pickle", "object-array"])
+def test_pickled_data_is_refused_for_safety(tmp_path, kind):
+    path = tmp_path / f"{kind}.npz"
+    path.write_bytes(corrupt_files(tmp_path, b"")[kind])
+    with pytest.raises(WeightFileError, match="never loaded, for safety"):
+        make_model().load_weights(path)
