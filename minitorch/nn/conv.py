@@ -13,6 +13,7 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Operand, Variable
+from minitorch.nn.checks import check_lazy_size, check_size
 from minitorch.nn.init import RNGLike, as_generator, init_weight
 from minitorch.nn.module import Module, Parameter
 from minitorch.ops.windows import IntOrPair, pair
@@ -79,13 +80,12 @@ class Conv2d(Module):
         dtype: Any = np.float32,
     ) -> None:
         super().__init__()
+        in_channels = check_lazy_size("Conv2d", "in_channels", in_channels)
+        out_channels = check_size("Conv2d", "out_channels", out_channels)
         self.kernel_size = pair(kernel_size, "Conv2d", "kernel_size")
         self.stride, self.padding = stride, padding
-        if out_channels < 1 or min(self.kernel_size) < 1 or (in_channels or 1) < 1:
-            raise ValueError(
-                f"Conv2d: sizes must be positive, got in_channels={in_channels}, "
-                f"out_channels={out_channels}, kernel_size={self.kernel_size}"
-            )
+        if min(self.kernel_size) < 1:
+            raise ValueError(f"Conv2d: kernel_size must be positive, got {self.kernel_size}")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.dtype = np.dtype(dtype)
         self.rng = as_generator(rng) if rng is not None else None
@@ -160,12 +160,11 @@ class ConvTranspose2d(Module):
         dtype: Any = np.float32,
     ) -> None:
         super().__init__()
+        in_channels = check_size("ConvTranspose2d", "in_channels", in_channels)
+        out_channels = check_size("ConvTranspose2d", "out_channels", out_channels)
         kh, kw = pair(kernel_size, "ConvTranspose2d", "kernel_size")
-        if min(in_channels, out_channels, kh, kw) < 1:
-            raise ValueError(
-                f"ConvTranspose2d: sizes must be positive, got in_channels={in_channels}, "
-                f"out_channels={out_channels}, kernel_size={(kh, kw)}"
-            )
+        if min(kh, kw) < 1:
+            raise ValueError(f"ConvTranspose2d: kernel_size must be positive, got {(kh, kw)}")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
         self.stride, self.padding, self.output_padding = stride, padding, output_padding
         # He scaling with fan_in = C_out * KH * KW, the fan PyTorch uses for this layout.

@@ -8,6 +8,7 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Variable
+from minitorch.nn.checks import check_size
 from minitorch.nn.init import RNGLike, as_generator
 from minitorch.nn.module import Module, Parameter
 
@@ -46,11 +47,8 @@ class Embedding(Module):
         self, num_embeddings: int, embedding_dim: int, rng: RNGLike = None, dtype: Any = np.float32
     ) -> None:
         super().__init__()
-        if num_embeddings < 1 or embedding_dim < 1:
-            raise ValueError(
-                f"Embedding: sizes must be positive, got num_embeddings={num_embeddings}, "
-                f"embedding_dim={embedding_dim}"
-            )
+        num_embeddings = check_size("Embedding", "num_embeddings", num_embeddings)
+        embedding_dim = check_size("Embedding", "embedding_dim", embedding_dim)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         W = as_generator(rng).standard_normal((num_embeddings, embedding_dim))
         self.W = Parameter(W.astype(dtype))

@@ -10,6 +10,7 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Operand, Variable
+from minitorch.nn.checks import check_lazy_size, check_probability, check_size
 from minitorch.nn.init import INITS, RNGLike, as_generator, init_weight
 from minitorch.nn.module import Module, Parameter
 
@@ -35,6 +36,7 @@ class Linear(Module):
         dtype: the parameters' floating dtype.
 
     Raises:
+        TypeError: if a size is not an int (``in_features`` may be ``None``).
         ValueError: for non-positive sizes or an unknown ``init``.
 
     Example:
@@ -60,11 +62,8 @@ class Linear(Module):
         dtype: Any = np.float32,
     ) -> None:
         super().__init__()
-        if out_features < 1 or (in_features is not None and in_features < 1):
-            raise ValueError(
-                f"Linear: sizes must be positive, got in_features={in_features}, "
-                f"out_features={out_features}"
-            )
+        in_features = check_lazy_size("Linear", "in_features", in_features)
+        out_features = check_size("Linear", "out_features", out_features)
         if init not in INITS:
             raise ValueError(f"Linear: init must be one of {INITS}, got {init!r}")
         self.in_features = in_features
@@ -193,7 +192,8 @@ class Dropout(Module):
         p: probability of zeroing an element, in ``[0, 1]``.
 
     Raises:
-        ValueError: if ``p`` is outside ``[0, 1]``.
+        TypeError: if ``p`` is not a number.
+        ValueError: if ``p`` is outside ``[0, 1]`` (``p = 1`` drops everything).
 
     Example:
         >>> drop = Dropout(0.5).eval()
@@ -207,9 +207,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
-        self.p = p
+        self.p = check_probability("Dropout", "p", p)
 
     def forward(self, x: Operand) -> Variable:
         """Apply ``F.dropout`` (reads ``Config.train``, set by ``Module.__call__``)."""
@@ -273,13 +271,16 @@ class MLP(Module):
         super().__init__()
         if len(sizes) < 2:
             raise ValueError(f"MLP: sizes needs an input and an output size, got {list(sizes)}")
+        check_lazy_size("MLP", "sizes[0]", sizes[0])
+        out_sizes = [check_size("MLP", f"sizes[{i}]", n) for i, n in enumerate(sizes[1:], 1)]
+        dropout = check_probability("MLP", "dropout", dropout)
         make_activation, hidden_init = _activation(activation)
         generator = as_generator(rng)
         layers = Sequential()
-        for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        for i, (n_in, n_out) in enumerate(zip(sizes[:-1], out_sizes)):
             last = i == len(sizes) - 2
             init = "xavier" if last else hidden_init
-            layers.append(Linear(n_in, int(n_out), init=init, rng=generator, dtype=dtype))  # type: ignore[arg-type]
+            layers.append(Linear(n_in, n_out, init=init, rng=generator, dtype=dtype))
             if not last:
                 layers.append(make_activation())
                 if dropout > 0.0:

@@ -15,6 +15,7 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Config, Operand, Variable
+from minitorch.nn.checks import check_lazy_size, check_size
 from minitorch.nn.module import Module, Parameter
 
 
@@ -68,8 +69,7 @@ class BatchNorm(Module):
         dtype: Any = np.float32,
     ) -> None:
         super().__init__()
-        if num_features is not None and num_features < 1:
-            raise ValueError(f"{type(self).__name__}: num_features must be positive")
+        num_features = check_lazy_size(type(self).__name__, "num_features", num_features)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.dtype = np.dtype(dtype)
         self.weight = Parameter(None) if affine else None
@@ -197,8 +197,13 @@ class LayerNorm(Module):
         dtype: Any = np.float32,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-        self.normalized_shape, self.eps = tuple(int(s) for s in shape), eps
+        shape = (
+            normalized_shape if isinstance(normalized_shape, (tuple, list)) else [normalized_shape]
+        )
+        self.normalized_shape = tuple(
+            check_size("LayerNorm", "normalized_shape", s) for s in shape
+        )
+        self.eps = eps
         affine = elementwise_affine
         self.weight = Parameter(np.ones(self.normalized_shape, dtype)) if affine else None
         self.bias = Parameter(np.zeros(self.normalized_shape, dtype)) if affine else None

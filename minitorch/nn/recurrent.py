@@ -20,6 +20,7 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Operand, Variable
+from minitorch.nn.checks import check_lazy_size, check_size
 from minitorch.nn.init import RNGLike, as_generator
 from minitorch.nn.layers import Linear
 from minitorch.nn.module import Module
@@ -41,8 +42,8 @@ class _Recurrent(Module):
         dtype: Any,
     ) -> None:
         super().__init__()
-        if hidden_size < 1:
-            raise ValueError(f"{type(self).__name__}: hidden_size must be positive")
+        input_size = check_lazy_size(type(self).__name__, "input_size", input_size)
+        hidden_size = check_size(type(self).__name__, "hidden_size", hidden_size)
         generator = as_generator(rng)
         size = self.gates * hidden_size
         self.input_size, self.hidden_size = input_size, hidden_size

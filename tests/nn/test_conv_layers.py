@@ -95,11 +95,11 @@ def test_bad_input_shapes_name_the_layer(layer, x_shape, match):
 
 
 def test_bad_layer_settings_raise():
-    with pytest.raises(ValueError, match="Conv2d: sizes must be positive"):
+    with pytest.raises(ValueError, match="Conv2d: out_channels must be positive, got 0"):
         nn.Conv2d(3, 0, 3)
     with pytest.raises(TypeError, match="Conv2d: kernel_size"):
         nn.Conv2d(3, 4, 2.5)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="ConvTranspose2d: sizes must be positive"):
+    with pytest.raises(ValueError, match="ConvTranspose2d: kernel_size must be positive"):
         nn.ConvTranspose2d(3, 4, 0)
 
 

@@ -182,7 +182,7 @@ def test_initialisation_scales_and_seeding():
 
 
 def test_layer_argument_errors():
-    with pytest.raises(ValueError, match="in_features=0"):
+    with pytest.raises(ValueError, match="Linear: in_features must be positive, got 0"):
         Linear(0, 3)
     with pytest.raises(ValueError, match="init must be one of"):
         Linear(2, 3, init="orthogonal")

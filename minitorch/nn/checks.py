@@ -1,0 +1,81 @@
+"""Argument checks shared by the layers' constructors.
+
+A layer built with a wrong argument should fail at once, with a message naming the
+layer and the argument, not later inside NumPy (``'<' not supported between 'str' and
+'int'``) or at the first forward call.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def check_size(layer: str, name: str, value: object) -> int:
+    """Return ``value`` as an ``int`` if it is a positive integer.
+
+    Args:
+        layer: the layer's name, for the message (``"Linear"``).
+        name: the argument's name (``"out_features"``).
+        value: what the caller passed.
+
+    Returns:
+        ``value`` as a Python int.
+
+    Raises:
+        TypeError: if ``value`` is not an integer (``bool`` and floats included).
+        ValueError: if ``value`` is 0 or negative.
+
+    Example:
+        >>> check_size("Linear", "out_features", "a")
+        Traceback (most recent call last):
+        ...
+        TypeError: Linear: out_features must be a positive int, got 'a' (str)
+    """
+    return _size(layer, name, value, "a positive int")
+
+
+def check_lazy_size(layer: str, name: str, value: object) -> int | None:
+    """As :func:`check_size`, but ``None`` (inferred at the first call) is allowed too.
+
+    Example:
+        >>> check_lazy_size("Linear", "in_features", None) is None
+        True
+        >>> check_lazy_size("Linear", "in_features", 0)
+        Traceback (most recent call last):
+        ...
+        ValueError: Linear: in_features must be positive, got 0
+    """
+    return None if value is None else _size(layer, name, value, "a positive int or None")
+
+
+def _size(layer: str, name: str, value: object, wanted: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        kind = type(value).__name__
+        raise TypeError(f"{layer}: {name} must be {wanted}, got {value!r} ({kind})")
+    if value < 1:
+        raise ValueError(f"{layer}: {name} must be positive, got {value}")
+    return int(value)
+
+
+def check_probability(layer: str, name: str, value: object) -> float:
+    """Return ``value`` as a ``float`` if it is a real number in ``[0, 1]``.
+
+    Raises:
+        TypeError: if ``value`` is not a real number (``bool`` included).
+        ValueError: if ``value`` is outside ``[0, 1]`` or NaN.
+
+    Example:
+        >>> check_probability("Dropout", "p", 1.5)
+        Traceback (most recent call last):
+        ...
+        ValueError: Dropout: p must be in [0, 1], got 1.5
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"{layer}: {name} must be a number in [0, 1], got {value!r} ({type(value).__name__})"
+        )
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{layer}: {name} must be in [0, 1], got {value}")
+    return float(value)

@@ -1,0 +1,73 @@
+"""Layer constructors reject bad arguments at once, naming the layer and the argument.
+
+Before, ``Linear('a', 2)`` failed with NumPy's ``'<' not supported between 'str' and
+'int'`` and ``Embedding(2.5, 3)`` or ``LSTM(None, 'h')`` with similar raw errors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from minitorch import nn
+
+BAD_TYPES: list[tuple[str, Callable[[], object], str]] = [
+    ("Linear", lambda: nn.Linear("a", 2), "Linear: in_features must be a positive int or None"),  # type: ignore[arg-type]
+    ("Linear", lambda: nn.Linear(2, 2.0), "Linear: out_features must be a positive int"),  # type: ignore[arg-type]
+    ("Linear", lambda: nn.Linear(True, 2), "Linear: in_features"),
+    ("Conv2d", lambda: nn.Conv2d("3", 4, 3), "Conv2d: in_channels"),  # type: ignore[arg-type]
+    ("Conv2d", lambda: nn.Conv2d(3, None, 3), "Conv2d: out_channels"),  # type: ignore[arg-type]
+    ("ConvTranspose2d", lambda: nn.ConvTranspose2d(None, 4, 3), "ConvTranspose2d: in_channels"),  # type: ignore[arg-type]
+    ("Embedding", lambda: nn.Embedding(2.5, 3), "Embedding: num_embeddings"),  # type: ignore[arg-type]
+    ("Embedding", lambda: nn.Embedding(10, "3"), "Embedding: embedding_dim"),  # type: ignore[arg-type]
+    ("RNN", lambda: nn.RNN("x", 4), "RNN: input_size"),  # type: ignore[arg-type]
+    ("LSTM", lambda: nn.LSTM(3, "h"), "LSTM: hidden_size"),  # type: ignore[arg-type]
+    ("BatchNorm1d", lambda: nn.BatchNorm1d("4"), "BatchNorm1d: num_features"),  # type: ignore[arg-type]
+    ("BatchNorm2d", lambda: nn.BatchNorm2d(4.0), "BatchNorm2d: num_features"),  # type: ignore[arg-type]
+    ("LayerNorm", lambda: nn.LayerNorm("4"), "LayerNorm: normalized_shape"),  # type: ignore[arg-type]
+    ("Dropout", lambda: nn.Dropout("0.5"), "Dropout: p must be a number"),  # type: ignore[arg-type]
+    ("MLP", lambda: nn.MLP([2, "3", 1]), r"MLP: sizes\[1\]"),  # type: ignore[list-item]
+    ("MLP", lambda: nn.MLP([2, 3], dropout="x"), "MLP: dropout"),  # type: ignore[arg-type]
+]  # fmt: skip
+
+BAD_VALUES: list[tuple[str, Callable[[], object], str]] = [
+    ("Linear", lambda: nn.Linear(3, 0), "Linear: out_features must be positive, got 0"),
+    ("Linear", lambda: nn.Linear(-1, 2), "Linear: in_features must be positive, got -1"),
+    ("Conv2d", lambda: nn.Conv2d(0, 4, 3), "Conv2d: in_channels must be positive"),
+    ("Embedding", lambda: nn.Embedding(0, 3), "Embedding: num_embeddings must be positive"),
+    ("RNN", lambda: nn.RNN(3, 0), "RNN: hidden_size must be positive"),
+    ("LSTM", lambda: nn.LSTM(-2, 4), "LSTM: input_size must be positive"),
+    ("BatchNorm2d", lambda: nn.BatchNorm2d(0), "BatchNorm2d: num_features must be positive"),
+    ("LayerNorm", lambda: nn.LayerNorm((4, 0)), "LayerNorm: normalized_shape must be positive"),
+    ("Dropout", lambda: nn.Dropout(-0.1), r"Dropout: p must be in \[0, 1\]"),
+    ("Dropout", lambda: nn.Dropout(math.nan), r"Dropout: p must be in \[0, 1\]"),
+    ("MLP", lambda: nn.MLP([2, 0, 1]), r"MLP: sizes\[1\] must be positive"),
+]
+
+
+@pytest.mark.parametrize("layer, build, message", BAD_TYPES, ids=[m for _, _, m in BAD_TYPES])
+def test_a_size_of_the_wrong_type_is_a_type_error_naming_layer_and_argument(
+    layer: str, build: Callable[[], object], message: str
+) -> None:
+    with pytest.raises(TypeError, match=message):
+        build()
+
+
+@pytest.mark.parametrize("layer, build, message", BAD_VALUES, ids=[m for _, _, m in BAD_VALUES])
+def test_a_non_positive_size_is_a_value_error_naming_layer_and_argument(
+    layer: str, build: Callable[[], object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+def test_numpy_integers_and_lazy_sizes_are_accepted() -> None:
+    layer = nn.Linear(np.int64(3), np.int32(2), rng=0)
+    assert type(layer.in_features) is int and layer.out_features == 2
+    assert nn.Linear(None, 2).in_features is None
+    assert nn.LSTM(None, 4).input_size is None
+    assert nn.BatchNorm1d().num_features is None
+    assert nn.Dropout(1).p == 1.0  # like F.dropout and PyTorch: everything dropped
