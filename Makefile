@@ -60,6 +60,9 @@ typecheck: venv
 	$(VENV)/bin/mypy minitorch viz examples
 
 pytest: venv graphviz browser
+	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)" || \
+	  echo "NOTE: PyTorch is not installed, so the PyTorch cross-checks are skipped" \
+	    "(CROSSCHECK=1 make test installs torch==2.13.0, a CPU build, and runs them)"
 	$(VENV)/bin/pytest -n 2 --dist loadfile tests
 	$(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,3 +36,35 @@ def test_lab_passes_allow_root_only_as_root() -> None:
     ).stdout.split()
     assert shown[:2] == ["lab", "notebooks"]
     assert ("--allow-root" in shown) == (os.geteuid() == 0)
+
+
+def torch_note_command() -> str:
+    """The shell command that ``make pytest`` runs just before pytest: the torch note."""
+    text = "\n".join(dry_run("pytest"))
+    start = text.index('.venv/bin/python -c "import importlib')
+    return text[start : text.index(".venv/bin/pytest", start)]
+
+
+@pytest.mark.parametrize("has_torch", [False, True])
+def test_make_test_says_the_torch_cross_checks_are_skipped_only_without_torch(
+    has_torch: bool,
+) -> None:
+    if has_torch and importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed here")
+    # Without site-packages (python -S) torch cannot be found: the branch of a fresh laptop.
+    python = sys.executable if has_torch else f"{sys.executable} -S"
+    command = torch_note_command().replace(".venv/bin/python", python, 1)
+    printed = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, check=True
+    ).stdout
+    if has_torch:
+        assert printed == ""
+    else:
+        assert printed.count("\n") == 1 and "PyTorch cross-checks are skipped" in printed
+        assert "CROSSCHECK=1 make test" in printed and "torch==2.13.0" in printed
+
+
+def test_readme_says_how_to_run_the_torch_cross_checks() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.index("make demo") < readme.index("make test") < readme.index("CROSSCHECK")
+    assert "`CROSSCHECK=1 make test` installs `torch==2.13.0`" in readme
