@@ -172,7 +172,9 @@ def test_100k_node_chain_converts_quickly_without_recursion() -> None:
     elapsed = time.perf_counter() - start
     assert dot.count("<B>Neg</B>") == 50_000
     assert len(node_lines(dot)) == 100_001
-    assert elapsed < 3.0, f"to_dot took {elapsed:.2f} s on a 100,001-node chain"
+    # A loose guard against quadratic traversal only (that would take minutes); the real
+    # timing (~0.4 s) is for benchmarks, not for a test on a shared, noisy machine.
+    assert elapsed < 30.0, f"to_dot took {elapsed:.2f} s on a 100,001-node chain"
     del x, y
 
 
