@@ -10,7 +10,10 @@ Only NumPy is needed at import time; the gradient checks import ``minitorch`` wh
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +27,54 @@ def ok(message: str) -> None:
         ✓ Cube computes x**3
     """
     print(f"✓ {message}")
+
+
+@contextmanager
+def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
+    """Turn an exception from the student's code into an ``AssertionError`` with guidance.
+
+    The message names the exception, the student's line that raised it, and the first
+    hint whose ``pattern`` occurs in ``"ErrorType: message"``. ``AssertionError`` (a check
+    that failed) and ``NotImplementedError`` (an exercise not written yet) pass unchanged.
+
+    Args:
+        what: the call being checked ("count_functions(y)").
+        hints: ``(pattern, hint)`` pairs.
+
+    Example:
+        >>> with explain_errors("f(x)", ("NoneType", "did f return its result?")):
+        ...     None.inputs
+        Traceback (most recent call last):
+        ...
+        AssertionError: f(x) failed: AttributeError: 'NoneType' object has no attribute 'inputs'
+          in <module>: `None.inputs`
+          hint: did f return its result?
+    """
+    try:
+        yield
+    except (AssertionError, NotImplementedError):
+        raise
+    except Exception as err:
+        text = f"{type(err).__name__}: {err}"
+        hint = next((h for pattern, h in hints if pattern in text), "")
+        if "; reduce broadcast dimensions" in text:  # sum_to is taught in notebook 07
+            text = text.split("; reduce broadcast dimensions")[0]
+            hint = hint or "each gradient must have the shape of its input"
+        message = f"{what} failed: {text}{_student_line(err)}"
+        raise AssertionError(message + (f"\n  hint: {hint}" if hint else "")) from None
+
+
+_LIBRARY_MARKERS = ("site-packages", "/minitorch/", "/numpy/")
+
+
+def _student_line(err: BaseException) -> str:
+    """The last line of the traceback outside the libraries and this file, if any."""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        filename = frame.filename.replace("\\", "/")
+        if Path(filename) == Path(__file__) or any(m in filename for m in _LIBRARY_MARKERS):
+            continue
+        return f"\n  in {frame.name}: `{frame.line}`" if frame.line else ""
+    return ""
 
 
 def _array(name: str, value: Any) -> np.ndarray:
@@ -114,16 +165,15 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
     from minitorch.gradcheck import GradcheckError, gradcheck
 
     try:
-        _check_sum_gradient(name, f, inputs)
-        gradcheck(f, *inputs)
+        with explain_errors(f"backward of your {name}"):
+            _check_sum_gradient(name, f, inputs)
+            gradcheck(f, *inputs)
     except GradcheckError as err:
         raise AssertionError(
             f"gradient of your {name} differs{_which(err.input_index, inputs)}"
             f"{_index(err.index)} (for randomly weighted outputs): expected "
             f"{err.numeric:.4g} (finite differences), got {err.analytic:.4g} (your backward)"
         ) from None
-    except (ValueError, TypeError) as err:
-        raise AssertionError(f"backward of your {name} failed: {err}") from None
 
 
 def _which(k: int, inputs: tuple[Any, ...]) -> str:
@@ -165,6 +215,62 @@ def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...
                 f"expected {numeric[index]:.4g} (finite differences), got "
                 f"{got[index]:.4g} (your backward){_count(bad)}"
             )
+
+
+def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: Any) -> None:
+    """Assert that the backward of ``f`` is built from Variables, so it can be differentiated.
+
+    A backward that computes on raw arrays (``.data``, ``np.exp``) gives the right first
+    derivative but cuts the graph: ``backward(create_graph=True)`` then records nothing, and
+    second derivatives (notebook 06) come out as zero. Two steps, for a precise message:
+
+    1. after ``backward(create_graph=True)`` every input's gradient must have a creator;
+    2. ``minitorch.gradcheck.gradgradcheck`` compares the second derivatives with finite
+       differences, which catches a backward that is only partly built from raw arrays.
+
+    Call it after :func:`check_gradient`, which checks the first derivative's values.
+
+    Raises:
+        AssertionError: naming the input, and for step 2 the index, the expected and the
+            actual second derivative.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> check_backward_is_differentiable("tanh", F.tanh, np.array([0.5, -1.0]))
+    """
+    from minitorch import Variable
+    from minitorch.gradcheck import GradcheckError, gradgradcheck
+
+    advice = (
+        "use only Variables (`self.inputs`, `self.output()`, `gy`) and minitorch "
+        "operations (+, -, *, F.exp, ...): no `.data`, no np.* functions"
+    )
+    variables = [Variable(np.array(x, dtype=np.float64)) for x in inputs]
+    with explain_errors(f"backward of your {name}"):
+        result = f(*variables)
+        outputs = list(result) if isinstance(result, (list, tuple)) else [result]
+        total = outputs[0].sum()
+        for y in outputs[1:]:
+            total = total + y.sum()
+        total.backward(create_graph=True)
+    for k, v in enumerate(variables):
+        if v.grad is not None and v.grad.creator is None:
+            raise AssertionError(
+                f"almost there: your {name}'s gradient{_which(k, inputs)} has the right "
+                "values, but it was computed on raw NumPy arrays, so it is a constant that "
+                "backward(create_graph=True) cannot differentiate again (notebook 06 needs "
+                f"that)\n  hint: {advice}"
+            )
+    try:
+        with explain_errors(f"backward of your {name}"):
+            gradgradcheck(f, *inputs)
+    except GradcheckError as err:
+        raise AssertionError(
+            f"second derivative of your {name} differs{_which(err.input_index, inputs)}"
+            f"{_index(err.index)}: expected {err.numeric:.4g} (finite differences), got "
+            f"{err.analytic:.4g} (your backward, differentiated)\n  hint: a part computed "
+            f"on raw arrays counts as a constant; {advice}"
+        ) from None
 
 
 def check_true(condition: bool, message: str) -> None:

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch.ops as F
-from checks import check_close, check_gradient, check_true, ok
+from checks import check_backward_is_differentiable, check_close, check_gradient, check_true, ok
 from minitorch import Function, Variable
 
 # %% [markdown]
@@ -219,10 +219,11 @@ class Sigmoid(Function):
 x_test = np.array([-3.0, -0.5, 0.0, 0.5, 2.0])
 check_close("Sigmoid forward", Sigmoid()(Variable(x_test)), 1 / (1 + np.exp(-x_test)))
 check_gradient("Sigmoid", lambda v: Sigmoid()(v), x_test)
+check_backward_is_differentiable("Sigmoid", lambda v: Sigmoid()(v), x_test)
 ### BEGIN HIDDEN TESTS
 check_gradient("Sigmoid", lambda v: Sigmoid()(v), np.linspace(-6, 6, 7).reshape(7, 1))
 ### END HIDDEN TESTS
-ok("Sigmoid's forward and backward are right")
+ok("Sigmoid's forward and backward are right, and its backward is differentiable")
 
 # %% [markdown]
 # ### Exercise 3 — a Function with two inputs
@@ -251,6 +252,7 @@ check_true(
     "Mul.backward should return a tuple of two gradients, one per input",
 )
 check_gradient("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test)
+check_backward_is_differentiable("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test)
 ok("Mul returns the right gradient for both inputs")
 
 # %% [markdown]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -122,3 +123,42 @@ def test_check_true_raises_with_the_message(checks: ModuleType) -> None:
     checks.check_true(True, "unused")
     with pytest.raises(AssertionError, match="^count is 5, expected 4$"):
         checks.check_true(False, "count is 5, expected 4")
+
+
+class _SigmoidOnArrays(_Sigmoid):
+    def backward(self, gy: Variable) -> np.ndarray:
+        y = self.output().data
+        return y * (1 - y) * gy.data  # right values, but raw arrays
+
+
+class _SigmoidPartlyOnArrays(_Sigmoid):
+    def backward(self, gy: Variable) -> Variable:
+        y = self.output().data
+        return gy * Variable(y * (1 - y))  # a Variable, but y(1 - y) is a constant
+
+
+def test_backward_on_variables_is_differentiable(checks: ModuleType) -> None:
+    checks.check_backward_is_differentiable("Sigmoid", lambda v: _Sigmoid()(v), np.array([0.5]))
+
+
+def test_backward_on_raw_arrays_passes_first_order_but_is_rejected(checks: ModuleType) -> None:
+    x = np.array([0.5, -1.0])
+    checks.check_gradient("Sigmoid", lambda v: _SigmoidOnArrays()(v), x)
+    with pytest.raises(AssertionError) as info:
+        checks.check_backward_is_differentiable("Sigmoid", lambda v: _SigmoidOnArrays()(v), x)
+    message = str(info.value)
+    assert "computed on raw NumPy arrays" in message
+    assert "no `.data`" in message
+
+
+def test_backward_partly_on_raw_arrays_reports_the_second_derivative(
+    checks: ModuleType,
+) -> None:
+    x = np.array([0.5, -1.0])
+    with pytest.raises(AssertionError) as info:
+        checks.check_backward_is_differentiable(
+            "Sigmoid", lambda v: _SigmoidPartlyOnArrays()(v), x
+        )
+    message = str(info.value)
+    assert "second derivative of your Sigmoid differs at index 0" in message
+    assert re.search(r"expected -?\d\S* \(finite differences\), got 0 ", message)
