@@ -95,8 +95,11 @@ def _index(index: tuple[int, ...]) -> str:
     return f" at index {index[0]}" if len(index) == 1 else f" at index {index}"
 
 
+Hint = str | Callable[[np.ndarray, np.ndarray], str]
+
+
 def check_close(
-    name: str, got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5, hint: str = ""
+    name: str, got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5, hint: Hint = ""
 ) -> None:
     """Assert that ``got`` equals ``expected`` elementwise (within tolerances).
 
@@ -106,7 +109,8 @@ def check_close(
         expected: the reference value.
         atol: absolute tolerance.
         rtol: relative tolerance.
-        hint: appended to the failure message.
+        hint: appended to a failure message; a function ``hint(got, expected)`` of the two
+            arrays chooses the hint from the kind of error (see :func:`ratio_hint`).
 
     Raises:
         AssertionError: naming the shape mismatch, or the first differing index with the
@@ -119,19 +123,79 @@ def check_close(
         AssertionError: y differs at index 2: expected 3, got 3.5 (1 of 3 elements differ)
     """
     got_array, expected_array = _array(name, got), _array("the reference", expected)
-    suffix = f"\n  hint: {hint}" if hint else ""
     if got_array.shape != expected_array.shape:
+        suffix = "" if callable(hint) or not hint else f"\n  hint: {hint}"
         raise AssertionError(
             f"{name} has shape {got_array.shape} but should have shape "
             f"{expected_array.shape}{suffix}"
         )
     bad = ~np.isclose(got_array, expected_array, atol=atol, rtol=rtol)
     if bad.any():
+        text = hint(got_array, expected_array) if callable(hint) else hint
+        suffix = f"\n  hint: {text}" if text else ""
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise AssertionError(
             f"{name} differs{_index(index)}: expected {expected_array[index]:.6g}, "
             f"got {got_array[index]:.6g}{_count(bad)}{suffix}"
         )
+
+
+def ratio_hint(too_large: str, too_small: str, otherwise: str = "") -> Hint:
+    """A hint for :func:`check_close` that depends on the direction of the error.
+
+    ``too_large`` is given when the first differing element (the one the message names)
+    is larger in size than expected with the same sign, ``too_small`` when it is smaller,
+    ``otherwise`` else.
+
+    Example:
+        >>> hint = ratio_hint("counted twice?", "a contribution lost?")
+        >>> hint(np.array([1.0, 1.28]), np.array([1.0, 2.25]))
+        'a contribution lost?'
+    """
+
+    def hint(got: np.ndarray, expected: np.ndarray) -> str:
+        bad = np.argwhere(~np.isclose(got, expected))
+        if len(bad) == 0:
+            return otherwise
+        index = tuple(bad[0])
+        g, e = got[index], expected[index]
+        if abs(g) > abs(e) and np.sign(g) == np.sign(e):
+            return too_large
+        return too_small if abs(g) < abs(e) else otherwise
+
+    return hint
+
+
+def difference_hint(h: float) -> Hint:
+    """A hint for :func:`check_close` that names the usual mistakes in a central difference
+    with step ``h``: dividing by ``h`` instead of ``2h``, a one-sided difference, brackets.
+
+    Example:
+        >>> difference_hint(1e-4)(np.array([6.0]), np.array([3.0]))
+        'exactly twice the derivative: divide by 2*h, the distance from x-h to x+h'
+    """
+
+    def hint(got: np.ndarray, expected: np.ndarray) -> str:
+        nonzero = expected != 0
+        ratio = got[nonzero] / expected[nonzero]
+        if ratio.size and np.allclose(ratio, 2.0, rtol=1e-3):
+            return "exactly twice the derivative: divide by 2*h, the distance from x-h to x+h"
+        if ratio.size and np.allclose(ratio, 0.5, rtol=1e-3):
+            return "exactly half the derivative: divide by 2*h, not by 4*h"
+        error, scale = np.abs(got - expected), 1 + np.abs(expected)
+        if np.all(error < 10 * h * scale):
+            return (
+                "off by a few times h: that is a one-sided difference such as "
+                "(f(x+h) - f(x)) / h; step to both sides, x+h and x-h"
+            )
+        if np.any(np.abs(got) > 10 * scale) or np.any(np.abs(got) < 0.1 * np.abs(expected)):
+            return (
+                "far off: check the brackets; `a - b / (2 * h)` divides only b and "
+                "`d / 2 * h` multiplies by h; write `(y_plus - y_minus) / (2 * h)`"
+            )
+        return "compute (f(x+h) - f(x-h)) / (2*h) from the outputs' .data"
+
+    return hint
 
 
 def _count(bad: np.ndarray) -> str:

@@ -19,7 +19,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from checks import check_close, check_true, ok
+from checks import check_close, check_true, difference_hint, explain_errors, ok
 from minitorch import Function, Variable
 
 # %% [markdown]
@@ -167,7 +167,9 @@ class Cube(Function):
 
 # %% tags=["check"]
 x_test = np.array([-1.5, 0.0, 0.5, 2.0])
-y_test = Cube()(Variable(x_test))
+array_hint = ("unsupported operand", "forward receives NumPy arrays: return x**3")
+with explain_errors("Cube()(x)", array_hint):
+    y_test = Cube()(Variable(x_test))
 check_true(isinstance(y_test, Variable), "calling Cube() should give a Variable")
 check_close("Cube()(x)", y_test, x_test**3)
 check_true(isinstance(y_test.creator, Cube), "y.creator should be your Cube instance")
@@ -191,23 +193,32 @@ def numerical_diff(f, x, h=1e-4):
 
 # %% tags=["check"]
 x_test = Variable(np.array([-1.0, 0.5, 2.0]))
-estimate = numerical_diff(lambda v: Cube()(v), x_test)
+with explain_errors(
+    "numerical_diff(f, x)",
+    ("data must be", "shift the array, not the Variable: Variable(x.data + h)"),
+):
+    estimate = numerical_diff(lambda v: Cube()(v), x_test)
+    coarse = numerical_diff(lambda v: Exp()(v), Variable(np.array([0.0])), h=1e-2)
+check_true(
+    isinstance(estimate, np.ndarray),
+    f"numerical_diff returned a {type(estimate).__name__}, not an ndarray: "
+    "compute with the outputs' .data",
+)
 check_close(
     "numerical_diff of Cube",
     estimate,
     3 * x_test.data**2,
     atol=1e-6,
     rtol=1e-6,
-    hint="off by about 3*x*h? that is a one-sided (forward) difference: step to both sides",
+    hint=difference_hint(h=1e-4),
 )
-coarse = numerical_diff(lambda v: Exp()(v), Variable(np.array([0.0])), h=1e-2)
 check_close(
     "numerical_diff of exp at 0 with h=1e-2",
     coarse,
     np.array([1.0]),
     atol=1e-4,
     rtol=0.0,
-    hint="an error near 5e-3 means a one-sided (forward) difference; step to both sides",
+    hint=difference_hint(h=1e-2),
 )
 ### BEGIN HIDDEN TESTS
 check_close("numerical_diff of sin", numerical_diff(lambda v: v.sin(), x_test), np.cos(x_test.data))

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch.ops as F
-from checks import check_close, check_true, ok
+from checks import check_close, check_true, explain_errors, ok, ratio_hint
 from minitorch import Variable, no_grad
 
 # %% [markdown]
@@ -240,21 +240,24 @@ def count_functions(y):
     ### END SOLUTION
 
 # %% tags=["check"]
-n = count_functions(diamond(Variable(np.array(0.5))))
+leaf_hint = ("'NoneType' object", "a leaf's creator is None: push only creators that exist")
+with explain_errors("count_functions(diamond(x))", leaf_hint):
+    n = count_functions(diamond(Variable(np.array(0.5))))
 check_true(n == 4, f"the diamond has 4 Functions (Square, Exp, Sin, Add), you counted {n}")
 v = Variable(np.array(1.0))
 h = v
 for _ in range(5000):
     h = h * 1.0001
-try:
+recursion_hint = (
+    "RecursionError",
+    "walk the graph with an explicit stack (a list you append to and pop from)",
+)
+with explain_errors("count_functions on a chain of 5000 ops", recursion_hint, leaf_hint):
     n = count_functions(h)
-except RecursionError:
-    raise AssertionError(
-        "count_functions recursed too deep on a chain of 5000 ops: walk the graph with an "
-        "explicit stack (a list you append to and pop from) instead of recursion"
-    ) from None
 check_true(n == 5000, f"a chain of 5000 multiplications has 5000 Functions, you counted {n}")
-check_true(count_functions(v) == 0, "a leaf has no creator: count_functions should be 0")
+with explain_errors("count_functions(leaf)", leaf_hint):
+    n = count_functions(v)
+check_true(n == 0, f"a leaf has no creator: count_functions should be 0, you counted {n}")
 ok("count_functions handles branches, long chains and leaves")
 
 # %% [markdown]
@@ -289,8 +292,20 @@ def backward_by_generation(y):
     return grads
 
 # %% tags=["check"]
+order_hints = (
+    ("KeyError", "a Function ran before its output's gradient existed: pop the largest "
+     "generation first (push -f.generation)"),
+    ("not supported between", "push (-f.generation, id(f), f): ties then compare ids"),
+)
+wrong_size = ratio_hint(
+    too_large="too large: a Function ran before all its gradients had arrived and ran "
+    "again later; queue each Function once (track id(f))",
+    too_small="too small: a share of the gradient was lost; add into grads "
+    "(grads.get(id(u), 0) + gx) instead of overwriting, and pop the largest generation first",
+)
 x_test = Variable(np.array([0.5, -1.0, 2.0]))
-grads = backward_by_generation(diamond(x_test))
+with explain_errors("backward_by_generation(diamond(x))", *order_hints):
+    grads = backward_by_generation(diamond(x_test))
 check_true(isinstance(grads, dict) and id(x_test) in grads,
            "the returned dict has no gradient for x: store each input's gradient under id(u)")
 a_test = x_test.data**2
@@ -298,15 +313,18 @@ check_close(
     "your gradient of the diamond w.r.t. x",
     grads[id(x_test)],
     (np.exp(a_test) + np.cos(a_test)) * 2 * x_test.data,
-    hint="about twice too large? a Function ran before all its gradients arrived",
+    hint=wrong_size,
 )
 x2 = Variable(np.array(0.3))
 a2 = F.square(x2)
 y2 = F.sin(F.exp(a2)) * a2  # a longer branch meets a short one
+with explain_errors("backward_by_generation(y)", *order_hints):
+    grads = backward_by_generation(y2)
 check_close(
     "your gradient of sin(exp(x^2)) * x^2",
-    backward_by_generation(y2)[id(x2)],
+    grads[id(x2)],
     (np.cos(np.exp(0.09)) * np.exp(0.09) * 0.09 + np.sin(np.exp(0.09))) * 2 * 0.3,
+    hint=wrong_size,
 )
 ok("backward_by_generation schedules every Function after all its users")
 
@@ -324,9 +342,30 @@ def evaluate(f, x):
     ### END SOLUTION
 
 # %% tags=["check"]
-out = evaluate(diamond, Variable(np.array([0.5, 1.0])))
+with explain_errors("evaluate(diamond, x)"):
+    out = evaluate(diamond, Variable(np.array([0.5, 1.0])))
+check_true(
+    isinstance(out, Variable),
+    f"evaluate returned a {type(out).__name__}: return the Variable f(x), not its .data",
+)
 check_close("evaluate(diamond, x)", out, np.exp([0.25, 1.0]) + np.sin([0.25, 1.0]))
 check_true(out.creator is None, "the result still has a creator: use `with no_grad():`")
+recorded = []
+
+
+def spy(v):  # notes whether a Function inside f recorded a graph
+    w = F.square(v)
+    recorded.append(w.creator is not None)
+    return F.exp(w)
+
+
+with explain_errors("evaluate(spy, x)"):
+    evaluate(spy, Variable(np.array(1.0)))
+check_true(
+    recorded and not any(recorded),
+    "f recorded a graph inside evaluate (removing the creator afterwards is too late): "
+    "call f inside `with no_grad():`",
+)
 check_true(
     F.square(Variable(np.array(2.0))).creator is not None,
     "graph recording is still off after evaluate: use no_grad() in a `with` block",

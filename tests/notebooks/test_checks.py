@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -162,3 +163,84 @@ def test_backward_partly_on_raw_arrays_reports_the_second_derivative(
     message = str(info.value)
     assert "second derivative of your Sigmoid differs at index 0" in message
     assert re.search(r"expected -?\d\S* \(finite differences\), got 0 ", message)
+
+
+def test_explain_errors_turns_an_exception_into_guidance(checks: ModuleType) -> None:
+    def count(y: Any) -> int:
+        return len(y.creator.inputs)
+
+    with pytest.raises(AssertionError) as info:
+        with checks.explain_errors("count(leaf)", ("'NoneType'", "a leaf has no creator")):
+            count(Variable(np.array(1.0)))
+    message = str(info.value)
+    assert message.startswith("count(leaf) failed: AttributeError: 'NoneType' object")
+    assert "in count: `return len(y.creator.inputs)`" in message
+    assert message.endswith("hint: a leaf has no creator")
+
+
+@pytest.mark.parametrize("error", [NotImplementedError, AssertionError])
+def test_explain_errors_passes_stubs_and_failed_checks(
+    checks: ModuleType, error: type[Exception]
+) -> None:
+    with pytest.raises(error), checks.explain_errors("f(x)"):
+        raise error()
+
+
+def test_explain_errors_does_not_mention_sum_to(checks: ModuleType) -> None:
+    class Summed(_Sigmoid):
+        def backward(self, gy: Variable) -> Variable:
+            return gy.sum()
+
+    with pytest.raises(AssertionError) as info:
+        checks.check_gradient("Sigmoid", lambda v: Summed()(v), np.array([0.5, 1.0]))
+    message = str(info.value)
+    assert "has shape () but the input has shape (2,)" in message
+    assert "sum_to" not in message
+    assert "hint: each gradient must have the shape of its input" in message
+
+
+def test_check_gradient_explains_an_attribute_error_in_backward(checks: ModuleType) -> None:
+    class Typo(_Sigmoid):
+        def backward(self, gy: Variable) -> Variable:
+            return gy * self.outptu()  # type: ignore[attr-defined]
+
+    with pytest.raises(AssertionError, match=r"backward of your Sigmoid failed: AttributeError"):
+        checks.check_gradient("Sigmoid", lambda v: Typo()(v), np.array([0.5]))
+
+
+@pytest.mark.parametrize(
+    ("got", "hint"),
+    [
+        (np.array([1.0, 2.5]), "too large"),
+        (np.array([1.0, 1.28]), "too small"),
+        (np.array([1.0, -2.5]), "other"),
+    ],
+)
+def test_ratio_hint_follows_the_first_differing_element(
+    checks: ModuleType, got: np.ndarray, hint: str
+) -> None:
+    with pytest.raises(AssertionError, match=f"hint: {hint}$"):
+        checks.check_close(
+            "g",
+            got,
+            np.array([1.0, 2.25]),
+            hint=checks.ratio_hint("too large", "too small", "other"),
+        )
+
+
+@pytest.mark.parametrize(
+    ("got", "words"),
+    [
+        (6.0, "exactly twice"),  # divided by h, not 2h
+        (3.0 + 3e-4, "one-sided difference"),  # forward difference with h = 1e-4
+        (5000.5, "check the brackets"),  # a - b / (2 * h)
+        (3e-8, "check the brackets"),  # d / 2 * h
+    ],
+)
+def test_difference_hint_names_the_kind_of_mistake(
+    checks: ModuleType, got: float, words: str
+) -> None:
+    with pytest.raises(AssertionError, match=words):
+        checks.check_close(
+            "d", np.array([got]), np.array([3.0]), hint=checks.difference_hint(1e-4)
+        )
