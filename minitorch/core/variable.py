@@ -60,7 +60,20 @@ class Variable:
         variable([2. 4.])
     """
 
-    __slots__ = ("data", "name", "grad", "creator", "generation", "requires_grad", "__weakref__")
+    __slots__ = (
+        "data",
+        "name",
+        "grad",
+        "creator",
+        "generation",
+        "requires_grad",
+        "__weakref__",
+        # Left unset until needed (read with getattr): the bytes of ``data`` as recorded
+        # by Function calls (in-place edit detection), and a mark on gradients made by a
+        # first-order backward (so differentiating one explains create_graph=True).
+        "_snapshot",
+        "_first_order_grad",
+    )
     # NEP 13: make NumPy defer to our reflected operators, so np.ones(3) + x is a Variable.
     __array_ufunc__ = None
     __array_priority__ = 200

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import minitorch.ops as F
-from minitorch.core import Operand, Variable
+from minitorch.core import Config, Operand, Variable
 from minitorch.nn.checks import check_lazy_size, check_probability, check_size
 from minitorch.nn.init import INITS, RNGLike, as_generator, init_weight
 from minitorch.nn.module import Module, Parameter
@@ -66,7 +66,6 @@ class Linear(Module):
         out_features = check_size("Linear", "out_features", out_features)
         if init not in INITS:
             raise ValueError(f"Linear: init must be one of {INITS}, got {init!r}")
-        self.in_features = in_features
         self.out_features = out_features
         self.init = init
         self.dtype = np.dtype(dtype)
@@ -76,21 +75,31 @@ class Linear(Module):
             self._init_W(in_features)
         self.b = Parameter(np.zeros(out_features, dtype=self.dtype)) if bias else None
 
+    @property
+    def in_features(self) -> int | None:
+        """The input size, read from ``W`` (``None`` while a lazy ``W`` has no value).
+
+        Derived, not stored: weights loaded into a never-called lazy layer fix it too.
+        """
+        return self.W.data.shape[1] if self.W.data is not None else None
+
     def _init_W(self, in_features: int) -> None:
-        self.in_features = in_features
         shape = (self.out_features, in_features)
         self.W.data = init_weight(shape, self.init, self.rng, self.dtype)
 
     def forward(self, x: Operand) -> Variable:
-        """``x @ W.T + b``; initialises a lazy ``W`` from ``x.shape[-1]``."""
+        """``x @ W.T + b``; initialises a lazy ``W`` from ``x.shape[-1]``.
+
+        Only a ``W`` without a value is initialised: weights loaded into a lazy layer
+        before its first call are kept.
+        """
         if self.W.data is None:
             self._init_W(int(np.shape(x.data if isinstance(x, Variable) else x)[-1]))
         return F.linear(x, self.W, self.b)
 
     def extra_repr(self) -> str:
-        in_features = self.W.shape[1] if self.W.data is not None else self.in_features
         return (
-            f"in_features={in_features}, out_features={self.out_features}, "
+            f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.b is not None}"
         )
 
@@ -210,8 +219,8 @@ class Dropout(Module):
         self.p = check_probability("Dropout", "p", p)
 
     def forward(self, x: Operand) -> Variable:
-        """Apply ``F.dropout`` (reads ``Config.train``, set by ``Module.__call__``)."""
-        return F.dropout(x, self.p)
+        """Apply ``F.dropout`` in training mode: this module's flag (and not ``test_mode()``)."""
+        return F.dropout(x, self.p, training=self.training and Config.train)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
