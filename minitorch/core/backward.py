@@ -21,6 +21,7 @@ building on, so the gradients are Variables with their own graph.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,14 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
     if y.data is None:
         raise RuntimeError("backward(): the Variable holds no data (data is None)")
     if not y.requires_grad:
+        leaf_ref = getattr(y, "_constant_grad_of", None)
+        leaf = leaf_ref() if leaf_ref is not None else None
+        if leaf is not None:  # a create_graph gradient that depends on no input
+            zeros: Grad = np.zeros_like(leaf.data)
+            if create_graph:
+                zeros = Variable(zeros, requires_grad=False)
+            _add_to_leaf(leaf, zeros, create_graph, set())
+            return
         raise RuntimeError(_no_graph_message(y))
     seed: Grad = np.ones_like(y.data)
     if create_graph:
@@ -308,10 +317,10 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
         x.grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
         x.grad._first_order_grad = True
     if create_graph and not x.grad.requires_grad:
-        # The gradient does not depend on any input (relu, abs, x + c): its derivative is
-        # zero. Link it to x so that differentiating it again gives zeros, as PyTorch
-        # does for relu/abs, instead of "does not require a gradient".
-        x.grad = ConstantGradient()(x.grad, x)
+        # The gradient depends on no input (relu, abs, x + c): its derivative is zero.
+        # Remember whose gradient it is, so that differentiating it again gives that
+        # leaf a zero gradient (as PyTorch does for relu/abs) instead of an error.
+        x.grad._constant_grad_of = weakref.ref(x)
 
 
 def _label(x: Variable) -> str:
@@ -334,22 +343,6 @@ def _new_grad(gx: np.ndarray, handed_out: set[int]) -> Variable:
     grad = Variable(gx, requires_grad=False)
     grad._first_order_grad = True  # differentiating it again needs create_graph=True
     return grad
-
-
-class ConstantGradient(Function):
-    """g = grad (a gradient that depends on no input), linked to x;  gx = 0, g gets none.
-
-    ``backward(create_graph=True)`` wraps a leaf's gradient in it when that gradient is a
-    constant (the derivative of relu, abs, ``3 * x``), so a second backward through it
-    gives ``x.grad`` zeros — the true second derivative — rather than an error.
-    """
-
-    def forward(self, grad: np.ndarray, x: np.ndarray) -> np.ndarray:
-        return grad
-
-    def backward(self, gy: Variable) -> tuple[None, Variable]:
-        (x,) = self.inputs[1:]
-        return None, Variable(np.zeros_like(x.data), requires_grad=False)
 
 
 def _no_graph_message(y: Variable) -> str:

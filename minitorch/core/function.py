@@ -126,9 +126,8 @@ class Function:
         # constants, so a later backward neither reaches nor expects a gradient for them.
         for y in outputs:
             y.requires_grad = False
-        if state.enable_backprop and _any_first_order_grad(xs):
-            for y in outputs:  # so y.backward() can say "use create_graph=True"
-                y._first_order_grad = True
+        if state.enable_backprop:
+            _pass_on_gradient_marks(xs, outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _record(
@@ -255,8 +254,21 @@ class Function:
         return f"<{type(self).__name__} generation={self.generation}>"
 
 
-def _any_first_order_grad(xs: Any) -> bool:
-    return any(getattr(x, "_first_order_grad", False) for x in xs)
+def _pass_on_gradient_marks(xs: Any, outputs: list[Variable]) -> None:
+    """Constants computed from gradients keep the engine's marks on those gradients.
+
+    ``_first_order_grad``: made by a first-order backward, so ``backward()`` on it can say
+    "did you forget create_graph=True?". ``_constant_grad_of``: a ``create_graph``
+    gradient that depends on no input (relu, abs), so its own backward gives zeros.
+    """
+    for x in xs:
+        if getattr(x, "_first_order_grad", False):
+            for y in outputs:
+                y._first_order_grad = True
+        leaf = getattr(x, "_constant_grad_of", None)
+        if leaf is not None:
+            for y in outputs:
+                y._constant_grad_of = leaf
 
 
 def _init_without_arguments(self: Function, *args: Any, **kwargs: Any) -> None:

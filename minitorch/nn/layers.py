@@ -1,8 +1,9 @@
 """Basic layers: ``Linear``, ``Sequential``, ``MLP`` and the activation modules
-``ReLU``, ``Tanh``, ``Sigmoid``, ``Dropout``."""
+``ReLU``, ``Tanh``, ``Sigmoid``, ``Activation`` (any op function), ``Dropout``."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -246,8 +247,11 @@ class MLP(Module):
 
     Args:
         sizes: layer widths, input first; ``sizes[0]`` may be ``None`` (lazy input size).
-        activation: ``"relu"``, ``"tanh"``, ``"sigmoid"``, or a zero-argument callable
-            returning a Module (e.g. ``nn.ReLU``; its hidden layers use Xavier).
+        activation: ``"relu"``, ``"tanh"``, ``"sigmoid"``, a Module class or zero-argument
+            callable returning a Module (``nn.ReLU``), or an op function of one Variable
+            (``F.relu``, DeZero's style; wrapped in :class:`Activation`). Hidden layers use
+            He initialisation before ReLU (``"relu"``, ``nn.ReLU``, ``F.relu``,
+            ``F.leaky_relu``) and Xavier otherwise.
         dropout: if positive, a ``Dropout(dropout)`` after each hidden activation.
         rng: a Generator, an int seed or ``None`` (minitorch's default generator).
         dtype: the parameters' dtype.
@@ -272,7 +276,7 @@ class MLP(Module):
     def __init__(
         self,
         sizes: Sequence[int | None],
-        activation: str | Callable[[], Module] = "relu",
+        activation: str | Callable[..., Any] = "relu",
         dropout: float = 0.0,
         rng: RNGLike = None,
         dtype: Any = np.float32,
@@ -301,14 +305,65 @@ class MLP(Module):
         return self.layers(x)
 
 
-def _activation(activation: str | Callable[[], Module]) -> tuple[Callable[[], Module], str]:
+class Activation(Module):
+    """A Module that applies an op function, e.g. ``Activation(F.relu)``.
+
+    What ``MLP(sizes, activation=F.relu)`` puts between its layers (DeZero's style of
+    passing an activation function).
+
+    Args:
+        fn: a function of one Variable returning a Variable (``F.relu``, ``F.tanh``...).
+
+    Example:
+        >>> Activation(F.relu)(np.array([-1.0, 2.0]))
+        variable([0. 2.])
+    """
+
+    def __init__(self, fn: Callable[[Any], Variable]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: Operand) -> Variable:
+        """Apply ``fn``."""
+        return self.fn(x)
+
+    def extra_repr(self) -> str:
+        return getattr(self.fn, "__name__", repr(self.fn))
+
+
+_HE_FUNCTIONS = ("relu", "leaky_relu")  # op functions followed by He initialisation
+
+
+def _activation(
+    activation: str | Callable[..., Any],
+) -> tuple[Callable[[], Module], str]:
     if isinstance(activation, str):
         if activation not in ACTIVATIONS:
             raise ValueError(
-                f"MLP: activation must be one of {sorted(ACTIVATIONS)} or a Module factory, "
-                f"got {activation!r}"
+                f"MLP: activation must be one of {sorted(ACTIVATIONS)}, a Module class or an "
+                f"op function such as F.relu, got {activation!r}"
             )
         return ACTIVATIONS[activation]
     if not callable(activation):
-        raise TypeError(f"MLP: activation must be a name or a callable, got {activation!r}")
-    return activation, "he" if activation is ReLU else "xavier"
+        raise TypeError(
+            f"MLP: activation must be a name, a Module class or an op function (F.relu), "
+            f"got {activation!r}"
+        )
+    if isinstance(activation, type) or not _takes_an_argument(activation):
+        # A Module class (nn.ReLU) or a zero-argument factory returning a Module.
+        return activation, "he" if activation is ReLU else "xavier"
+    fn = activation  # an op function of one Variable: F.relu, F.tanh, a lambda x: ...
+    init = "he" if getattr(fn, "__name__", "") in _HE_FUNCTIONS else "xavier"
+    return (lambda: Activation(fn)), init
+
+
+def _takes_an_argument(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` needs a positional argument (an op function) or none (a factory)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: treat as an op
+        return True
+    return any(
+        p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        for p in signature.parameters.values()
+    )
