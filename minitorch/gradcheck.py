@@ -252,7 +252,7 @@ def gradgradcheck(
         where = f"input {err.input_index}, element {err.index}"
         raise GradcheckError(
             f"gradgradcheck (the second-order check, differentiating the gradient built by "
-            f"backward(create_graph=True)): {where}: second derivative {err.analytic:.6g} "
+            f"backward(create_graph=True)): {where}: analytic {err.analytic:.6g} "
             f"but numeric {err.numeric:.6g} (difference {err.analytic - err.numeric:.3g}; "
             f"atol={atol}, rtol={rtol}). Likely cause: {why}",
             err.input_index,
