@@ -77,6 +77,9 @@ class Variable:
         "_first_order_grad",
         "_constant_grad_of",
     )
+    _snapshot: tuple[np.ndarray, bytes]
+    _first_order_grad: bool
+    _constant_grad_of: Any  # weakref.ref to a Variable
     # NEP 13: make NumPy defer to our reflected operators, so np.ones(3) + x is a Variable.
     __array_ufunc__ = None
     __array_priority__ = 200

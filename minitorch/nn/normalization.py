@@ -59,6 +59,8 @@ class BatchNorm(Module):
 
     #: Allowed input ranks (``None``: any rank >= 2); subclasses narrow it.
     ranks: tuple[int, ...] | None = None
+    running_mean: np.ndarray | None  # buffers, registered in __init__
+    running_var: np.ndarray | None
 
     def __init__(
         self,
