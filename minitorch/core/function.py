@@ -120,7 +120,11 @@ class Function:
                 needs = tuple([bool(x.requires_grad) for x in xs])
             if True in needs:
                 self._record(xs, outputs, needs, state)
-                self._snapshot_leaves(xs, inputs)
+                for i in range(n_inputs):  # a leaf the user can edit: remember its values
+                    x = xs[i]
+                    if x.creator is None and (x is inputs[i] or isinstance(inputs[i], np.ndarray)):
+                        self._snapshot_leaves(xs, inputs)
+                        break
                 return outputs[0] if len(outputs) == 1 else outputs
         # Nothing recorded (no_grad, or only constants in): as in PyTorch, the outputs are
         # constants, so a later backward neither reaches nor expects a gradient for them.
