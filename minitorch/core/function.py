@@ -42,6 +42,14 @@ class Function:
       ``NotImplementedError``) and the engine falls back to ``backward`` under
       ``no_grad()``.
 
+    An instance records **one** call: create a new one per use, ``Square()(x)``. Calling
+    an instance again after it recorded a graph raises ``RuntimeError`` (it would
+    overwrite the first graph's inputs and saved state); ``Square(x)`` (the class called
+    on the input) raises a ``TypeError`` saying so; a ``backward`` that returns a bare
+    ``None`` for inputs that need a gradient raises ``TypeError`` ("did you forget
+    ``return``?"). Leaf inputs edited in place before this Function's backward make that
+    backward raise ``RuntimeError`` (see :meth:`check_leaves_unchanged`).
+
     Attributes:
         inputs: the input Variables (list), recorded only when the graph is built.
         outputs: weak references to the output Variables; use ``output(i)``.
