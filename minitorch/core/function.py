@@ -170,12 +170,13 @@ class Function:
     def _snapshot_leaves(self, xs: Any, operands: tuple[Any, ...]) -> None:
         """Remember the values of the leaf inputs, to detect in-place edits (see below).
 
-        A leaf (``creator is None``: a Parameter, an input, a user's ndarray constant) is
-        what users edit in place — ``x.data[...] = 5`` or ``x.data = new`` — between
-        forward and backward; backward would then silently use the new values. Its
-        bytes are copied here (one ``tobytes``: O(size), cheap next to the op itself) and
-        compared before this Function's backward by ``check_leaves_unchanged``. Constants
-        minitorch itself made from Python numbers or lists are private and skipped.
+        A leaf Variable (``creator is None``: a Parameter, an input) is what users edit in
+        place — ``x.data[...] = 5`` or ``x.data = new`` — between forward and backward;
+        backward would then silently use the new values. Its bytes are copied here (one
+        ``tobytes``: O(size)) and compared before this Function's backward by
+        ``check_leaves_unchanged``. An ndarray passed as an operand is copied into its
+        constant Variable instead (backward then uses the forward point's values, and no
+        comparison is needed); constants made from Python numbers or lists are private.
         The ``(array, bytes)`` pair is cached on the Variable while unchanged, so a
         weight used at every step of an RNN is copied once, not once per step.
         """
@@ -184,7 +185,12 @@ class Function:
             if x.creator is not None:
                 continue
             operand = operands[i]
-            if operand is not x and not isinstance(operand, np.ndarray):
+            if operand is not x:
+                if isinstance(operand, np.ndarray):
+                    # The user's ndarray, wrapped as a constant without a copy: give the
+                    # graph its own copy instead, so later edits of the user's array cannot
+                    # reach backward (it uses the values of the forward point; no check).
+                    x.data = operand.copy()
                 continue  # a constant made from a Python number or list: nobody else has it
             data = x.data
             blob = data.tobytes()
