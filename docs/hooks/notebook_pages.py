@@ -17,6 +17,7 @@ two things that MkDocs does for ``.md`` pages do not happen:
 
 from __future__ import annotations
 
+import html
 import posixpath
 from typing import Any
 from urllib.parse import urlsplit
@@ -67,10 +68,12 @@ def toc_tokens(soup: BeautifulSoup) -> list[dict[str, Any]]:
         if not heading.get("id"):
             continue
         # mkdocs' tokens are escaped HTML (the theme inserts the title as markup).
-        title = heading_title(heading)
-        title = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        token = {"level": int(heading.name[1]), "id": heading["id"], "name": title}
-        token["children"] = []
+        token: dict[str, Any] = {
+            "level": int(heading.name[1]),
+            "id": str(heading["id"]),
+            "name": html.escape(heading_title(heading), quote=False),
+            "children": [],
+        }
         while stack and stack[-1]["level"] >= token["level"]:
             stack.pop()
         (stack[-1]["children"] if stack else root).append(token)
