@@ -5,8 +5,9 @@ two things that MkDocs does for ``.md`` pages do not happen:
 
 * **Links between notebooks.** A notebook links its successor as ``02_backpropagation.ipynb``,
   which is right inside Jupyter but, on the site, names the downloadable file and not
-  the page. This hook points every link to a published ``.ipynb`` (or ``.md``) at that
-  page, the way MkDocs resolves links in Markdown pages; the fragment is kept.
+  the page. This hook points every link to a published ``.ipynb`` (or ``.md``, also as
+  ``../docs/<page>.md``, its path in a clone) at that page, the way MkDocs resolves links
+  in Markdown pages; the fragment is kept.
 * **The table of contents.** mkdocs-jupyter builds it by running Python-Markdown over a
   Markdown export of the notebook. Python-Markdown's anchors differ from the ids that
   nbconvert gives the headings as soon as a heading holds inline code (```Parameter```
@@ -45,7 +46,12 @@ def page_link(href: str, page: Any, files: Any) -> str | None:
     if parts.scheme or parts.netloc or not parts.path.endswith((".ipynb", ".md")):
         return None
     here = posixpath.dirname(str(page.file.src_uri))
-    target = files.get_file_from_path(posixpath.normpath(posixpath.join(here, parts.path)))
+    path = posixpath.normpath(posixpath.join(here, parts.path))
+    # In a clone, a notebook (notebooks/NN.ipynb) reaches a page of the docs as
+    # ../docs/<page>.md, which resolves to docs/<page>.md here.
+    if files.get_file_from_path(path) is None and path.startswith("docs/"):
+        path = path.removeprefix("docs/")
+    target = files.get_file_from_path(path)
     if target is None or not target.is_documentation_page():
         return None
     url = str(target.url_relative_to(page.file))

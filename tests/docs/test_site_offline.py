@@ -223,3 +223,33 @@ def test_notebook_toc_names_every_heading_in_full(site_dir: Path, notebook: Path
     entries = {a["href"].lstrip("#"): " ".join(a.get_text().split()) for a in toc}
     assert headings, f"{notebook.name} has no sections"
     assert entries == headings
+
+
+# -- links between notebooks and pages -----------------------------------------------------
+
+
+def test_notebook_links_point_at_pages(tmp_path: Path) -> None:
+    """``NN.ipynb`` and ``../docs/page.md`` (right in a clone) become links to site pages."""
+    files_module = pytest.importorskip("mkdocs.structure.files")
+    jupyter = pytest.importorskip("mkdocs_jupyter.plugin")
+    hook = load(ROOT / "docs" / "hooks" / "notebook_pages.py", "notebook_pages_hook")
+    site = str(tmp_path / "site")
+
+    def file(path: str) -> object:
+        plain = files_module.File(path, str(tmp_path), site, False)
+        # What mkdocs-jupyter makes of a notebook: a page at NN.html.
+        return jupyter.NotebookFile(plain, use_directory_urls=False, site_dir=site)
+
+    files = files_module.Files(
+        [
+            file("notebooks/01_a.ipynb"),
+            file("notebooks/02_b.ipynb"),
+            files_module.File("concepts/x.md", str(tmp_path), site, False),
+        ]
+    )
+    page = type("Page", (), {"file": files.get_file_from_path("notebooks/01_a.ipynb")})()
+    assert hook.page_link("02_b.ipynb", page, files) == "02_b.html"
+    assert hook.page_link("02_b.ipynb#goals", page, files) == "02_b.html#goals"
+    assert hook.page_link("../docs/concepts/x.md", page, files) == "../concepts/x.html"
+    for unchanged in ["03_missing.ipynb", "#here", "https://example.org/a.ipynb", "data.csv"]:
+        assert hook.page_link(unchanged, page, files) is None
