@@ -268,3 +268,14 @@ def test_notebook_formulas_are_typeset_offline(site_dir: Path) -> None:
                 if not {p.name for p in text.parents} & {"code", "pre"}:
                     pytest.fail(f"{page.stem}: raw TeX left in {text.strip()[:80]!r}")
     assert formulas > 0
+
+
+def test_page_formulas_are_typeset_offline(site_dir: Path) -> None:
+    """The ``$...$`` of the Markdown pages became MathML too (arithmatex + the hook)."""
+    leftovers = [
+        page.relative_to(site_dir).as_posix()
+        for page in sorted(site_dir.rglob("*.html"))
+        if 'class="arithmatex"' in page.read_text(encoding="utf-8")
+    ]
+    assert not leftovers, f"formulas left as TeX on {leftovers}"
+    assert "<math" in (site_dir / "writing-docs.html").read_text(encoding="utf-8")
