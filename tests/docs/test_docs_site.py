@@ -279,3 +279,18 @@ def test_page_formulas_are_typeset_offline(site_dir: Path) -> None:
     ]
     assert not leftovers, f"formulas left as TeX on {leftovers}"
     assert "<math" in (site_dir / "writing-docs.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.browser
+def test_search_works_over_http(browser: Any, server: str) -> None:
+    """Over http (make docs-serve) search runs in a real Web Worker, with the JSON index."""
+    errors, external, page = visit(browser, server, "/", "search-http")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("gradcheck")
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=15_000)
+    assert results.count() > 0
+    assert not page.evaluate("Boolean(window.IframeWorker)"), "the file:// stand-in is active"
+    assert not errors, f"console errors: {errors}"
+    assert not external, f"requests outside localhost: {external}"
+    page.context.close()
