@@ -69,8 +69,13 @@ def public_names(module: Any) -> list[str]:
 
 
 def heading_ids(html: str) -> set[str]:
-    """The ids of the mkdocstrings object headings on a page."""
-    return set(re.findall(r'<h[1-6] id="([^"]+)" class="doc doc-heading"', html))
+    """The ids of the mkdocstrings object headings on a page (attributes in any order)."""
+    ids = set()
+    for tag in re.findall(r"<h[1-6]\b[^>]*>", html):
+        match = re.search(r'\sid="([^"]+)"', tag)
+        if match and re.search(r'\sclass="[^"]*\bdoc-heading\b', tag):
+            ids.add(match.group(1))
+    return ids
 
 
 @pytest.mark.parametrize("package", list(API_PAGES))
