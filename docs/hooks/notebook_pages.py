@@ -14,6 +14,10 @@ two things that MkDocs does for ``.md`` pages do not happen:
   becomes ``#and``), and their titles lose the code. This hook rebuilds the table of
   contents from the headings of the rendered page, so every entry names its heading's
   full text and points at its real id.
+
+It also keeps the cells' prompts (``In [1]:``) and the copy buttons' "Copied!" out of
+the search index (Material skips elements marked ``data-search-exclude``), so a search
+result quotes the notebook, not its chrome.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from bs4 import BeautifulSoup, Tag
 from mkdocs.structure.toc import get_toc
 
 HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
+# nbconvert's prompts and copy buttons: not content, so not searched.
+NOT_SEARCHED = ".jp-InputPrompt, .jp-OutputPrompt, .zeroclipboard-container"
 # nbconvert appends this pilcrow link to every heading; it is not part of the title.
 ANCHOR_LINK_CLASS = "anchor-link"
 
@@ -96,5 +102,7 @@ def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
         url = page_link(str(link["href"]), page, files)
         if url is not None:
             link["href"] = url
+    for element in soup.select(NOT_SEARCHED):
+        element["data-search-exclude"] = ""
     page.toc = get_toc(toc_tokens(soup))  # type: ignore[arg-type]
     return str(soup)

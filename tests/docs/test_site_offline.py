@@ -253,3 +253,11 @@ def test_notebook_links_point_at_pages(tmp_path: Path) -> None:
     assert hook.page_link("../docs/concepts/x.md", page, files) == "../concepts/x.html"
     for unchanged in ["03_missing.ipynb", "#here", "https://example.org/a.ipynb", "data.csv"]:
         assert hook.page_link(unchanged, page, files) is None
+
+
+def test_search_quotes_notebooks_without_their_prompts(site_dir: Path) -> None:
+    index = json.loads((site_dir / "search" / "search_index.json").read_text("utf-8"))
+    notebook_docs = [d for d in index["docs"] if d["location"].startswith("notebooks/")]
+    assert notebook_docs, "the notebooks are not in the search index"
+    noisy = [d["location"] for d in notebook_docs if "Copied!" in d["text"] or "In [" in d["text"]]
+    assert not noisy, noisy
