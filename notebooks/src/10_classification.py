@@ -21,6 +21,7 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_close, check_true, ok
+from checks_build import adam_variants, check_optimizer, sgd_variants
 from minitorch import History, Variable, data, manual_seed, nn, no_grad, optim
 from viz.plots import plot_decision_boundary, plot_history
 
@@ -228,6 +229,107 @@ check_true(acc > 0.85, f"training accuracy is only {acc:.2f} after 40 epochs")
 ok(f"train_epoch trains the spiral classifier (accuracy {acc:.2f})")
 
 # %% [markdown]
+# ### Exercise 4 — SGD with momentum
+#
+# Plain SGD steps along the current gradient only. **Momentum** keeps a velocity per
+# parameter, a running sum of past gradients that decays by a factor $\mu$ per step:
+#
+# $$v \leftarrow \mu v + g, \qquad p \leftarrow p - \eta\, v$$
+#
+# with $v = 0$ before the first step (PyTorch's `SGD(momentum=...)`, and minitorch's).
+# In a long narrow valley the gradient components across the valley flip sign and
+# cancel in $v$, while those along it add up — the step grows in the useful direction.
+#
+# Write `MySGD`: make one velocity array per parameter in `__init__`
+# (`np.zeros_like(p.data)`), and in `step()` update each parameter that has a gradient
+# (`p.grad.data` is its array). The check runs 6 steps of yours and of
+# `optim.SGD(params, lr=0.05, momentum=0.9)` on the same problem and compares every step.
+
+# %%
+class MySGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr, self.momentum = lr, momentum
+        ### BEGIN SOLUTION
+        self.velocities = [np.zeros_like(p.data) for p in self.params]
+        ### END SOLUTION
+
+    def zero_grad(self):
+        for p in self.params:
+            p.clear_grad()
+
+    def step(self):
+        ### BEGIN SOLUTION
+        for p, v in zip(self.params, self.velocities):
+            if p.grad is None:
+                continue
+            v *= self.momentum
+            v += p.grad.data
+            p.data -= self.lr * v
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_optimizer("MySGD", lambda ps: MySGD(ps, lr=0.05, momentum=0.9),
+                lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9), sgd_variants(0.05, 0.9))
+ok("MySGD takes the same 6 steps as optim.SGD(momentum=0.9)")
+
+# %% [markdown]
+# ### Exercise 5 — Adam, with bias correction
+#
+# Adam (Kingma & Ba, 2015) keeps two running averages per parameter, of the gradient
+# and of its square, and divides one by the square root of the other, so every
+# coordinate moves by roughly the learning rate whatever the scale of its gradient.
+# At step $t = 1, 2, \dots$:
+#
+# $$m \leftarrow \beta_1 m + (1-\beta_1) g, \qquad v \leftarrow \beta_2 v + (1-\beta_2) g^2,$$
+# $$\hat m = \frac{m}{1-\beta_1^t}, \qquad \hat v = \frac{v}{1-\beta_2^t}, \qquad
+# p \leftarrow p - \eta\, \frac{\hat m}{\sqrt{\hat v} + \epsilon}.$$
+#
+# $m$ and $v$ start at zero, so early on they are too small — at $t = 1$, $m = 0.1\,g$.
+# The **bias correction** divides that shrinkage out ($1 - 0.9^1 = 0.1$); it matters in
+# the first few dozen steps, and without it the first steps are wrong.
+#
+# Write `MyAdam` (`m`, `v` one array per parameter, and the step count `t` on `self`).
+# The check compares 6 steps with `optim.Adam(params, lr=0.1)`.
+
+# %%
+class MyAdam:
+    def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-8):
+        self.params = list(params)
+        self.lr, self.betas, self.eps = lr, betas, eps
+        ### BEGIN SOLUTION
+        self.m = [np.zeros_like(p.data) for p in self.params]
+        self.v = [np.zeros_like(p.data) for p in self.params]
+        self.t = 0
+        ### END SOLUTION
+
+    def zero_grad(self):
+        for p in self.params:
+            p.clear_grad()
+
+    def step(self):
+        ### BEGIN SOLUTION
+        beta1, beta2 = self.betas
+        self.t += 1
+        for p, m, v in zip(self.params, self.m, self.v):
+            if p.grad is None:
+                continue
+            g = p.grad.data
+            m *= beta1
+            m += (1 - beta1) * g
+            v *= beta2
+            v += (1 - beta2) * g * g
+            m_hat = m / (1 - beta1**self.t)
+            v_hat = v / (1 - beta2**self.t)
+            p.data -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_optimizer("MyAdam", lambda ps: MyAdam(ps, lr=0.1), lambda ps: optim.Adam(ps, lr=0.1),
+                adam_variants(0.1, (0.9, 0.999), 1e-8))
+ok("MyAdam takes the same 6 steps as optim.Adam, bias correction included")
+
+# %% [markdown]
 # ## Summary
 #
 # * Softmax turns scores into probabilities; subtracting the maximum keeps it finite.
@@ -236,5 +338,7 @@ ok(f"train_epoch trains the spiral classifier (accuracy {acc:.2f})")
 # * `DataLoader` yields shuffled mini-batches; `History` records per-epoch metrics for
 #   `viz.plots.plot_history`; `plot_decision_boundary` shows what a 2-D classifier learned.
 # * Measure accuracy on held-out data: the training accuracy flatters.
+# * An optimizer is a loop over the parameters with a little state per parameter: a
+#   velocity for momentum, two moments and a step count for Adam.
 #
 # **Next:** [11 · Convolutions and recurrent networks](11_conv_and_rnn.ipynb).

@@ -1,0 +1,812 @@
+"""Checks for the "build it yourself" exercises of notebooks 07-13.
+
+These extend :mod:`checks` (the shared helpers: ``check_close``, ``explain_errors``, ...)
+with what the later notebooks need:
+
+* :func:`exercise` — run the student's code; a stub that still raises
+  ``NotImplementedError`` says "not done yet", and a Variable/ndarray mix-up becomes one
+  line of guidance (:data:`TYPE_HINTS`);
+* :func:`check_close_diagnosed` — compare with a reference, and when the answer equals a
+  known wrong variant (a forgotten bias correction, ``/`` instead of ``//``), name it;
+* :func:`check_methods_of_function` — check ``backward`` *and* ``backward_array`` of a
+  Function against finite differences separately, naming the method that is wrong;
+* :func:`yours_or_reference` — where an exercise builds on an earlier one, use the
+  student's earlier answer if it works and a reference version otherwise, and say so;
+* the reference pieces for those fallbacks and the capstone's checks (notebook 13).
+
+Every check can be re-run: none of them changes the student's objects except where the
+exercise is about changing them (an optimizer's ``step``), and then they work on copies.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from checks import _array, check_close, explain_errors, ok
+
+__all__ = [
+    "TYPE_HINTS",
+    "check_close_diagnosed",
+    "check_methods_of_function",
+    "exercise",
+    "is_done",
+    "ok",
+    "yours_or_reference",
+]
+
+#: ``(pattern, hint)`` pairs for the usual Variable <-> ndarray mix-ups: the raw
+#: TypeError/AttributeError becomes one line saying which type it is and what to use.
+TYPE_HINTS: tuple[tuple[str, str], ...] = (
+    (
+        "not supported between instances of 'Variable'",
+        "this is a Variable: compare its values, `v.data`, not the Variable itself",
+    ),
+    (
+        "'Variable' does not support ufuncs",
+        "this is a Variable: NumPy functions need arrays. Use `.data` for plain numbers, "
+        "or the minitorch op (F.exp, F.tanh, `@`, ...) to stay differentiable",
+    ),
+    (
+        "'numpy.ndarray' object has no attribute 'creator'",
+        "this is an ndarray, not a Variable: build it with minitorch ops (F.<op>) so that "
+        "it has a creator",
+    ),
+    (
+        "'numpy.ndarray' object has no attribute",
+        "this is an ndarray, not a Variable: use F.<op> on Variables, or read `.data` only "
+        "where a plain array is wanted",
+    ),
+    (
+        "'Variable' object has no attribute",
+        "this is a Variable: its array is `.data`",
+    ),
+    (
+        "'NoneType' object has no attribute",
+        "something is None: a function without `return`, or a `.grad` read before backward()",
+    ),
+    (
+        "setting an array element with a sequence",
+        "a Variable was written into an ndarray: use `.data` on the right-hand side",
+    ),
+)
+
+NOT_DONE = (
+    "{what}: this exercise is not done yet. Replace `raise NotImplementedError()` (and the "
+    "comment above it) with your code, run that cell, then run this check again."
+)
+
+
+@contextmanager
+def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
+    """Run the student's code for ``what``, turning errors into guidance.
+
+    * ``NotImplementedError`` from an untouched stub is re-raised with the message "this
+      exercise is not done yet" (still a ``NotImplementedError``, so nbgrader and the
+      run-until-the-first-exercise test see the same type);
+    * any other exception becomes an ``AssertionError`` naming the exception, the
+      student's line and the first matching hint — ``hints`` first, then
+      :data:`TYPE_HINTS`;
+    * ``AssertionError`` (a failed check) passes unchanged.
+
+    Example:
+        >>> with exercise("f(x)"):
+        ...     raise NotImplementedError()
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: f(x): this exercise is not done yet. Replace ...
+    """
+    try:
+        try:
+            yield
+        except NameError as err:
+            if err.__traceback__ is not None and err.__traceback__.tb_next is None:
+                # raised by the check cell itself: a name the exercise defines is missing
+                raise NotImplementedError(
+                    NOT_DONE.format(what=what) + f" ({err})"
+                ) from None
+            raise
+    except NotImplementedError as err:
+        if str(err) and "not done yet" not in str(err):  # a library's own: keep it
+            raise
+        raise NotImplementedError(
+            str(err) if str(err) else NOT_DONE.format(what=what)
+        ) from None
+    except (AssertionError, NotImplementedError):
+        raise
+    except Exception as err:
+        with explain_errors(what, *hints, *TYPE_HINTS):
+            raise err from None
+
+
+def is_done(probe: Callable[[], Any]) -> bool:
+    """True if ``probe()`` runs without raising ``NotImplementedError`` (or anything else)."""
+    try:
+        probe()
+    except Exception:
+        return False
+    return True
+
+
+def yours_or_reference(
+    name: str, yours: Any, reference: Any, probe: Callable[[Any], Any]
+) -> Any:
+    """Return ``yours`` if ``probe(yours)`` passes, else ``reference``, and say which.
+
+    Used where one exercise builds on an earlier one: an unfinished earlier exercise must
+    not fail the later one (nbgrader would take two points for one mistake).
+
+    Args:
+        name: what is chosen ("TwoLayerNet").
+        yours: the student's object.
+        reference: a working version.
+        probe: raises (``AssertionError``, ``NotImplementedError``, ...) if ``yours`` is
+            not usable.
+
+    Example:
+        >>> yours_or_reference("f", None, abs, lambda f: f(-1))
+        using the reference f for now (yours: TypeError: 'NoneType' object is not callable)
+        <built-in function abs>
+    """
+    try:
+        probe(yours)
+    except Exception as err:
+        reason = "not done yet" if isinstance(err, NotImplementedError) else (
+            f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        )
+        print(f"using the reference {name} for now (yours: {reason})")
+        return reference
+    print(f"using your {name}")
+    return yours
+
+
+def check_close_diagnosed(
+    name: str,
+    got: Any,
+    expected: Any,
+    mistakes: dict[str, Any] | None = None,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    hint: Any = "",
+) -> None:
+    """:func:`checks.check_close`, but first recognise known wrong answers.
+
+    Args:
+        name: what is checked.
+        got: the student's value.
+        expected: the right value.
+        mistakes: ``{hint: value}``; if ``got`` equals ``value`` (and ``value`` differs
+            from ``expected``), the message is that hint.
+        atol: absolute tolerance.
+        rtol: relative tolerance.
+        hint: passed on to ``check_close`` for other wrong answers.
+
+    Example:
+        >>> check_close_diagnosed("x", 2.5, 2.0, {"used / instead of //": 2.5})
+        Traceback (most recent call last):
+        ...
+        AssertionError: x is 2.5 but should be 2: used / instead of //
+    """
+    got_array = _array(name, got)
+    expected_array = _array("the reference", expected)
+    for text, value in (mistakes or {}).items():
+        wrong = np.asarray(value, dtype=np.float64)
+        if wrong.shape != got_array.shape or np.allclose(wrong, expected_array, atol=atol):
+            continue
+        if np.allclose(got_array, wrong, atol=atol, rtol=rtol):
+            shown = f"{got_array.item():.6g}" if got_array.size == 1 else "wrong"
+            should = f" but should be {expected_array.item():.6g}" if got_array.size == 1 else ""
+            raise AssertionError(f"{name} is {shown}{should}: {text}")
+    check_close(name, got, expected, atol=atol, rtol=rtol, hint=hint)
+
+
+def _numeric_gradient(f: Callable[..., Any], arrays: list[np.ndarray], k: int) -> np.ndarray:
+    """Central differences of ``sum(f(*arrays))`` with respect to ``arrays[k]``."""
+    from minitorch import Variable, no_grad
+
+    eps = 1e-6
+    grad = np.zeros_like(arrays[k])
+    for index in np.ndindex(arrays[k].shape):
+        values = []
+        for step in (eps, -eps):
+            shifted = [a.copy() for a in arrays]
+            shifted[k][index] += step
+            with no_grad():
+                values.append(float(np.sum(f(*[Variable(a) for a in shifted]).data)))
+        grad[index] = (values[0] - values[1]) / (2 * eps)
+    return grad
+
+
+def check_methods_of_function(
+    name: str, make: Callable[[], Any], *inputs: np.ndarray, methods: tuple[str, ...] = (
+        "backward", "backward_array")
+) -> None:
+    """Check each backward method of a Function against finite differences, by name.
+
+    A Function has two backwards: ``backward`` (minitorch ops, used with
+    ``create_graph=True``) and ``backward_array`` (NumPy, the fast first-order path). A
+    mistake in one of them must be reported as a mistake *there*: this runs
+    ``sum(f(x)).backward(create_graph=True)`` for ``backward`` and a plain ``backward()``
+    for ``backward_array``, and compares each gradient with central differences.
+
+    Args:
+        name: the Function's name ("LogCosh").
+        make: returns a fresh instance (a Function records one call).
+        inputs: the arrays to test at.
+        methods: which of the two to check.
+
+    Raises:
+        AssertionError: naming the method, the input, the index, the finite-difference
+            value and the method's value.
+    """
+    from minitorch import Variable
+
+    arrays = [np.array(a, dtype=np.float64) for a in inputs]
+    for method in methods:
+        variables = [Variable(a.copy()) for a in arrays]
+        with exercise(f"{name}.{method}"):
+            y = make()(*variables)
+            y.sum().backward(create_graph=(method == "backward"))
+        for k, v in enumerate(variables):
+            which = f" for input {k}" if len(arrays) > 1 else ""
+            if v.grad is None:
+                raise AssertionError(f"your {name}.{method} gave no gradient{which}")
+            numeric = _numeric_gradient(lambda *xs: make()(*xs), arrays, k)
+            got = np.asarray(v.grad.data, dtype=np.float64)
+            if got.shape != numeric.shape:
+                raise AssertionError(
+                    f"your {name}.{method} returns a gradient of shape {got.shape}{which}; "
+                    f"the input has shape {numeric.shape}"
+                )
+            bad = ~np.isclose(got, numeric, atol=1e-5, rtol=1e-4)
+            if bad.any():
+                index = tuple(int(i) for i in np.argwhere(bad)[0])
+                sign = (
+                    " (the sign is flipped)" if np.allclose(got, -numeric, atol=1e-5) else ""
+                )
+                used = (
+                    "used by backward(create_graph=True)"
+                    if method == "backward"
+                    else "used by a plain backward()"
+                )
+                raise AssertionError(
+                    f"your {name}.{method} ({used}) is wrong{which} at index {index}: "
+                    f"finite differences give {numeric[index]:.6g}, your {method} gives "
+                    f"{got[index]:.6g}{sign}"
+                )
+
+
+def check_returns_variables(name: str, make: Callable[[], Any], *inputs: np.ndarray) -> None:
+    """Assert that ``backward`` of a Function returns Variables (or None), not ndarrays.
+
+    A backward on ndarrays gives the right numbers on a first-order backward, but it cannot
+    be differentiated again (``create_graph=True``, notebook 06). For a Function whose
+    gradients do not depend on its inputs (an addition), the second-order check cannot see
+    that, so this looks at the types directly.
+    """
+    from minitorch import Variable
+
+    f = make()
+    with exercise(f"{name}.backward"):
+        y = f(*[Variable(np.array(a, dtype=np.float64)) for a in inputs])
+        grads = f.backward(Variable(np.ones(y.shape)))
+    grads = grads if isinstance(grads, (tuple, list)) else (grads,)
+    for k, g in enumerate(grads):
+        if g is not None and not isinstance(g, Variable):
+            raise AssertionError(
+                f"your {name}.backward returns a {type(g).__name__} for input {k}: this is "
+                "an ndarray, so backward(create_graph=True) cannot differentiate it. Work on "
+                "the Variables (gy, self.inputs) with minitorch ops (F.sum_to, @, .T)"
+            )
+
+
+# -- notebook 09 -------------------------------------------------------------------------
+def diagnose_history(history: Any) -> str:
+    """Say what a training loss history shows: ``""`` if nothing odd, else a hint.
+
+    A loss that turns nan/inf, or ends well above its lowest value, is the signature of
+    gradients that pile up between steps: without ``zero_grad()`` every ``backward()``
+    adds to the old gradients, and the steps grow until training diverges.
+
+    Example:
+        >>> diagnose_history([1.0, 0.5, 0.2, 0.9, 3.0])
+        'the loss fell to 0.2 and then rose to 3 ...'
+    """
+    values = np.asarray(list(history), dtype=np.float64)
+    if values.size < 2:
+        return "history should hold the loss of every step (a list of floats)"
+    if not np.all(np.isfinite(values)):
+        return (
+            "the loss became nan/inf: the steps blew up. Did you call optimizer.zero_grad() "
+            "before each backward()? Without it the gradients add up from step to step"
+        )
+    low = float(values.min())
+    if values[-1] > 2 * low + 1e-3 and values[-1] > 0.1:
+        return (
+            f"the loss fell to {low:.3g} and then rose to {values[-1]:.3g} ... did you call "
+            "optimizer.zero_grad() before each backward()? Without it every backward() adds "
+            "to the old gradients and the steps keep growing"
+        )
+    return ""
+
+
+def check_registration(module_class: type, parameter_class: type) -> None:
+    """Check a student's ``Module.__setattr__`` registration (notebook 09, exercise 4)."""
+
+    def fresh(cls_name: str, body: Callable[[Any], None]) -> Any:
+        cls = type(cls_name, (module_class,), {})
+        with exercise(f"{cls_name}()"):
+            obj = cls()
+            body(obj)
+        return obj
+
+    def arrays(*shape: int) -> Any:
+        return parameter_class(np.zeros(shape))
+
+    def params(obj: Any) -> list[Any]:
+        with exercise("parameters()"):
+            found = list(obj.parameters())
+        return found
+
+    def setup_flat(m: Any) -> None:
+        m.W = arrays(2, 3)
+        m.b = arrays(3)
+        m.scale = 2.0
+        m.note = np.ones(3)
+
+    flat = fresh("Flat", setup_flat)
+    found = params(flat)
+    if any(p is flat.note for p in found) or len(found) > 2:
+        raise AssertionError(
+            f"parameters() gave {len(found)} values, but only the Parameters W and b should "
+            "be registered: check isinstance(value, Parameter) in __setattr__"
+        )
+    if len(found) < 2:
+        raise AssertionError(
+            f"parameters() gave {len(found)} values, expected 2 (W and b): does "
+            "__setattr__ store each Parameter in self._params?"
+        )
+    if not (found[0] is flat.W and found[1] is flat.b):
+        raise AssertionError("parameters() should give W then b, in assignment order")
+    if not (getattr(flat, "scale", None) == 2.0 and isinstance(getattr(flat, "W", None),
+                                                               parameter_class)):
+        raise AssertionError(
+            "the attributes themselves are missing: __setattr__ must still set them, with "
+            "object.__setattr__(self, name, value)"
+        )
+
+    def setup_nested(m: Any) -> None:
+        m.first = fresh("Inner", setup_flat)
+        m.c = arrays(1)
+        m.second = fresh("Inner2", setup_flat)
+
+    nested = fresh("Outer", setup_nested)
+    found = params(nested)
+    expected = [nested.c, nested.first.W, nested.first.b, nested.second.W, nested.second.b]
+    if len(found) == 1:
+        raise AssertionError(
+            "parameters() found only the outer Parameter c: register sub-modules too (an "
+            "isinstance(value, Module) case in __setattr__) and yield their parameters()"
+        )
+    ids = [id(p) for p in found]
+    if sorted(ids) != sorted(id(p) for p in expected):
+        raise AssertionError(
+            f"a model with a Parameter and two sub-modules has 5 Parameters; parameters() "
+            f"gave {len(found)}"
+        )
+    if ids != [id(p) for p in expected]:
+        raise AssertionError(
+            "order: first the module's own Parameters, then each sub-module's, in "
+            "assignment order (as PyTorch and minitorch do)"
+        )
+
+    def setup_replace(m: Any) -> None:
+        m.W = arrays(2)
+        m.W = arrays(4)
+
+    replaced = fresh("Replace", setup_replace)
+    found = params(replaced)
+    if len(found) != 1 or found[0].data.shape != (4,):
+        raise AssertionError(
+            "assigning self.W twice should leave one Parameter, the new one: key the "
+            "registry by the attribute's name (a dict), so the new value replaces the old"
+        )
+
+
+def check_loader(loader_class: type) -> None:
+    """Check a student's DataLoader with ``shuffle`` and ``drop_last`` (notebook 09)."""
+    x = np.arange(10.0).reshape(10, 1) * 10.0
+    t = np.arange(10)
+
+    def epoch(loader: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+        with exercise("iterating over your loader"):
+            batches = [(np.asarray(xb), np.asarray(tb)) for xb, tb in loader]
+        return batches
+
+    with exercise("SimpleLoader(x, t, batch_size=4, shuffle=False)"):
+        plain = loader_class(x, t, batch_size=4, shuffle=False)
+    batches = epoch(plain)
+    sizes = [len(tb) for _, tb in batches]
+    if sizes != [4, 4, 2]:
+        raise AssertionError(
+            f"10 samples in batches of 4 should give batch sizes [4, 4, 2], got {sizes}"
+            + ("; keep the last, smaller batch unless drop_last" if sizes == [4, 4] else "")
+        )
+    if not np.array_equal(np.concatenate([tb for _, tb in batches]), t):
+        raise AssertionError("with shuffle=False the batches should follow the dataset order")
+    with exercise("len(loader)"):
+        n = len(plain)
+    if n != 3:
+        raise AssertionError(f"len(loader) should be the number of batches, 3, got {n}")
+
+    with exercise("SimpleLoader(..., drop_last=True)"):
+        dropping = loader_class(x, t, batch_size=4, shuffle=False, drop_last=True)
+    sizes = [len(tb) for _, tb in epoch(dropping)]
+    if sizes != [4, 4]:
+        raise AssertionError(f"drop_last=True should drop the short last batch: got {sizes}")
+    with exercise("len(loader) with drop_last"):
+        n = len(dropping)
+    if n != 2:
+        raise AssertionError(
+            f"with drop_last=True, len(loader) is 10 // 4 = 2, got {n} (math.ceil without "
+            "drop_last, floor division with it)"
+        )
+
+    with exercise("SimpleLoader(..., shuffle=True, seed=0)"):
+        shuffled = loader_class(x, t, batch_size=3, shuffle=True, seed=0)
+    orders = []
+    for _ in range(2):
+        batches = epoch(shuffled)
+        for xb, tb in batches:
+            if not np.array_equal(xb[:, 0], tb * 10.0):
+                raise AssertionError(
+                    "the inputs and labels of a batch no longer belong together: index x "
+                    "and t with the same indices"
+                )
+        orders.append(np.concatenate([tb for _, tb in batches]))
+    for order in orders:
+        if sorted(order.tolist()) != list(range(10)):
+            raise AssertionError(
+                "each epoch should visit every sample exactly once (a permutation), got "
+                f"{order.tolist()}: use rng.permutation(n), not rng.integers"
+            )
+    if np.array_equal(orders[0], t):
+        raise AssertionError("shuffle=True should change the order: draw a permutation")
+    if np.array_equal(orders[0], orders[1]):
+        raise AssertionError(
+            "both epochs had the same order: draw a new permutation at the start of each "
+            "epoch (in __iter__), from a generator made once in __init__"
+        )
+    with exercise("SimpleLoader(..., seed=0) twice"):
+        again = loader_class(x, t, batch_size=3, shuffle=True, seed=0)
+    first = np.concatenate([tb for _, tb in epoch(again)])
+    if not np.array_equal(first, orders[0]):
+        raise AssertionError(
+            "two loaders with the same seed should give the same order: make the "
+            "generator with np.random.default_rng(seed) in __init__"
+        )
+
+
+def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
+    """Check notebook 09's exercise 2: two ``nn.Linear`` layers and ``l2(tanh(l1(x)))``."""
+    from minitorch import Parameter
+
+    with exercise("TwoLayerNet(3, 5, 2)"):
+        net = net_class(3, 5, 2)
+        names = [name for name, _ in net.named_parameters()]
+    if names != ["l1.W", "l1.b", "l2.W", "l2.b"]:
+        raise AssertionError(
+            f"parameters should be l1.W, l1.b, l2.W, l2.b (in order), found {names}: store "
+            "the layers as self.l1 and self.l2, each an nn.Linear"
+        )
+    if not all(isinstance(p, Parameter) for p in net.parameters()):
+        raise AssertionError("use nn.Linear so the weights are Parameters")
+    x = np.ones((4, 3), dtype=np.float32)
+    with exercise("your forward"):
+        out = net(x)
+    if not hasattr(out, "creator"):
+        raise AssertionError(
+            f"forward returned a {type(out).__name__}: this is an ndarray, not a Variable; "
+            "use the layers and F.tanh (no .data, no np.tanh) so that backward works"
+        )
+    if out.shape != (4, 2):
+        raise AssertionError(f"a batch of 4 inputs should give shape (4, 2), got {out.shape}")
+    hidden = np.tanh(x @ net.l1.W.data.T + net.l1.b.data)
+    check_close_diagnosed(
+        "your forward", out, hidden @ net.l2.W.data.T + net.l2.b.data,
+        {"apply tanh between the two layers": (x @ net.l1.W.data.T + net.l1.b.data)
+         @ net.l2.W.data.T + net.l2.b.data,
+         "tanh goes between the layers, not after the last one": np.tanh(
+             hidden @ net.l2.W.data.T + net.l2.b.data)},
+        atol=1e-5)
+    del quiet  # the same checks; the caller decides what to print
+
+
+class ReferenceTwoLayerNet:
+    """A reference ``TwoLayerNet`` (notebook 09) for when exercise 2 is not done."""
+
+    def __new__(cls, n_in: int, hidden: int, n_out: int) -> Any:
+        import minitorch.ops as F
+        from minitorch import nn
+
+        class TwoLayerNet(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.l1 = nn.Linear(n_in, hidden)
+                self.l2 = nn.Linear(hidden, n_out)
+
+            def forward(self, x: Any) -> Any:
+                return self.l2(F.tanh(self.l1(x)))
+
+        return TwoLayerNet()
+
+
+# -- notebook 10: optimizers -------------------------------------------------------------
+def _problem(seed: int = 0) -> tuple[list[np.ndarray], Callable[[list[Any]], Any]]:
+    """Starting values and a loss with different curvatures, for optimizer checks."""
+    rng = np.random.default_rng(seed)
+    starts = [rng.standard_normal((2, 3)), rng.standard_normal(3)]
+    scales = [np.array([[1.0, 3.0, 0.5], [2.0, 0.2, 1.0]]), np.array([4.0, 0.1, 1.0])]
+
+    def loss(params: list[Any]) -> Any:
+        total = None
+        for p, s in zip(params, scales):
+            term = (p * p * s).sum() + (p * s).sum()
+            total = term if total is None else total + term
+        return total
+
+    return starts, loss
+
+
+def run_optimizer(make: Callable[[list[Any]], Any], steps: int) -> list[list[np.ndarray]]:
+    """Run ``steps`` optimizer steps on :func:`_problem`; return the parameters after each."""
+    from minitorch import Variable
+
+    starts, loss = _problem()
+    params = [Variable(s.copy()) for s in starts]
+    optimizer = make(params)
+    trace = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss(params).backward()
+        optimizer.step()
+        trace.append([p.data.copy() for p in params])
+    return trace
+
+
+def _numpy_trace(update: Callable[[np.ndarray, np.ndarray, dict[str, Any], int], np.ndarray],
+                 steps: int) -> list[list[np.ndarray]]:
+    """The same run as :func:`run_optimizer` with a NumPy update rule (for wrong variants)."""
+    starts, _ = _problem()
+    scales = [np.array([[1.0, 3.0, 0.5], [2.0, 0.2, 1.0]]), np.array([4.0, 0.1, 1.0])]
+    params = [s.copy() for s in starts]
+    states: list[dict[str, Any]] = [{} for _ in params]
+    trace = []
+    for t in range(1, steps + 1):
+        for i, (p, s) in enumerate(zip(params, scales)):
+            grad = 2 * p * s + s
+            params[i] = update(p, grad, states[i], t)
+        trace.append([p.copy() for p in params])
+    return trace
+
+
+def check_optimizer(name: str, yours: Callable[[list[Any]], Any],
+                    reference: Callable[[list[Any]], Any],
+                    variants: dict[str, Callable[..., np.ndarray]], steps: int = 6) -> None:
+    """Compare ``steps`` steps of the student's optimizer with minitorch's, step by step.
+
+    ``variants`` maps a hint to a NumPy update rule ``(p, grad, state, t) -> new p`` of a
+    typical mistake; a trajectory that matches one gets that hint.
+    """
+    with exercise(f"your {name}"):
+        got = run_optimizer(yours, steps)
+    expected = run_optimizer(reference, steps)
+    wrong = {hint: _numpy_trace(rule, steps) for hint, rule in variants.items()}
+    for step in range(steps):
+        for k in range(len(expected[step])):
+            g, e = got[step][k], expected[step][k]
+            if g.shape != e.shape:
+                raise AssertionError(
+                    f"after step {step + 1}, parameter {k} has shape {g.shape}, expected "
+                    f"{e.shape}"
+                )
+            if np.allclose(g, e, atol=1e-7, rtol=1e-6):
+                continue
+            for hint, trace in wrong.items():
+                if all(np.allclose(got[s][j], trace[s][j], atol=1e-7, rtol=1e-6)
+                       for s in range(step + 1) for j in range(len(trace[s]))):
+                    raise AssertionError(
+                        f"your {name} differs from minitorch's at step {step + 1}: {hint}"
+                    )
+            if step > 0 and all(np.allclose(got[0][j], expected[0][j]) for j in range(2)):
+                note = (" (step 1 was right, so the state kept between steps is the "
+                        "suspect)")
+            else:
+                note = ""
+            check_close(f"parameter {k} after step {step + 1} of your {name}", g, e,
+                        atol=1e-7, rtol=1e-6, hint=note.strip(" ()"))
+
+
+def sgd_variants(lr: float, momentum: float) -> dict[str, Callable[..., np.ndarray]]:
+    """Typical wrong momentum-SGD updates, for :func:`check_optimizer`."""
+
+    def no_memory(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        return p - lr * g
+
+    def no_momentum_factor(p: np.ndarray, g: np.ndarray, s: dict[str, Any],
+                           t: int) -> np.ndarray:
+        s["v"] = s.get("v", 0) + g
+        return p - lr * s["v"]
+
+    def lr_in_buffer_wrong_sign(p: np.ndarray, g: np.ndarray, s: dict[str, Any],
+                                t: int) -> np.ndarray:
+        s["v"] = momentum * s.get("v", 0) + lr * g
+        return p + s["v"]
+
+    return {
+        "your steps equal plain SGD: the velocity must persist between steps "
+        "(store it per parameter, e.g. in a dict or list on self, and update it)": no_memory,
+        "the velocity only grows: multiply the old velocity by momentum before adding the "
+        "gradient": no_momentum_factor,
+        "the parameters move uphill: subtract the step (p.data -= lr * v)":
+        lr_in_buffer_wrong_sign,
+    }
+
+
+def adam_variants(lr: float, betas: tuple[float, float], eps: float
+                  ) -> dict[str, Callable[..., np.ndarray]]:
+    """Typical wrong Adam updates, for :func:`check_optimizer`."""
+    b1, b2 = betas
+
+    def moments(g: np.ndarray, s: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        s["m"] = b1 * s.get("m", 0) + (1 - b1) * g
+        s["v"] = b2 * s.get("v", 0) + (1 - b2) * g * g
+        return s["m"], s["v"]
+
+    def no_correction(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        m, v = moments(g, s)
+        return p - lr * m / (np.sqrt(v) + eps)
+
+    def no_square(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        s["m"] = b1 * s.get("m", 0) + (1 - b1) * g
+        s["v"] = b2 * s.get("v", 0) + (1 - b2) * g
+        m_hat, v_hat = s["m"] / (1 - b1**t), s["v"] / (1 - b2**t)
+        return p - lr * m_hat / (np.sqrt(np.abs(v_hat)) + eps)
+
+    def t_from_zero(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        m, v = moments(g, s)
+        tt = t + 1
+        return p - lr * (m / (1 - b1**tt)) / (np.sqrt(v / (1 - b2**tt)) + eps)
+
+    def t_frozen(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        m, v = moments(g, s)
+        return p - lr * (m / (1 - b1)) / (np.sqrt(v / (1 - b2)) + eps)
+
+    return {
+        "no bias correction: divide m by (1 - beta1**t) and v by (1 - beta2**t), with t the "
+        "number of steps taken so far (1 at the first step)": no_correction,
+        "the second moment should average the *squared* gradient, g * g": no_square,
+        "the step count t should be 1 at the first step (count it up before using it)":
+        t_from_zero,
+        "the step count t stays at 1: keep it on self and add 1 at every step()": t_frozen,
+    }
+
+
+def check_clip(clip: Callable[..., Any]) -> None:
+    """Check a student's ``clip_grad_norm(params, max_norm)`` against minitorch's ClipGrad."""
+    from minitorch import Variable
+    from minitorch.optim import ClipGrad
+
+    grads = [np.array([[3.0, 0.0], [0.0, 4.0]]), np.array([12.0])]  # global norm 13
+
+    def fresh() -> list[Any]:
+        params = [Variable(np.zeros_like(g)) for g in grads]
+        for p, g in zip(params, grads):
+            p.grad = Variable(g.copy())
+        return params
+
+    ours = fresh()
+    ClipGrad(6.5)(ours)
+    theirs = fresh()
+    with exercise("clip_grad_norm(params, 6.5)"):
+        norm = clip(theirs, 6.5)
+    check_close_diagnosed(
+        "the returned norm", norm, 13.0,
+        {"return the norm *before* clipping (it is what one logs)": 6.5},
+        hint="the global norm is sqrt of the sum of every gradient's squares: sqrt(9+16+144)")
+    for k, (a, b) in enumerate(zip(theirs, ours)):
+        local = np.array(grads[k]) * min(1.0, 6.5 / np.sqrt(np.sum(grads[k] ** 2)))
+        check_close_diagnosed(
+            f"gradient {k} after clipping", a.grad, b.grad,
+            {"each gradient was clipped by its own norm: use the global norm of all "
+             "gradients together, so the joint direction is kept": local},
+            hint="multiply every gradient by max_norm / norm when norm > max_norm")
+    small = fresh()
+    with exercise("clip_grad_norm(params, 100.0)"):
+        clip(small, 100.0)
+    for k, p in enumerate(small):
+        check_close(f"gradient {k} with a norm below max_norm", p.grad, grads[k],
+                    hint="leave the gradients alone when the norm is already small enough")
+
+
+# -- notebook 11: convolution pieces -----------------------------------------------------
+def reference_im2col(x: np.ndarray, k: int) -> np.ndarray:
+    """``(N, C, H, W) -> (N, C*k*k, H_out*W_out)``, stride 1, no padding, by loops."""
+    n, c, h, w = x.shape
+    oh, ow = h - k + 1, w - k + 1
+    col = np.zeros((n, c * k * k, oh * ow))
+    for i in range(oh):
+        for j in range(ow):
+            col[:, :, i * ow + j] = x[:, :, i : i + k, j : j + k].reshape(n, -1)
+    return col
+
+
+def reference_col2im(col: np.ndarray, x_shape: tuple[int, ...], k: int) -> np.ndarray:
+    """The adjoint of :func:`reference_im2col`: add every column back into its window."""
+    n, c, h, w = x_shape
+    oh, ow = h - k + 1, w - k + 1
+    x = np.zeros(x_shape)
+    for i in range(oh):
+        for j in range(ow):
+            x[:, :, i : i + k, j : j + k] += col[:, :, i * ow + j].reshape(n, c, k, k)
+    return x
+
+
+# -- notebook 11b: LSTM ------------------------------------------------------------------
+def lstm_reference(x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray,
+                   U: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One LSTM step in NumPy (gate order i, f, g, o as PyTorch and minitorch)."""
+    z = x @ W.T + h @ U.T + b
+    i, f, g, o = np.split(z, 4, axis=1)
+
+    def sig(a: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-a))
+
+    c_new = sig(f) * c + sig(i) * np.tanh(g)
+    return sig(o) * np.tanh(c_new), c_new
+
+
+def lstm_variants(x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray, U: np.ndarray,
+                  b: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Typical wrong LSTM steps: ``{hint: (h, c)}``."""
+    z = x @ W.T + h @ U.T + b
+    i, f, g, o = np.split(z, 4, axis=1)
+
+    def sig(a: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-a))
+
+    out = {}
+    c1 = sig(f) * c + sig(i) * np.tanh(g)
+    out["h should be o * tanh(c_new), the *new* cell state, not the old one"] = (
+        sig(o) * np.tanh(c), c1)
+    out["h is o * tanh(c_new): the tanh is missing"] = (sig(o) * c1, c1)
+    c2 = sig(f) * c + sig(i) * sig(g)
+    out["the candidate g uses tanh, not sigmoid (values in -1..1)"] = (sig(o) * np.tanh(c2), c2)
+    c3 = sig(i) * c + sig(f) * np.tanh(g)
+    out["gate order is i, f, g, o: f multiplies the old cell state, i the candidate"] = (
+        sig(o) * np.tanh(c3), c3)
+    return out
+
+
+def float_weights(*arrays: np.ndarray) -> list[np.ndarray]:
+    """float64 copies (gradcheck needs float64)."""
+    return [np.array(a, dtype=np.float64) for a in arrays]
+
+
+def dead_filters(maps: np.ndarray, tol: float = 0.0) -> list[int]:
+    """Indices ``k`` of feature maps ``maps[k]`` (after ReLU) that are zero everywhere."""
+    return [k for k in range(len(maps)) if float(np.max(maps[k])) <= tol]
+
+
+def rounded(value: float) -> float:
+    """``value`` rounded to 2 decimals (for stable printed numbers)."""
+    return math.floor(value * 100 + 0.5) / 100
+
+
+def copy_params(params: list[Any]) -> list[Any]:
+    """Deep copies of Variables (checks never change the student's objects)."""
+    return [copy.deepcopy(p) for p in params]
