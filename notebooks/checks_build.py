@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from checks import _array, check_close, explain_errors, ok
+from checks import _array, check_close, check_true, explain_errors, ok
 
 __all__ = [
     "TYPE_HINTS",
@@ -754,6 +754,54 @@ def reference_col2im(col: np.ndarray, x_shape: tuple[int, ...], k: int) -> np.nd
         for j in range(ow):
             x[:, :, i : i + k, j : j + k] += col[:, :, i * ow + j].reshape(n, c, k, k)
     return x
+
+
+def check_im2col(f: Callable[..., Any]) -> None:
+    """Check notebook 11's ``im2col_np(x, k)`` against ``F.im2col``."""
+    import minitorch.ops as F
+    from minitorch import Variable
+
+    rng_ = np.random.default_rng(11)
+    for shape, k in [((1, 1, 4, 4), 2), ((2, 3, 5, 4), 3), ((1, 2, 3, 3), 3)]:
+        x = rng_.standard_normal(shape)
+        with exercise(f"im2col_np(x of shape {shape}, k={k})"):
+            got = f(x, k)
+        expected = F.im2col(Variable(x), k).data
+        check_true(np.shape(got) == expected.shape,
+                   f"im2col_np(x of shape {shape}, k={k}) has shape {np.shape(got)}, expected "
+                   f"{expected.shape} = (N, C*k*k, H_out*W_out)")
+        n, ckk = expected.shape[:2]
+        oh, ow = shape[2] - k + 1, shape[3] - k + 1
+        swapped = expected.reshape(n, ckk, oh, ow).transpose(0, 1, 3, 2).reshape(n, ckk, -1)
+        check_close_diagnosed(f"im2col_np(x of shape {shape}, k={k})", got, expected, {
+            "the windows are in the wrong order: column i * W_out + j is window (i, j), with "
+            "i the row (move along a row first)": swapped})
+
+
+def check_col2im(f: Callable[..., Any]) -> None:
+    """Check notebook 11's ``col2im_np(col, x_shape, k)``: values, sums, adjointness."""
+    import minitorch.ops as F
+    from minitorch import Variable
+
+    rng_ = np.random.default_rng(12)
+    ones = np.ones((1, 4, 4))  # every column all ones: each pixel counts its windows
+    with exercise("col2im_np(ones, (1, 1, 3, 3), 2)"):
+        got = f(ones, (1, 1, 3, 3), 2)
+    counts = np.array([[[[1.0, 2, 1], [2, 4, 2], [1, 2, 1]]]])
+    check_close_diagnosed("col2im_np of all-ones columns", got, counts, {
+        "overlapping windows must add up (+=), not overwrite (=)": np.ones((1, 1, 3, 3))},
+        hint="each pixel should count the windows it belongs to (the centre is in all 4)")
+    for shape, k in [((2, 3, 5, 4), 3), ((1, 2, 4, 4), 2)]:
+        x = rng_.standard_normal(shape)
+        col = rng_.standard_normal(reference_im2col(x, k).shape)
+        with exercise(f"col2im_np(col, {shape}, {k})"):
+            got = f(col, shape, k)
+        check_close(f"col2im_np(col, {shape}, {k})", got, F.col2im(Variable(col),
+                    shape[2:], k).data)
+        # the adjoint identity <im2col(x), col> = <x, col2im(col)>: col2im is im2col's
+        # backward
+        check_close("<im2col(x), col> - <x, col2im(col)>",
+                    np.sum(reference_im2col(x, k) * col) - np.sum(x * got), 0.0, atol=1e-9)
 
 
 # -- notebook 11b: LSTM ------------------------------------------------------------------
