@@ -158,6 +158,8 @@ def sum_to_np(g, shape):
 
 # %% tags=["check"]
 g = np.arange(24.0).reshape(2, 3, 4)
+with exercise("sum_to_np(g, (4,))"):
+    sum_to_np(g, (4,))
 check_close("sum_to_np(g, (4,))", sum_to_np(g, (4,)), g.sum(axis=(0, 1)))
 check_close("sum_to_np(g, (3, 1))", sum_to_np(g, (3, 1)), g.sum(axis=(0, 2)).reshape(3, 1))
 check_close("sum_to_np(g, (2, 1, 4))", sum_to_np(g, (2, 1, 4)), g.sum(axis=1, keepdims=True))
@@ -224,6 +226,8 @@ class AddBias(Function):
 # %% tags=["check"]
 check_rng = np.random.default_rng(8)
 x_test, b_test = check_rng.standard_normal((5, 3)), check_rng.standard_normal(3)
+with exercise("AddBias.backward"):
+    AddBias()(Variable(x_test), Variable(b_test)).backward()
 check_gradient("AddBias", lambda u, v: AddBias()(u, v), x_test, b_test)
 check_returns_variables("AddBias", AddBias, x_test, b_test)
 bv = Variable(b_test)

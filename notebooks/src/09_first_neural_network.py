@@ -192,7 +192,8 @@ p1, p2, p3 = (Variable(np.array([1.0, -2.0])), Variable(np.array([[3.0]])),
               Variable(np.array(0.5)))
 before = p1.data
 ((p1 * p1).sum() + (p2 * 4.0).sum()).backward()
-sgd_step([p1, p2, p3], lr=0.1)
+with exercise("sgd_step([p1, p2, p3], lr=0.1)"):
+    sgd_step([p1, p2, p3], lr=0.1)
 check_close("p1 after one step", p1, np.array([0.8, -1.6]), hint="p1.grad is 2 * p1")
 check_close("p2 after one step", p2, np.array([[2.6]]), hint="p2.grad is 4")
 check_true(p1.data is before, "update p.data in place (p.data -= ...), don't replace it")

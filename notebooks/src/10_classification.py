@@ -21,7 +21,8 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_close, check_true, ok
-from checks_build import adam_variants, check_optimizer, sgd_variants
+from checks_build import (adam_variants, check_close_diagnosed, check_optimizer, exercise,
+                          sgd_variants)
 from minitorch import History, Variable, data, manual_seed, nn, no_grad, optim
 from viz.plots import plot_decision_boundary, plot_history
 
@@ -161,7 +162,8 @@ def softmax_np(z):
 
 # %% tags=["check"]
 z_test = np.array([[2.0, 1.0, 0.1], [0.0, 0.0, 0.0], [1000.0, 999.0, 998.1]])
-got = softmax_np(z_test)
+with exercise("softmax_np(z_test)"):
+    got = softmax_np(z_test)
 check_true(np.all(np.isfinite(got)), "softmax_np gives inf/nan for scores near 1000: "
            "subtract each row's maximum first")
 reference = np.array([[0.659001, 0.242433, 0.098566], [1 / 3, 1 / 3, 1 / 3],
@@ -174,21 +176,34 @@ ok("softmax_np is right and does not overflow")
 # ### Exercise 2 — cross-entropy in NumPy
 #
 # Write `cross_entropy_np(z, t)`: the mean over rows of $-\log \operatorname{softmax}(z)_{t}$,
-# with `z` of shape `(N, C)` and integer labels `t` of shape `(N,)`. Pick each row's
-# probability with `p[np.arange(N), t]`.
+# with `z` of shape `(N, C)` and integer labels `t` of shape `(N,)`. Use the log-sum-exp
+# form, which needs no division and stays finite where $p_t$ underflows to 0:
+# $-\log \operatorname{softmax}(z)_t = \log \sum_j e^{z_j - m} - (z_t - m)$ with $m$ the
+# row's maximum. Pick each row's entry with `a[np.arange(N), t]`. (It does not need
+# Exercise 1.)
 
 # %%
 def cross_entropy_np(z, t):
     ### BEGIN SOLUTION
-    p = softmax_np(z)
-    return float(-np.log(p[np.arange(len(t)), t]).mean())
+    shifted = z - z.max(axis=1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return float(-log_p[np.arange(len(t)), t].mean())
     ### END SOLUTION
 
 # %% tags=["check"]
 z_test = np.array([[2.0, 1.0, 0.1], [0.5, 2.5, 0.3]])
-check_close("cross_entropy_np", cross_entropy_np(z_test, np.array([0, 2])),
-            np.mean(np.log(np.exp(z_test).sum(axis=1)) - z_test[[0, 1], [0, 2]]),
-            hint="average -log p[label] over the rows")
+per_row = np.log(np.exp(z_test).sum(axis=1)) - z_test[[0, 1], [0, 2]]
+with exercise("cross_entropy_np(z_test, [0, 2])"):
+    got = cross_entropy_np(z_test, np.array([0, 2]))
+check_close_diagnosed("cross_entropy_np", got, per_row.mean(), {
+    "that is the sum over the rows: take the mean": per_row.sum(),
+    "the sign: the loss is -log p, a positive number": -per_row.mean()},
+    hint="average -log p[label] over the rows")
+with exercise("cross_entropy_np on large scores"):
+    big = cross_entropy_np(np.array([[1000.0, 0.0]]), np.array([1]))
+check_close("cross_entropy_np([[1000, 0]], [1])", big, 1000.0,
+            hint="subtract the row maximum and use the log-sum-exp form: p_t underflows to 0 "
+            "here, and log(0) is -inf")
 check_close("cross_entropy_np of a confident right answer",
             cross_entropy_np(np.array([[20.0, 0.0]]), np.array([0])), 0.0, atol=1e-6)
 ok("cross_entropy_np matches the definition")
@@ -218,7 +233,8 @@ def train_epoch(model, loader, optimizer):
 manual_seed(0)
 fresh = nn.MLP([2, 30, 3], activation="tanh", rng=0)
 fresh_opt = optim.Adam(fresh.parameters(), lr=0.05)
-epoch_losses = [train_epoch(fresh, loader, fresh_opt) for _ in range(40)]
+with exercise("train_epoch(fresh, loader, fresh_opt)"):
+    epoch_losses = [train_epoch(fresh, loader, fresh_opt) for _ in range(40)]
 check_true(all(isinstance(v, float) for v in epoch_losses), "return the mean loss as a float")
 check_true(epoch_losses[-1] < 0.5 * epoch_losses[0],
            f"the loss went from {epoch_losses[0]:.3f} to {epoch_losses[-1]:.3f}; did you call "

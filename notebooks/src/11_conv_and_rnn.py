@@ -635,5 +635,8 @@ plt.show()
 # * An LSTM carries a cell state updated additively through gates; clipping the global
 #   gradient norm keeps an exploding RNN's steps bounded.
 #
-# This is the end of the course. From here, read the source of `minitorch/ops/conv.py`
-# and `minitorch/nn/recurrent.py` — after these notebooks, every line should make sense.
+# From here, read the source of `minitorch/ops/conv.py` and `minitorch/nn/recurrent.py`
+# — after these notebooks, every line should make sense.
+#
+# **Next:** [12 · Forward and reverse mode](12_forward_and_reverse_mode.ipynb), then the
+# capstone, [13 · Your own framework](13_your_own_framework.ipynb).
