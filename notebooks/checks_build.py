@@ -70,6 +70,20 @@ TYPE_HINTS: tuple[tuple[str, str], ...] = (
         "something is None: a function without `return`, or a `.grad` read before backward()",
     ),
     (
+        "maximum recursion depth exceeded",
+        "a method calls itself without end: inside __setattr__, set attributes with "
+        "object.__setattr__(self, name, value), never self.name = value",
+    ),
+    (
+        "'float' object cannot be interpreted as an integer",
+        "a count must be an int: use // (floor division), or math.ceil(...) for rounding up",
+    ),
+    (
+        "memoryview",
+        "an ndarray's .data is its raw memory buffer: here the gradient is already an "
+        "ndarray, so use p.grad itself, not p.grad.data",
+    ),
+    (
         "setting an array element with a sequence",
         "a Variable was written into an ndarray: use `.data` on the right-hand side",
     ),
@@ -362,11 +376,14 @@ def check_registration(module_class: type, parameter_class: type) -> None:
             found = list(obj.parameters())
         return found
 
+    from minitorch import Variable
+
     def setup_flat(m: Any) -> None:
         m.W = arrays(2, 3)
         m.b = arrays(3)
         m.scale = 2.0
         m.note = np.ones(3)
+        m.cache = Variable(np.ones(2))  # a Variable, but not a Parameter
 
     flat = fresh("Flat", setup_flat)
     if not (getattr(flat, "scale", None) == 2.0 and isinstance(getattr(flat, "W", None),
@@ -376,7 +393,12 @@ def check_registration(module_class: type, parameter_class: type) -> None:
             "__setattr__ must still set them, with object.__setattr__(self, name, value)"
         )
     found = params(flat)
-    if any(p is flat.note for p in found) or len(found) > 2:
+    if any(isinstance(p, str) for p in found):
+        raise AssertionError(
+            "parameters() yields the names: iterating over a dict gives its keys; yield "
+            "from self._params.values()"
+        )
+    if any(p is flat.note or p is flat.cache for p in found) or len(found) > 2:
         raise AssertionError(
             f"parameters() gave {len(found)} values, but only the Parameters W and b should "
             "be registered: check isinstance(value, Parameter) in __setattr__"
@@ -612,7 +634,8 @@ def check_optimizer(name: str, yours: Callable[[list[Any]], Any],
     ``variants`` maps a hint to a NumPy update rule ``(p, grad, state, t) -> new p`` of a
     typical mistake; a trajectory that matches one gets that hint.
     """
-    with exercise(f"your {name}"):
+    with exercise(f"your {name}", ("broadcast", "the shapes don't fit: keep "
+                                   "one state array per parameter (a list, like self.params)")):
         got = run_optimizer(yours, steps)
     expected = run_optimizer(reference, steps)
     wrong = {hint: _numpy_trace(rule, steps) for hint, rule in variants.items()}
@@ -626,6 +649,18 @@ def check_optimizer(name: str, yours: Callable[[list[Any]], Any],
                 )
             if np.allclose(g, e, atol=1e-7, rtol=1e-6):
                 continue
+            if not np.any(np.isfinite(g)):
+                raise AssertionError(
+                    f"your {name}'s parameters all became nan or inf at step {step + 1}: a "
+                    "division by zero? (1 - beta**t) is 0 when t = 0, so count t up before "
+                    "using it"
+                )
+            if not np.all(np.isfinite(g)):
+                raise AssertionError(
+                    f"some of your {name}'s parameters became nan at step {step + 1} (where "
+                    "the gradient is negative): the square root of a negative number. v must "
+                    "average the squared gradient, g * g, which is never negative"
+                )
             for hint, trace in wrong.items():
                 if all(np.allclose(got[s][j], trace[s][j], atol=1e-7, rtol=1e-6)
                        for s in range(step + 1) for j in range(len(trace[s]))):
@@ -696,7 +731,12 @@ def adam_variants(lr: float, betas: tuple[float, float], eps: float
         m, v = moments(g, s)
         return p - lr * (m / (1 - b1)) / (np.sqrt(v / (1 - b2)) + eps)
 
+    def eps_inside(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        m, v = moments(g, s)
+        return p - lr * (m / (1 - b1**t)) / np.sqrt(v / (1 - b2**t) + eps)
+
     return {
+        "eps goes outside the square root: m_hat / (sqrt(v_hat) + eps)": eps_inside,
         "no bias correction: divide m by (1 - beta1**t) and v by (1 - beta2**t), with t the "
         "number of steps taken so far (1 at the first step)": no_correction,
         "the second moment should average the *squared* gradient, g * g": no_square,
@@ -728,6 +768,12 @@ def check_clip(clip: Callable[..., Any]) -> None:
         "the returned norm", norm, 13.0,
         {"return the norm *before* clipping (it is what one logs)": 6.5},
         hint="the global norm is sqrt of the sum of every gradient's squares: sqrt(9+16+144)")
+    for k, a in enumerate(theirs):
+        if not isinstance(a.grad, Variable):
+            raise AssertionError(
+                f"gradient {k} is now a {type(a.grad).__name__}: this is an ndarray, but a "
+                "gradient is a Variable; assign p.grad = Variable(p.grad.data * scale)"
+            )
     for k, (a, b) in enumerate(zip(theirs, ours)):
         local = np.array(grads[k]) * min(1.0, 6.5 / np.sqrt(np.sum(grads[k] ** 2)))
         check_close_diagnosed(
@@ -779,7 +825,8 @@ def check_im2col(f: Callable[..., Any]) -> None:
         expected = F.im2col(Variable(x), k).data
         check_true(np.shape(got) == expected.shape,
                    f"im2col_np(x of shape {shape}, k={k}) has shape {np.shape(got)}, expected "
-                   f"{expected.shape} = (N, C*k*k, H_out*W_out)")
+                   f"{expected.shape} = (N, C*k*k, H_out*W_out), with H_out = H - k + 1 "
+                   "windows along an axis of length H")
         n, ckk = expected.shape[:2]
         oh, ow = shape[2] - k + 1, shape[3] - k + 1
         swapped = expected.reshape(n, ckk, oh, ow).transpose(0, 1, 3, 2).reshape(n, ckk, -1)
@@ -795,7 +842,9 @@ def check_col2im(f: Callable[..., Any]) -> None:
 
     rng_ = np.random.default_rng(12)
     ones = np.ones((1, 4, 4))  # every column all ones: each pixel counts its windows
-    with exercise("col2im_np(ones, (1, 1, 3, 3), 2)"):
+    with exercise("col2im_np(ones, (1, 1, 3, 3), 2)", ("cannot reshape", "col2im is not a "
+                  "reshape: the windows overlap. Start from np.zeros(x_shape) and add each "
+                  "column into its window")):
         got = f(ones, (1, 1, 3, 3), 2)
     counts = np.array([[[[1.0, 2, 1], [2, 4, 2], [1, 2, 1]]]])
     check_close_diagnosed("col2im_np of all-ones columns", got, counts, {
@@ -812,6 +861,43 @@ def check_col2im(f: Callable[..., Any]) -> None:
         # backward
         check_close("<im2col(x), col> - <x, col2im(col)>",
                     np.sum(reference_im2col(x, k) * col) - np.sum(x * got), 0.0, atol=1e-9)
+
+
+def maxpool_variants(x: np.ndarray, gy: np.ndarray) -> dict[str, np.ndarray]:
+    """Typical wrong gradients of a 2x2 max-pool (notebook 11, exercise 6)."""
+    swapped, no_stride = np.zeros_like(x), np.zeros_like(x)
+    for index in np.ndindex(gy.shape):
+        n, c, i, j = index
+        a = int(np.argmax(x[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2]))
+        r, s = divmod(a, 2)
+        swapped[n, c, 2 * i + s, 2 * j + r] = gy[index]
+        no_stride[n, c, i + r, j + s] = gy[index]
+    return {
+        "the winners' rows and columns are swapped: divmod(a, 2) gives (row, column)": swapped,
+        "window (i, j) starts at row 2*i and column 2*j of x: the winner is at "
+        "(2*i + row, 2*j + column)": no_stride,
+    }
+
+
+def check_connected(name: str, f: Callable[..., Any], *inputs: np.ndarray) -> None:
+    """Assert that every input reaches the output through the graph (no ``.data`` cut)."""
+    from minitorch import Variable
+
+    variables = [Variable(np.array(a, dtype=np.float64)) for a in inputs]
+    with exercise(name):
+        result = f(*variables)
+        outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+        total = outputs[0].sum()
+        for y in outputs[1:]:
+            total = total + y.sum()
+        total.backward()
+    for k, v in enumerate(variables):
+        if v.grad is None:
+            raise AssertionError(
+                f"your {name}'s result does not depend on input {k} in the graph, so it gets "
+                "no gradient: a `.data` (or an np.* function) cut the graph. Use Variables "
+                "and minitorch ops throughout"
+            )
 
 
 # -- notebook 11b: LSTM ------------------------------------------------------------------
@@ -901,7 +987,8 @@ def check_call(call: Callable[..., Any], tensor_class: type, function_class: typ
 
     a = tensor_class(np.array([1.0, 2.0]))
     f = Twice()
-    with exercise("call(f, a, np.array([10.0, 20.0]))"):
+    with exercise("call(f, a, np.array([10.0, 20.0]))", ("'Tensor'", "forward works on "
+                  "arrays: give f.forward the inputs' arrays, x.data, not the Tensors")):
         y = call(f, a, np.array([10.0, 20.0]))
     if not isinstance(y, tensor_class):
         raise AssertionError(
@@ -938,7 +1025,10 @@ def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
     x = T(np.array([1.0, 2.0, -3.0]))
     sq = _Op(T, [x, x], x.data**2, lambda g: (g * x.data, g * x.data))
     y = _Op(T, [sq.output, x], sq.output.data + x.data, lambda g: (g, g)).output
-    with exercise("backward(y) for y = x*x + x"):
+    none_hint = ("NoneType", "a gradient is None: either y.grad was never set (start with "
+                 "y.grad = np.ones_like(y.data)), or a Function ran before its output's gradient "
+                 "arrived - walk the depth-first list *reversed*, last appended first")
+    with exercise("backward(y) for y = x*x + x", none_hint):
         backward(y)
     if x.grad is None:
         raise AssertionError(
@@ -961,7 +1051,7 @@ def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
     a = exp.output
     b = _Op(T, [a, a], ea**2, lambda g: (g * ea, g * ea)).output
     c = _Op(T, [b, a], ea**2 + ea, lambda g: (g, g)).output
-    with exercise("backward(c) for c = exp(u)**2 + exp(u)"):
+    with exercise("backward(c) for c = exp(u)**2 + exp(u)", none_hint):
         backward(c)
     expected = (2 * ea + 1) * ea
     if u.grad is not None and np.allclose(u.grad, ea) and not np.allclose(ea, expected):
@@ -1060,14 +1150,17 @@ def check_softmax_ce(make: Callable[[np.ndarray], Any], tensor_class: type) -> N
         "that is the sum over the batch: take the mean": picked.sum(),
         "the loss is -log of the probability of the *true* class, p[arange(N), t]":
         -np.log(probs[np.arange(3), [1, 0, 0]]).mean()}, atol=1e-6)
-    with exercise("SoftmaxCrossEntropy.backward"):
+    with exercise("SoftmaxCrossEntropy.backward", ("object has no attribute", "keep what "
+                  "backward needs on self in forward (self.p = ... or self.log_p = ...)")):
         grads = f.backward(np.array(1.0))
     grads = grads if isinstance(grads, (tuple, list)) else (grads,)
     onehot = np.eye(3)[t]
     check_close_diagnosed("the gradient of the logits", grads[0], zv.grad.data, {
         "divide by N: the loss is a mean over the batch": probs - onehot,
         "the sign is flipped: the gradient is softmax - one_hot": (onehot - probs) / 3,
-        "subtract the one-hot labels: the gradient is (softmax - one_hot) / N": probs / 3})
+        "subtract the one-hot labels: the gradient is (softmax - one_hot) / N": probs / 3},
+        hint="the gradient is (softmax - one_hot(t)) / N: subtract 1 only at the entries "
+        "[np.arange(N), t], one per row")
     f2 = make(t)
     _set_graph(f2, tensor_class, [z])
     grads2 = f2.backward(np.array(2.0))
@@ -1100,6 +1193,12 @@ def check_capstone_adam(make: Callable[[list[Any]], Any], parameter_class: type)
         for k, (p, v) in enumerate(zip(mine, theirs)):
             if np.allclose(p.data, v.data, atol=1e-7, rtol=1e-6):
                 continue
+            if not np.any(np.isfinite(p.data)):
+                raise AssertionError(
+                    f"your Adam's parameters became nan at step {step + 1}: a division by "
+                    "zero? (1 - beta**t) is 0 when t = 0, so count t up (self.t += 1) before "
+                    "using it"
+                )
             for hint, trace in traces.items():
                 if np.allclose(p.data, trace[step][k], atol=1e-7, rtol=1e-6):
                     raise AssertionError(f"your Adam differs at step {step + 1}: {hint}")
@@ -1139,7 +1238,14 @@ def check_batch_gradients(batch_gradients: Callable[..., Any], mlp_class: type,
 
     model = mlp_class(x.shape[1], 32, 10, seed=3)
     with exercise("batch_gradients(model, x, t)"):
-        grads = [np.asarray(g, dtype=np.float64) for g in batch_gradients(model, x, t)]
+        batch_gradients(model, x, t)  # twice: the answer must not depend on earlier calls
+        result = batch_gradients(model, x, t)
+        if not isinstance(result, (list, tuple)):
+            raise AssertionError(
+                f"batch_gradients returned a {type(result).__name__}: return a list of the "
+                "gradients, in the order of model.parameters()"
+            )
+        grads = [np.asarray(getattr(g, "data", g), dtype=np.float64) for g in result]
     params = list(model.parameters())
     if len(grads) != len(params):
         raise AssertionError(
@@ -1155,7 +1261,11 @@ def check_batch_gradients(batch_gradients: Callable[..., Any], mlp_class: type,
     reference = [l1.W.grad.data, l1.b.grad.data, l2.W.grad.data, l2.b.grad.data]
     names = ["l1.W", "l1.b", "l2.W", "l2.b"]
     gap = 0.0
-    for name, g, r in zip(names, grads, reference):
+    for name, g, r, p in zip(names, grads, reference, params):
+        if np.array_equal(g, p.data):
+            raise AssertionError(
+                f"for {name} you returned the parameter's values: return its gradient, p.grad"
+            )
         if g.shape != r.shape:
             raise AssertionError(f"the gradient of {name} has shape {g.shape}, expected {r.shape}")
         if np.allclose(g, 2 * r, atol=1e-9):
@@ -1167,6 +1277,46 @@ def check_batch_gradients(batch_gradients: Callable[..., Any], mlp_class: type,
                     atol=1e-8, rtol=1e-6)
         gap = max(gap, float(np.max(np.abs(g - r))))
     return gap
+
+
+def diagnose_training(model: Any, untrained: list[np.ndarray], loader: Any,
+                      rng_state: Any, loss_of: Callable[[Any, Any, Any], Any]) -> None:
+    """Say what went wrong in the capstone's training loop (notebook 13, exercise 7).
+
+    ``untrained`` are the weights before the loop, ``rng_state`` the loader's generator
+    state then (it moves on with every epoch, so it tells whether the loop ran).
+    ``loss_of(model, x, t)`` computes a loss Tensor with the student's framework.
+    """
+    params = list(model.parameters())
+    unchanged = all(np.array_equal(p.data, u) for p, u in zip(params, untrained))
+    if unchanged and loader.rng.bit_generator.state == rng_state:
+        raise NotImplementedError(NOT_DONE.format(what="Exercise 7 (the training loop)"))
+    if unchanged:
+        if all(p.grad is None for p in params):
+            raise AssertionError(
+                "the loop ran but the weights never changed, and no gradient was computed: "
+                "call loss.backward() for every batch"
+            )
+        raise AssertionError(
+            "the loop ran but the weights never changed: call optimizer.step() after "
+            "loss.backward(), for every batch"
+        )
+    kept = [None if p.grad is None else np.array(p.grad, copy=True) for p in params]
+    if any(g is None for g in kept):
+        return
+    xb, tb = loader.dataset.data[:64], loader.dataset.label[:64]  # not the loader: its order
+    model.zero_grad()                                              # must not move on
+    loss_of(model, xb, tb).backward()
+    fresh = float(np.sqrt(sum(np.sum(p.grad**2) for p in params)))
+    left = float(np.sqrt(sum(np.sum(g**2) for g in kept if g is not None)))
+    for p, g in zip(params, kept):  # leave the model as it was
+        p.grad = g
+    if left > 20 * fresh:
+        raise AssertionError(
+            f"the gradients left after training have norm {left:.3g}, far above one batch's "
+            f"({fresh:.3g}): they piled up over all steps. Call model.zero_grad() before "
+            "each loss.backward()"
+        )
 
 
 def reference_pieces(tensor_class: type, function_class: type, parameter_class: type

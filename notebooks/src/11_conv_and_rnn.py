@@ -26,7 +26,7 @@ from checks import check_close, check_gradient, check_true, ok
 from checks_build import (check_clip, check_close_diagnosed, dead_filters, exercise,
                           float_weights, lstm_reference, lstm_variants, reference_col2im,
                           reference_im2col, yours_or_reference)
-from checks_build import check_col2im, check_im2col
+from checks_build import check_col2im, check_connected, check_im2col, maxpool_variants
 from minitorch import Function, Variable, data, manual_seed, nn, no_grad, optim
 from pictures import diverging_image, draw_im2col, draw_maxpool_backward, draw_unrolled_rnn
 
@@ -411,7 +411,8 @@ with exercise("ConvIm2col forward"):
 check_close("ConvIm2col forward", y_conv, F.conv2d(x_conv, w_conv).data,
             hint="flatten W to (C_out, C*k*k), multiply with col, reshape to "
             "(N, C_out, H_out, W_out)")
-with exercise("ConvIm2col.backward_array"):
+with exercise("ConvIm2col.backward_array", ("gradient for input 0", "gcol = W2.T @ gy has "
+              "im2col's shape; fold(gcol, x.shape, k) turns it into x's shape")):
     xv, wv = Variable(x_conv), Variable(w_conv)
     ConvIm2col()(xv, wv).sum().backward()
     xr, wr = Variable(x_conv), Variable(w_conv)
@@ -419,9 +420,11 @@ with exercise("ConvIm2col.backward_array"):
 check_true(xv.grad is not None and xv.grad.shape == x_conv.shape and wv.grad is not None
            and wv.grad.shape == w_conv.shape,
            "backward_array should return (gx, gW), shaped like x and W")
+col_conv = reference_im2col(x_conv, 3)
+first_only = (np.ones((4, col_conv.shape[2])) @ col_conv[0].T).reshape(w_conv.shape)
 check_close_diagnosed("the filters' gradient gW", wv.grad, wr.grad.data, {
     "gW is summed over the batch: the same filters are used for every image (you kept only "
-    "one image's share?)": wr.grad.data / 2},
+    "the first image's share)": first_only},
     hint="gW = sum over n of gy[n] @ col[n].T, reshaped to W.shape")
 check_close("the input's gradient gx", xv.grad, xr.grad.data,
             hint="gcol = W2.T @ gy, then col2im (fold) back to x's shape")
@@ -471,6 +474,7 @@ xr = Variable(x_pool)
 spread = np.repeat(np.repeat(gy_pool, 2, axis=2), 2, axis=3)
 at_max = (xr.grad.data != 0).astype(float)
 check_close_diagnosed("MaxPool2x2's gradient", xv.grad, xr.grad.data, {
+    **maxpool_variants(x_pool, gy_pool),
     "you sent gy to all four entries of each window: only the maximum gets it": spread,
     "that is average pooling's gradient (gy / 4 everywhere): only the maximum gets gy":
     spread / 4,
@@ -538,9 +542,11 @@ def lstm_cell(x, h, c, W, U, b):
 check_rng = np.random.default_rng(8)
 lstm_args = [check_rng.standard_normal(s) * 0.6 for s in [(2, 3), (2, 2), (2, 2), (8, 3),
                                                          (8, 2), (8,)]]
-with exercise("lstm_cell", ("cannot unpack", "return two values: (h_new, c_new)")):
+with exercise("lstm_cell"):
     result = lstm_cell(*[Variable(a) for a in lstm_args])
-    h_new, c_new = result
+check_true(isinstance(result, (tuple, list)) and len(result) == 2,
+           f"lstm_cell should return two values, (h_new, c_new), got a {type(result).__name__}")
+h_new, c_new = result
 check_true(hasattr(h_new, "creator") and hasattr(c_new, "creator"),
            "lstm_cell should return Variables built with minitorch ops (this is an ndarray: "
            "use F.sigmoid / F.tanh, not np.*)")
@@ -548,6 +554,7 @@ h_ref, c_ref = lstm_reference(*lstm_args)
 wrong = lstm_variants(*lstm_args)
 check_close_diagnosed("c_new", c_new, c_ref, {k: v[1] for k, v in wrong.items()})
 check_close_diagnosed("h_new", h_new, h_ref, {k: v[0] for k, v in wrong.items()})
+check_connected("lstm_cell", lstm_cell, *lstm_args)
 check_gradient("lstm_cell", lstm_cell, *lstm_args)
 ok("lstm_cell matches the LSTM equations, and gradcheck agrees with its gradients")
 
