@@ -124,9 +124,7 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             if tb is not None and tb.tb_frame.f_code.co_name == "<module>":
                 # raised at a cell's top level, not inside the student's function: a name
                 # the exercise defines is missing
-                raise NotImplementedError(
-                    NOT_DONE.format(what=what) + f" ({err})"
-                ) from None
+                raise NotImplementedError(NOT_DONE.format(what=what) + f" ({err})") from None
             raise
     except NotImplementedError as err:
         if "backward is not defined" in str(err):  # the stub of backward_array raised
@@ -136,9 +134,7 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             ) from None
         if str(err) and "not done yet" not in str(err):  # a library's own: keep it
             raise
-        raise NotImplementedError(
-            str(err) if str(err) else NOT_DONE.format(what=what)
-        ) from None
+        raise NotImplementedError(str(err) if str(err) else NOT_DONE.format(what=what)) from None
     except AssertionError:
         raise
     except Exception as err:
@@ -155,9 +151,7 @@ def is_done(probe: Callable[[], Any]) -> bool:
     return True
 
 
-def yours_or_reference(
-    name: str, yours: Any, reference: Any, probe: Callable[[Any], Any]
-) -> Any:
+def yours_or_reference(name: str, yours: Any, reference: Any, probe: Callable[[Any], Any]) -> Any:
     """Return ``yours`` if ``probe(yours)`` passes, else ``reference``, and say which.
 
     Used where one exercise builds on an earlier one: an unfinished earlier exercise must
@@ -178,8 +172,10 @@ def yours_or_reference(
     try:
         probe(yours)
     except Exception as err:
-        reason = "not done yet" if isinstance(err, NotImplementedError) else (
-            f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        reason = (
+            "not done yet"
+            if isinstance(err, NotImplementedError)
+            else (f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
         )
         print(f"using the reference {name} for now (yours: {reason})")
         return reference
@@ -246,8 +242,10 @@ def _numeric_gradient(f: Callable[..., Any], arrays: list[np.ndarray], k: int) -
 
 
 def check_methods_of_function(
-    name: str, make: Callable[[], Any], *inputs: np.ndarray, methods: tuple[str, ...] = (
-        "backward", "backward_array")
+    name: str,
+    make: Callable[[], Any],
+    *inputs: np.ndarray,
+    methods: tuple[str, ...] = ("backward", "backward_array"),
 ) -> None:
     """Check each backward method of a Function against finite differences, by name.
 
@@ -289,9 +287,7 @@ def check_methods_of_function(
             bad = ~np.isclose(got, numeric, atol=1e-5, rtol=1e-4)
             if bad.any():
                 index = tuple(int(i) for i in np.argwhere(bad)[0])
-                sign = (
-                    " (the sign is flipped)" if np.allclose(got, -numeric, atol=1e-5) else ""
-                )
+                sign = " (the sign is flipped)" if np.allclose(got, -numeric, atol=1e-5) else ""
                 used = (
                     "used by backward(create_graph=True)"
                     if method == "backward"
@@ -386,8 +382,10 @@ def check_registration(module_class: type, parameter_class: type) -> None:
         m.cache = Variable(np.ones(2))  # a Variable, but not a Parameter
 
     flat = fresh("Flat", setup_flat)
-    if not (getattr(flat, "scale", None) == 2.0 and isinstance(getattr(flat, "W", None),
-                                                               parameter_class)):
+    if not (
+        getattr(flat, "scale", None) == 2.0
+        and isinstance(getattr(flat, "W", None), parameter_class)
+    ):
         raise AssertionError(
             "the attributes themselves are missing (self.W raises AttributeError): "
             "__setattr__ must still set them, with object.__setattr__(self, name, value)"
@@ -549,12 +547,19 @@ def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
         raise AssertionError(f"a batch of 4 inputs should give shape (4, 2), got {out.shape}")
     hidden = np.tanh(x @ net.l1.W.data.T + net.l1.b.data)
     check_close_diagnosed(
-        "your forward", out, hidden @ net.l2.W.data.T + net.l2.b.data,
-        {"apply tanh between the two layers": (x @ net.l1.W.data.T + net.l1.b.data)
-         @ net.l2.W.data.T + net.l2.b.data,
-         "tanh goes between the layers, not after the last one": np.tanh(
-             hidden @ net.l2.W.data.T + net.l2.b.data)},
-        atol=1e-5)
+        "your forward",
+        out,
+        hidden @ net.l2.W.data.T + net.l2.b.data,
+        {
+            "apply tanh between the two layers": (x @ net.l1.W.data.T + net.l1.b.data)
+            @ net.l2.W.data.T
+            + net.l2.b.data,
+            "tanh goes between the layers, not after the last one": np.tanh(
+                hidden @ net.l2.W.data.T + net.l2.b.data
+            ),
+        },
+        atol=1e-5,
+    )
     del quiet  # the same checks; the caller decides what to print
 
 
@@ -610,8 +615,9 @@ def run_optimizer(make: Callable[[list[Any]], Any], steps: int) -> list[list[np.
     return trace
 
 
-def _numpy_trace(update: Callable[[np.ndarray, np.ndarray, dict[str, Any], int], np.ndarray],
-                 steps: int) -> list[list[np.ndarray]]:
+def _numpy_trace(
+    update: Callable[[np.ndarray, np.ndarray, dict[str, Any], int], np.ndarray], steps: int
+) -> list[list[np.ndarray]]:
     """The same run as :func:`run_optimizer` with a NumPy update rule (for wrong variants)."""
     starts, _ = _problem()
     scales = [np.array([[1.0, 3.0, 0.5], [2.0, 0.2, 1.0]]), np.array([4.0, 0.1, 1.0])]
@@ -626,16 +632,25 @@ def _numpy_trace(update: Callable[[np.ndarray, np.ndarray, dict[str, Any], int],
     return trace
 
 
-def check_optimizer(name: str, yours: Callable[[list[Any]], Any],
-                    reference: Callable[[list[Any]], Any],
-                    variants: dict[str, Callable[..., np.ndarray]], steps: int = 6) -> None:
+def check_optimizer(
+    name: str,
+    yours: Callable[[list[Any]], Any],
+    reference: Callable[[list[Any]], Any],
+    variants: dict[str, Callable[..., np.ndarray]],
+    steps: int = 6,
+) -> None:
     """Compare ``steps`` steps of the student's optimizer with minitorch's, step by step.
 
     ``variants`` maps a hint to a NumPy update rule ``(p, grad, state, t) -> new p`` of a
     typical mistake; a trajectory that matches one gets that hint.
     """
-    with exercise(f"your {name}", ("broadcast", "the shapes don't fit: keep "
-                                   "one state array per parameter (a list, like self.params)")):
+    with exercise(
+        f"your {name}",
+        (
+            "broadcast",
+            "the shapes don't fit: keep one state array per parameter (a list, like self.params)",
+        ),
+    ):
         got = run_optimizer(yours, steps)
     expected = run_optimizer(reference, steps)
     wrong = {hint: _numpy_trace(rule, steps) for hint, rule in variants.items()}
@@ -644,8 +659,7 @@ def check_optimizer(name: str, yours: Callable[[list[Any]], Any],
             g, e = got[step][k], expected[step][k]
             if g.shape != e.shape:
                 raise AssertionError(
-                    f"after step {step + 1}, parameter {k} has shape {g.shape}, expected "
-                    f"{e.shape}"
+                    f"after step {step + 1}, parameter {k} has shape {g.shape}, expected {e.shape}"
                 )
             if np.allclose(g, e, atol=1e-7, rtol=1e-6):
                 continue
@@ -662,18 +676,26 @@ def check_optimizer(name: str, yours: Callable[[list[Any]], Any],
                     "average the squared gradient, g * g, which is never negative"
                 )
             for hint, trace in wrong.items():
-                if all(np.allclose(got[s][j], trace[s][j], atol=1e-7, rtol=1e-6)
-                       for s in range(step + 1) for j in range(len(trace[s]))):
+                if all(
+                    np.allclose(got[s][j], trace[s][j], atol=1e-7, rtol=1e-6)
+                    for s in range(step + 1)
+                    for j in range(len(trace[s]))
+                ):
                     raise AssertionError(
                         f"your {name} differs from minitorch's at step {step + 1}: {hint}"
                     )
             if step > 0 and all(np.allclose(got[0][j], expected[0][j]) for j in range(2)):
-                note = (" (step 1 was right, so the state kept between steps is the "
-                        "suspect)")
+                note = " (step 1 was right, so the state kept between steps is the suspect)"
             else:
                 note = ""
-            check_close(f"parameter {k} after step {step + 1} of your {name}", g, e,
-                        atol=1e-7, rtol=1e-6, hint=note.strip(" ()"))
+            check_close(
+                f"parameter {k} after step {step + 1} of your {name}",
+                g,
+                e,
+                atol=1e-7,
+                rtol=1e-6,
+                hint=note.strip(" ()"),
+            )
 
 
 def sgd_variants(lr: float, momentum: float) -> dict[str, Callable[..., np.ndarray]]:
@@ -682,13 +704,13 @@ def sgd_variants(lr: float, momentum: float) -> dict[str, Callable[..., np.ndarr
     def no_memory(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
         return p - lr * g
 
-    def no_momentum_factor(p: np.ndarray, g: np.ndarray, s: dict[str, Any],
-                           t: int) -> np.ndarray:
+    def no_momentum_factor(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
         s["v"] = s.get("v", 0) + g
         return p - lr * s["v"]
 
-    def lr_in_buffer_wrong_sign(p: np.ndarray, g: np.ndarray, s: dict[str, Any],
-                                t: int) -> np.ndarray:
+    def lr_in_buffer_wrong_sign(
+        p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int
+    ) -> np.ndarray:
         s["v"] = momentum * s.get("v", 0) + lr * g
         return p + s["v"]
 
@@ -697,13 +719,15 @@ def sgd_variants(lr: float, momentum: float) -> dict[str, Callable[..., np.ndarr
         "(store it per parameter, e.g. in a dict or list on self, and update it)": no_memory,
         "the velocity only grows: multiply the old velocity by momentum before adding the "
         "gradient": no_momentum_factor,
-        "the parameters move uphill: subtract the step (p.data -= lr * v)":
-        lr_in_buffer_wrong_sign,
+        "the parameters move uphill: subtract the step (p.data -= lr * v)": (
+            lr_in_buffer_wrong_sign
+        ),
     }
 
 
-def adam_variants(lr: float, betas: tuple[float, float], eps: float
-                  ) -> dict[str, Callable[..., np.ndarray]]:
+def adam_variants(
+    lr: float, betas: tuple[float, float], eps: float
+) -> dict[str, Callable[..., np.ndarray]]:
     """Typical wrong Adam updates, for :func:`check_optimizer`."""
     b1, b2 = betas
 
@@ -740,8 +764,9 @@ def adam_variants(lr: float, betas: tuple[float, float], eps: float
         "no bias correction: divide m by (1 - beta1**t) and v by (1 - beta2**t), with t the "
         "number of steps taken so far (1 at the first step)": no_correction,
         "the second moment should average the *squared* gradient, g * g": no_square,
-        "the step count t should be 1 at the first step (count it up before using it)":
-        t_from_zero,
+        "the step count t should be 1 at the first step (count it up before using it)": (
+            t_from_zero
+        ),
         "the step count t stays at 1: keep it on self and add 1 at every step()": t_frozen,
     }
 
@@ -765,9 +790,12 @@ def check_clip(clip: Callable[..., Any]) -> None:
     with exercise("clip_grad_norm(params, 6.5)"):
         norm = clip(theirs, 6.5)
     check_close_diagnosed(
-        "the returned norm", norm, 13.0,
+        "the returned norm",
+        norm,
+        13.0,
         {"return the norm *before* clipping (it is what one logs)": 6.5},
-        hint="the global norm is sqrt of the sum of every gradient's squares: sqrt(9+16+144)")
+        hint="the global norm is sqrt of the sum of every gradient's squares: sqrt(9+16+144)",
+    )
     for k, a in enumerate(theirs):
         if not isinstance(a.grad, Variable):
             raise AssertionError(
@@ -777,16 +805,25 @@ def check_clip(clip: Callable[..., Any]) -> None:
     for k, (a, b) in enumerate(zip(theirs, ours)):
         local = np.array(grads[k]) * min(1.0, 6.5 / np.sqrt(np.sum(grads[k] ** 2)))
         check_close_diagnosed(
-            f"gradient {k} after clipping", a.grad, b.grad,
-            {"each gradient was clipped by its own norm: use the global norm of all "
-             "gradients together, so the joint direction is kept": local},
-            hint="multiply every gradient by max_norm / norm when norm > max_norm")
+            f"gradient {k} after clipping",
+            a.grad,
+            b.grad,
+            {
+                "each gradient was clipped by its own norm: use the global norm of all "
+                "gradients together, so the joint direction is kept": local
+            },
+            hint="multiply every gradient by max_norm / norm when norm > max_norm",
+        )
     small = fresh()
     with exercise("clip_grad_norm(params, 100.0)"):
         clip(small, 100.0)
     for k, p in enumerate(small):
-        check_close(f"gradient {k} with a norm below max_norm", p.grad, grads[k],
-                    hint="leave the gradients alone when the norm is already small enough")
+        check_close(
+            f"gradient {k} with a norm below max_norm",
+            p.grad,
+            grads[k],
+            hint="leave the gradients alone when the norm is already small enough",
+        )
 
 
 # -- notebook 11: convolution pieces -----------------------------------------------------
@@ -823,16 +860,24 @@ def check_im2col(f: Callable[..., Any]) -> None:
         with exercise(f"im2col_np(x of shape {shape}, k={k})"):
             got = f(x, k)
         expected = F.im2col(Variable(x), k).data
-        check_true(np.shape(got) == expected.shape,
-                   f"im2col_np(x of shape {shape}, k={k}) has shape {np.shape(got)}, expected "
-                   f"{expected.shape} = (N, C*k*k, H_out*W_out), with H_out = H - k + 1 "
-                   "windows along an axis of length H")
+        check_true(
+            np.shape(got) == expected.shape,
+            f"im2col_np(x of shape {shape}, k={k}) has shape {np.shape(got)}, expected "
+            f"{expected.shape} = (N, C*k*k, H_out*W_out), with H_out = H - k + 1 "
+            "windows along an axis of length H",
+        )
         n, ckk = expected.shape[:2]
         oh, ow = shape[2] - k + 1, shape[3] - k + 1
         swapped = expected.reshape(n, ckk, oh, ow).transpose(0, 1, 3, 2).reshape(n, ckk, -1)
-        check_close_diagnosed(f"im2col_np(x of shape {shape}, k={k})", got, expected, {
-            "the windows are in the wrong order: column i * W_out + j is window (i, j), with "
-            "i the row (move along a row first)": swapped})
+        check_close_diagnosed(
+            f"im2col_np(x of shape {shape}, k={k})",
+            got,
+            expected,
+            {
+                "the windows are in the wrong order: column i * W_out + j is window (i, j), with "
+                "i the row (move along a row first)": swapped
+            },
+        )
 
 
 def check_col2im(f: Callable[..., Any]) -> None:
@@ -842,25 +887,40 @@ def check_col2im(f: Callable[..., Any]) -> None:
 
     rng_ = np.random.default_rng(12)
     ones = np.ones((1, 4, 4))  # every column all ones: each pixel counts its windows
-    with exercise("col2im_np(ones, (1, 1, 3, 3), 2)", ("cannot reshape", "col2im is not a "
-                  "reshape: the windows overlap. Start from np.zeros(x_shape) and add each "
-                  "column into its window")):
+    with exercise(
+        "col2im_np(ones, (1, 1, 3, 3), 2)",
+        (
+            "cannot reshape",
+            "col2im is not a "
+            "reshape: the windows overlap. Start from np.zeros(x_shape) and add each "
+            "column into its window",
+        ),
+    ):
         got = f(ones, (1, 1, 3, 3), 2)
     counts = np.array([[[[1.0, 2, 1], [2, 4, 2], [1, 2, 1]]]])
-    check_close_diagnosed("col2im_np of all-ones columns", got, counts, {
-        "overlapping windows must add up (+=), not overwrite (=)": np.ones((1, 1, 3, 3))},
-        hint="each pixel should count the windows it belongs to (the centre is in all 4)")
+    check_close_diagnosed(
+        "col2im_np of all-ones columns",
+        got,
+        counts,
+        {"overlapping windows must add up (+=), not overwrite (=)": np.ones((1, 1, 3, 3))},
+        hint="each pixel should count the windows it belongs to (the centre is in all 4)",
+    )
     for shape, k in [((2, 3, 5, 4), 3), ((1, 2, 4, 4), 2)]:
         x = rng_.standard_normal(shape)
         col = rng_.standard_normal(reference_im2col(x, k).shape)
         with exercise(f"col2im_np(col, {shape}, {k})"):
             got = f(col, shape, k)
-        check_close(f"col2im_np(col, {shape}, {k})", got, F.col2im(Variable(col),
-                    shape[2:], k).data)
+        check_close(
+            f"col2im_np(col, {shape}, {k})", got, F.col2im(Variable(col), shape[2:], k).data
+        )
         # the adjoint identity <im2col(x), col> = <x, col2im(col)>: col2im is im2col's
         # backward
-        check_close("<im2col(x), col> - <x, col2im(col)>",
-                    np.sum(reference_im2col(x, k) * col) - np.sum(x * got), 0.0, atol=1e-9)
+        check_close(
+            "<im2col(x), col> - <x, col2im(col)>",
+            np.sum(reference_im2col(x, k) * col) - np.sum(x * got),
+            0.0,
+            atol=1e-9,
+        )
 
 
 def maxpool_variants(x: np.ndarray, gy: np.ndarray) -> dict[str, np.ndarray]:
@@ -901,8 +961,9 @@ def check_connected(name: str, f: Callable[..., Any], *inputs: np.ndarray) -> No
 
 
 # -- notebook 11b: LSTM ------------------------------------------------------------------
-def lstm_reference(x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray,
-                   U: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def lstm_reference(
+    x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray, U: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """One LSTM step in NumPy (gate order i, f, g, o as PyTorch and minitorch)."""
     z = x @ W.T + h @ U.T + b
     i, f, g, o = np.split(z, 4, axis=1)
@@ -914,8 +975,9 @@ def lstm_reference(x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray,
     return sig(o) * np.tanh(c_new), c_new
 
 
-def lstm_variants(x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray, U: np.ndarray,
-                  b: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def lstm_variants(
+    x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray, U: np.ndarray, b: np.ndarray
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Typical wrong LSTM steps: ``{hint: (h, c)}``."""
     z = x @ W.T + h @ U.T + b
     i, f, g, o = np.split(z, 4, axis=1)
@@ -926,13 +988,17 @@ def lstm_variants(x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray, U:
     out = {}
     c1 = sig(f) * c + sig(i) * np.tanh(g)
     out["h should be o * tanh(c_new), the *new* cell state, not the old one"] = (
-        sig(o) * np.tanh(c), c1)
+        sig(o) * np.tanh(c),
+        c1,
+    )
     out["h is o * tanh(c_new): the tanh is missing"] = (sig(o) * c1, c1)
     c2 = sig(f) * c + sig(i) * sig(g)
     out["the candidate g uses tanh, not sigmoid (values in -1..1)"] = (sig(o) * np.tanh(c2), c2)
     c3 = sig(i) * c + sig(f) * np.tanh(g)
     out["gate order is i, f, g, o: f multiplies the old cell state, i the candidate"] = (
-        sig(o) * np.tanh(c3), c3)
+        sig(o) * np.tanh(c3),
+        c3,
+    )
     return out
 
 
@@ -964,8 +1030,13 @@ def copy_params(params: list[Any]) -> list[Any]:
 class _Op:
     """A hand-made node for the engine check: ``backward`` returns fixed formulas."""
 
-    def __init__(self, tensor_class: type, inputs: list[Any], value: np.ndarray,
-                 grads: Callable[[np.ndarray], tuple[np.ndarray, ...]]) -> None:
+    def __init__(
+        self,
+        tensor_class: type,
+        inputs: list[Any],
+        value: np.ndarray,
+        grads: Callable[[np.ndarray], tuple[np.ndarray, ...]],
+    ) -> None:
         self.inputs = inputs
         self.output = tensor_class(value, creator=self)
         self._grads = grads
@@ -987,8 +1058,13 @@ def check_call(call: Callable[..., Any], tensor_class: type, function_class: typ
 
     a = tensor_class(np.array([1.0, 2.0]))
     f = Twice()
-    with exercise("call(f, a, np.array([10.0, 20.0]))", ("'Tensor'", "forward works on "
-                  "arrays: give f.forward the inputs' arrays, x.data, not the Tensors")):
+    with exercise(
+        "call(f, a, np.array([10.0, 20.0]))",
+        (
+            "'Tensor'",
+            "forward works on arrays: give f.forward the inputs' arrays, x.data, not the Tensors",
+        ),
+    ):
         y = call(f, a, np.array([10.0, 20.0]))
     if not isinstance(y, tensor_class):
         raise AssertionError(
@@ -997,9 +1073,7 @@ def check_call(call: Callable[..., Any], tensor_class: type, function_class: typ
         )
     seen = getattr(f, "seen", None)
     if seen is None or any(isinstance(s, tensor_class) for s in seen):
-        raise AssertionError(
-            "forward should receive the inputs' arrays (x.data), not the Tensors"
-        )
+        raise AssertionError("forward should receive the inputs' arrays (x.data), not the Tensors")
     check_close("call(f, a, b).data", y.data, np.array([12.0, 24.0]))
     if y.creator is not f:
         raise AssertionError("the output's creator should be f (Tensor(result, creator=f))")
@@ -1025,9 +1099,12 @@ def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
     x = T(np.array([1.0, 2.0, -3.0]))
     sq = _Op(T, [x, x], x.data**2, lambda g: (g * x.data, g * x.data))
     y = _Op(T, [sq.output, x], sq.output.data + x.data, lambda g: (g, g)).output
-    none_hint = ("NoneType", "a gradient is None: either y.grad was never set (start with "
-                 "y.grad = np.ones_like(y.data)), or a Function ran before its output's gradient "
-                 "arrived - walk the depth-first list *reversed*, last appended first")
+    none_hint = (
+        "NoneType",
+        "a gradient is None: either y.grad was never set (start with "
+        "y.grad = np.ones_like(y.data)), or a Function ran before its output's gradient "
+        "arrived - walk the depth-first list *reversed*, last appended first",
+    )
     with exercise("backward(y) for y = x*x + x", none_hint):
         backward(y)
     if x.grad is None:
@@ -1039,11 +1116,20 @@ def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
         "only the last contribution survived: a Tensor used several times must *add* its "
         "gradients (x.grad = g if x.grad is None else x.grad + g)"
     )
-    check_close_diagnosed("x.grad for y = x*x + x", x.grad, 2 * x.data + 1, [
-        (overwritten, np.ones(3)), (overwritten, x.data), (overwritten, x.data + 1),
-        (overwritten, 2 * x.data)])
-    check_close("y.grad (the seed)", y.grad, np.ones(3),
-                hint="start with y.grad = np.ones_like(y.data)")
+    check_close_diagnosed(
+        "x.grad for y = x*x + x",
+        x.grad,
+        2 * x.data + 1,
+        [
+            (overwritten, np.ones(3)),
+            (overwritten, x.data),
+            (overwritten, x.data + 1),
+            (overwritten, 2 * x.data),
+        ],
+    )
+    check_close(
+        "y.grad (the seed)", y.grad, np.ones(3), hint="start with y.grad = np.ones_like(y.data)"
+    )
     # 2. a diamond: a = exp(u); b = a * a; c = b + a. a's creator must wait for both uses.
     u = T(np.array([0.5, -1.0]))
     ea = np.exp(u.data)
@@ -1061,9 +1147,13 @@ def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
             "reverse topological order (a depth-first search that appends a Function after "
             "its inputs' creators, then reversed)"
         )
-    check_close("u.grad for c = exp(u)**2 + exp(u)", u.grad, expected,
-                hint="each Function's backward must run once, after all the gradients of its "
-                "output have been added up: reverse topological order")
+    check_close(
+        "u.grad for c = exp(u)**2 + exp(u)",
+        u.grad,
+        expected,
+        hint="each Function's backward must run once, after all the gradients of its "
+        "output have been added up: reverse topological order",
+    )
 
 
 def _set_graph(f: Any, tensor_class: type, arrays: list[np.ndarray]) -> Any:
@@ -1074,8 +1164,13 @@ def _set_graph(f: Any, tensor_class: type, arrays: list[np.ndarray]) -> Any:
     return out
 
 
-def _numeric(make: Callable[[], Any], tensor_class: type, arrays: list[np.ndarray], k: int,
-             weights: np.ndarray) -> np.ndarray:
+def _numeric(
+    make: Callable[[], Any],
+    tensor_class: type,
+    arrays: list[np.ndarray],
+    k: int,
+    weights: np.ndarray,
+) -> np.ndarray:
     eps = 1e-6
     grad = np.zeros_like(arrays[k])
     for index in np.ndindex(arrays[k].shape):
@@ -1088,10 +1183,15 @@ def _numeric(make: Callable[[], Any], tensor_class: type, arrays: list[np.ndarra
     return grad
 
 
-def check_function_backward(name: str, make: Callable[[], Any], tensor_class: type,
-                            arrays: list[np.ndarray], names: list[str],
-                            mistakes: Callable[[np.ndarray], dict[int, dict[str, Any]]]
-                            | None = None, shape_hints: list[str] | None = None) -> None:
+def check_function_backward(
+    name: str,
+    make: Callable[[], Any],
+    tensor_class: type,
+    arrays: list[np.ndarray],
+    names: list[str],
+    mistakes: Callable[[np.ndarray], dict[int, dict[str, Any]]] | None = None,
+    shape_hints: list[str] | None = None,
+) -> None:
     """Compare a capstone Function's ``backward`` with central differences, input by input.
 
     ``mistakes(gy)`` may return ``{input index: {hint: wrong gradient}}``;
@@ -1102,8 +1202,14 @@ def check_function_backward(name: str, make: Callable[[], Any], tensor_class: ty
     with exercise(f"{name}.forward"):
         out = _set_graph(f, tensor_class, arrays)
     gy = np.random.default_rng(4).standard_normal(np.shape(out))
-    with exercise(f"{name}.backward", ("matmul", "check the shapes of the product: gy is "
-                                        "(N, D_out), W is (D_out, D_in), x is (N, D_in)")):
+    with exercise(
+        f"{name}.backward",
+        (
+            "matmul",
+            "check the shapes of the product: gy is "
+            "(N, D_out), W is (D_out, D_in), x is (N, D_in)",
+        ),
+    ):
         grads = f.backward(gy)
     grads = grads if isinstance(grads, (tuple, list)) else (grads,)
     if len(grads) != len(arrays):
@@ -1121,8 +1227,14 @@ def check_function_backward(name: str, make: Callable[[], Any], tensor_class: ty
                 f"{names[k]} has shape {a.shape} (a gradient has its input's shape){extra}"
             )
         numeric = _numeric(make, tensor_class, arrays, k, gy)
-        check_close_diagnosed(f"{name}.backward's gradient of {names[k]}", g, numeric,
-                              wrong.get(k, {}), atol=1e-5, rtol=1e-4)
+        check_close_diagnosed(
+            f"{name}.backward's gradient of {names[k]}",
+            g,
+            numeric,
+            wrong.get(k, {}),
+            atol=1e-5,
+            rtol=1e-4,
+        )
 
 
 def check_softmax_ce(make: Callable[[np.ndarray], Any], tensor_class: type) -> None:
@@ -1146,27 +1258,50 @@ def check_softmax_ce(make: Callable[[np.ndarray], Any], tensor_class: type) -> N
     probs = np.exp(z - z.max(axis=1, keepdims=True))
     probs /= probs.sum(axis=1, keepdims=True)
     picked = -np.log(probs[np.arange(3), t])
-    check_close_diagnosed("SoftmaxCrossEntropy forward", got, ref.data, {
-        "that is the sum over the batch: take the mean": picked.sum(),
-        "the loss is -log of the probability of the *true* class, p[arange(N), t]":
-        -np.log(probs[np.arange(3), [1, 0, 0]]).mean()}, atol=1e-6)
-    with exercise("SoftmaxCrossEntropy.backward", ("object has no attribute", "keep what "
-                  "backward needs on self in forward (self.p = ... or self.log_p = ...)")):
+    check_close_diagnosed(
+        "SoftmaxCrossEntropy forward",
+        got,
+        ref.data,
+        {
+            "that is the sum over the batch: take the mean": picked.sum(),
+            "the loss is -log of the probability of the *true* class, p[arange(N), t]": -np.log(
+                probs[np.arange(3), [1, 0, 0]]
+            ).mean(),
+        },
+        atol=1e-6,
+    )
+    with exercise(
+        "SoftmaxCrossEntropy.backward",
+        (
+            "object has no attribute",
+            "keep what backward needs on self in forward (self.p = ... or self.log_p = ...)",
+        ),
+    ):
         grads = f.backward(np.array(1.0))
     grads = grads if isinstance(grads, (tuple, list)) else (grads,)
     onehot = np.eye(3)[t]
-    check_close_diagnosed("the gradient of the logits", grads[0], zv.grad.data, {
-        "divide by N: the loss is a mean over the batch": probs - onehot,
-        "the sign is flipped: the gradient is softmax - one_hot": (onehot - probs) / 3,
-        "subtract the one-hot labels: the gradient is (softmax - one_hot) / N": probs / 3},
+    check_close_diagnosed(
+        "the gradient of the logits",
+        grads[0],
+        zv.grad.data,
+        {
+            "divide by N: the loss is a mean over the batch": probs - onehot,
+            "the sign is flipped: the gradient is softmax - one_hot": (onehot - probs) / 3,
+            "subtract the one-hot labels: the gradient is (softmax - one_hot) / N": probs / 3,
+        },
         hint="the gradient is (softmax - one_hot(t)) / N: subtract 1 only at the entries "
-        "[np.arange(N), t], one per row")
+        "[np.arange(N), t], one per row",
+    )
     f2 = make(t)
     _set_graph(f2, tensor_class, [z])
     grads2 = f2.backward(np.array(2.0))
     grads2 = grads2 if isinstance(grads2, (tuple, list)) else (grads2,)
-    check_close("the gradient for an upstream gy = 2", grads2[0], 2 * zv.grad.data,
-                hint="multiply by the incoming gy (a number: the loss is a scalar)")
+    check_close(
+        "the gradient for an upstream gy = 2",
+        grads2[0],
+        2 * zv.grad.data,
+        hint="multiply by the incoming gy (a number: the loss is a scalar)",
+    )
 
 
 def check_capstone_adam(make: Callable[[list[Any]], Any], parameter_class: type) -> None:
@@ -1202,8 +1337,13 @@ def check_capstone_adam(make: Callable[[list[Any]], Any], parameter_class: type)
             for hint, trace in traces.items():
                 if np.allclose(p.data, trace[step][k], atol=1e-7, rtol=1e-6):
                     raise AssertionError(f"your Adam differs at step {step + 1}: {hint}")
-            check_close(f"parameter {k} after step {step + 1} of your Adam", p.data, v.data,
-                        atol=1e-7, rtol=1e-6)
+            check_close(
+                f"parameter {k} after step {step + 1} of your Adam",
+                p.data,
+                v.data,
+                atol=1e-7,
+                rtol=1e-6,
+            )
 
 
 def check_no_minitorch(namespace: dict[str, Any]) -> None:
@@ -1214,10 +1354,16 @@ def check_no_minitorch(namespace: dict[str, Any]) -> None:
     for key, value in namespace.items():
         if key.startswith("_") or key in {"In", "Out"}:
             continue
-        module = (value.__name__ if isinstance(value, types.ModuleType)
-                  else getattr(value, "__module__", "") or "")
-        if isinstance(module, str) and module.startswith("minitorch") and not module.startswith(
-                "minitorch.data"):
+        module = (
+            value.__name__
+            if isinstance(value, types.ModuleType)
+            else getattr(value, "__module__", "") or ""
+        )
+        if (
+            isinstance(module, str)
+            and module.startswith("minitorch")
+            and not module.startswith("minitorch.data")
+        ):
             used.append(key)
         for base in getattr(value, "__mro__", ())[1:]:
             owner = getattr(base, "__module__", "")
@@ -1225,13 +1371,15 @@ def check_no_minitorch(namespace: dict[str, Any]) -> None:
                 used.append(f"{key} (a subclass of {base.__module__}.{base.__name__})")
     if used:
         raise AssertionError(
-            "your framework uses minitorch: " + ", ".join(sorted(set(used)))
+            "your framework uses minitorch: "
+            + ", ".join(sorted(set(used)))
             + ". Only the data loaders (minitorch.data) may come from minitorch"
         )
 
 
-def check_batch_gradients(batch_gradients: Callable[..., Any], mlp_class: type,
-                          x: np.ndarray, t: np.ndarray) -> float:
+def check_batch_gradients(
+    batch_gradients: Callable[..., Any], mlp_class: type, x: np.ndarray, t: np.ndarray
+) -> float:
     """Compare the capstone model's gradients on one batch with minitorch's; return the gap."""
     import minitorch.ops as F
     from minitorch import Variable, nn
@@ -1273,14 +1421,20 @@ def check_batch_gradients(batch_gradients: Callable[..., Any], mlp_class: type,
                 f"the gradient of {name} is twice minitorch's: the gradients of an earlier "
                 "backward were still there; call model.zero_grad() first"
             )
-        check_close(f"the gradient of {name} (minitorch's is the reference)", g, r,
-                    atol=1e-8, rtol=1e-6)
+        check_close(
+            f"the gradient of {name} (minitorch's is the reference)", g, r, atol=1e-8, rtol=1e-6
+        )
         gap = max(gap, float(np.max(np.abs(g - r))))
     return gap
 
 
-def diagnose_training(model: Any, untrained: list[np.ndarray], loader: Any,
-                      rng_state: Any, loss_of: Callable[[Any, Any, Any], Any]) -> None:
+def diagnose_training(
+    model: Any,
+    untrained: list[np.ndarray],
+    loader: Any,
+    rng_state: Any,
+    loss_of: Callable[[Any, Any, Any], Any],
+) -> None:
     """Say what went wrong in the capstone's training loop (notebook 13, exercise 7).
 
     ``untrained`` are the weights before the loop, ``rng_state`` the loader's generator
@@ -1305,7 +1459,7 @@ def diagnose_training(model: Any, untrained: list[np.ndarray], loader: Any,
     if any(g is None for g in kept):
         return
     xb, tb = loader.dataset.data[:64], loader.dataset.label[:64]  # not the loader: its order
-    model.zero_grad()                                              # must not move on
+    model.zero_grad()  # must not move on
     loss_of(model, xb, tb).backward()
     fresh = float(np.sqrt(sum(np.sum(p.grad**2) for p in params)))
     left = float(np.sqrt(sum(np.sum(g**2) for g in kept if g is not None)))
@@ -1319,8 +1473,9 @@ def diagnose_training(model: Any, untrained: list[np.ndarray], loader: Any,
         )
 
 
-def reference_pieces(tensor_class: type, function_class: type, parameter_class: type
-                     ) -> dict[str, Any]:
+def reference_pieces(
+    tensor_class: type, function_class: type, parameter_class: type
+) -> dict[str, Any]:
     """Working versions of the capstone's pieces, built on the student's base classes.
 
     The capstone uses them only for a piece whose exercise does not pass yet, so that one
@@ -1415,8 +1570,13 @@ def reference_pieces(tensor_class: type, function_class: type, parameter_class: 
             return self.forward(*args)  # type: ignore[attr-defined]
 
     class Adam:
-        def __init__(self, params: Any, lr: float = 0.001,
-                     betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+        def __init__(
+            self,
+            params: Any,
+            lr: float = 0.001,
+            betas: tuple[float, float] = (0.9, 0.999),
+            eps: float = 1e-8,
+        ) -> None:
             self.params = list(params)
             self.lr, self.betas, self.eps, self.t = lr, betas, eps, 0
             self.m = [np.zeros_like(p.data) for p in self.params]
@@ -1435,5 +1595,12 @@ def reference_pieces(tensor_class: type, function_class: type, parameter_class: 
                 m_hat, v_hat = m / (1 - b1**self.t), v / (1 - b2**self.t)
                 p.data -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
 
-    return {"call": call, "backward": backward, "Linear": Linear, "ReLU": ReLU,
-            "SoftmaxCrossEntropy": SoftmaxCrossEntropy, "Module": Module, "Adam": Adam}
+    return {
+        "call": call,
+        "backward": backward,
+        "Linear": Linear,
+        "ReLU": ReLU,
+        "SoftmaxCrossEntropy": SoftmaxCrossEntropy,
+        "Module": Module,
+        "Adam": Adam,
+    }

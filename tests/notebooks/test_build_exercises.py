@@ -100,15 +100,27 @@ def test_07_add_bias_backward_on_ndarrays_is_caught() -> None:
         def backward(self, gy: Any) -> Any:
             return gy.data, gy.data.sum(axis=0)  # right numbers, but ndarrays
 
-    fails_with("this is an ndarray", cb.check_returns_variables, "AddBias", AddBias,
-               np.ones((2, 3)), np.ones(3))
+    fails_with(
+        "this is an ndarray",
+        cb.check_returns_variables,
+        "AddBias",
+        AddBias,
+        np.ones((2, 3)),
+        np.ones(3),
+    )
 
 
 def test_07_square_w_mistake_is_named() -> None:
     rng = np.random.default_rng(0)
     W, gy = rng.standard_normal((3, 3)), np.ones((2, 3))
-    fails_with("for a square W the shapes also fit gy @ W", cb.check_close_diagnosed,
-               "x.grad", gy @ W, gy @ W.T, {"for a square W the shapes also fit gy @ W": gy @ W})
+    fails_with(
+        "for a square W the shapes also fit gy @ W",
+        cb.check_close_diagnosed,
+        "x.grad",
+        gy @ W,
+        gy @ W.T,
+        {"for a square W the shapes also fit gy @ W": gy @ W},
+    )
 
 
 def test_07_prose_no_longer_claims_a_unique_product() -> None:
@@ -138,8 +150,13 @@ def test_08_sign_error_in_backward_names_backward_not_backward_array() -> None:
     class Buggy(_LogCosh):
         sign_backward = -1.0
 
-    message = fails_with("your LogCosh.backward (used by backward(create_graph=True))",
-                         cb.check_methods_of_function, "LogCosh", Buggy, np.array([0.5, -1.2]))
+    message = fails_with(
+        "your LogCosh.backward (used by backward(create_graph=True))",
+        cb.check_methods_of_function,
+        "LogCosh",
+        Buggy,
+        np.array([0.5, -1.2]),
+    )
     assert "backward_array" not in message
     assert "the sign is flipped" in message
     assert "finite differences give" in message  # the right value is the finite difference
@@ -149,8 +166,13 @@ def test_08_sign_error_in_backward_array_names_backward_array() -> None:
     class Buggy(_LogCosh):
         sign_array = -1.0
 
-    fails_with("your LogCosh.backward_array (used by a plain backward())",
-               cb.check_methods_of_function, "LogCosh", Buggy, np.array([0.5, -1.2]))
+    fails_with(
+        "your LogCosh.backward_array (used by a plain backward())",
+        cb.check_methods_of_function,
+        "LogCosh",
+        Buggy,
+        np.array([0.5, -1.2]),
+    )
 
 
 def test_08_a_correct_function_passes() -> None:
@@ -197,8 +219,12 @@ def test_09_registration_everything_registered() -> None:
             self._params[name] = value
             object.__setattr__(self, name, value)
 
-    fails_with("only the Parameters W and b should be registered", cb.check_registration,
-               Everything, Parameter)
+    fails_with(
+        "only the Parameters W and b should be registered",
+        cb.check_registration,
+        Everything,
+        Parameter,
+    )
 
 
 def test_09_registration_forgot_object_setattr() -> None:
@@ -236,13 +262,21 @@ def test_09_registration_list_instead_of_dict() -> None:
             for m in self._modules.values():
                 yield from m.parameters()
 
-    fails_with("key the registry by the attribute's name", cb.check_registration, Listing,
-               Parameter)
+    fails_with(
+        "key the registry by the attribute's name", cb.check_registration, Listing, Parameter
+    )
 
 
 class _Loader:
-    def __init__(self, x: Any, t: Any, batch_size: int, shuffle: bool = True,
-                 drop_last: bool = False, seed: Any = None) -> None:
+    def __init__(
+        self,
+        x: Any,
+        t: Any,
+        batch_size: int,
+        shuffle: bool = True,
+        drop_last: bool = False,
+        seed: Any = None,
+    ) -> None:
         self.x, self.t, self.b, self.shuffle, self.drop = x, t, batch_size, shuffle, drop_last
         self.rng = np.random.default_rng(seed)
 
@@ -269,12 +303,34 @@ def test_09_loader_accepts_a_good_loader() -> None:
     [
         ({"__len__": lambda self: len(self.x) // self.b}, "batch sizes [4, 4, 2]"),
         ({"__len__": lambda self: -(-len(self.x) // self.b)}, "drop_last=True should drop"),
-        ({"order": lambda self: np.random.default_rng(0).permutation(len(self.x))
-          if self.shuffle else np.arange(len(self.x))}, "both epochs had the same order"),
-        ({"order": lambda self: self.rng.integers(0, len(self.x), len(self.x))
-          if self.shuffle else np.arange(len(self.x))}, "exactly once (a permutation)"),
-        ({"order": lambda self: np.random.permutation(len(self.x))
-          if self.shuffle else np.arange(len(self.x))}, "same seed should give the same order"),
+        (
+            {
+                "order": lambda self: (
+                    np.random.default_rng(0).permutation(len(self.x))
+                    if self.shuffle
+                    else np.arange(len(self.x))
+                )
+            },
+            "both epochs had the same order",
+        ),
+        (
+            {
+                "order": lambda self: (
+                    self.rng.integers(0, len(self.x), len(self.x))
+                    if self.shuffle
+                    else np.arange(len(self.x))
+                )
+            },
+            "exactly once (a permutation)",
+        ),
+        (
+            {
+                "order": lambda self: (
+                    np.random.permutation(len(self.x)) if self.shuffle else np.arange(len(self.x))
+                )
+            },
+            "same seed should give the same order",
+        ),
     ],
 )
 def test_09_loader_mistakes_are_named(override: dict[str, Any], fragment: str) -> None:
@@ -314,8 +370,12 @@ class _SGD:
 
 
 def _check_sgd(cls: type) -> None:
-    cb.check_optimizer("MySGD", lambda ps: cls(ps, lr=0.05, momentum=0.9),
-                       lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9), cb.sgd_variants(0.05, 0.9))
+    cb.check_optimizer(
+        "MySGD",
+        lambda ps: cls(ps, lr=0.05, momentum=0.9),
+        lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9),
+        cb.sgd_variants(0.05, 0.9),
+    )
 
 
 def test_10_sgd_accepts_the_right_rule() -> None:
@@ -323,8 +383,11 @@ def test_10_sgd_accepts_the_right_rule() -> None:
 
 
 def test_10_sgd_velocity_not_kept_is_named() -> None:
-    fails_with("equal plain SGD: the velocity must persist", _check_sgd,
-               type("Forget", (_SGD,), {"forget": True}))
+    fails_with(
+        "equal plain SGD: the velocity must persist",
+        _check_sgd,
+        type("Forget", (_SGD,), {"forget": True}),
+    )
 
 
 def test_10_sgd_grad_variable_in_numpy_is_named() -> None:
@@ -339,8 +402,9 @@ def test_10_sgd_grad_variable_in_numpy_is_named() -> None:
 class _Adam:
     correct, t_start = True, 0
 
-    def __init__(self, params: Any, lr: float = 0.001, betas: Any = (0.9, 0.999),
-                 eps: float = 1e-8) -> None:
+    def __init__(
+        self, params: Any, lr: float = 0.001, betas: Any = (0.9, 0.999), eps: float = 1e-8
+    ) -> None:
         self.params, self.lr, self.betas, self.eps = list(params), lr, betas, eps
         self.m = [np.zeros_like(p.data) for p in self.params]
         self.v = [np.zeros_like(p.data) for p in self.params]
@@ -365,8 +429,12 @@ class _Adam:
 
 
 def _check_adam(cls: type) -> None:
-    cb.check_optimizer("MyAdam", lambda ps: cls(ps, lr=0.1), lambda ps: optim.Adam(ps, lr=0.1),
-                       cb.adam_variants(0.1, (0.9, 0.999), 1e-8))
+    cb.check_optimizer(
+        "MyAdam",
+        lambda ps: cls(ps, lr=0.1),
+        lambda ps: optim.Adam(ps, lr=0.1),
+        cb.adam_variants(0.1, (0.9, 0.999), 1e-8),
+    )
 
 
 def test_10_adam_accepts_the_right_rule() -> None:
@@ -378,15 +446,22 @@ def test_10_adam_without_bias_correction_is_named() -> None:
 
 
 def test_10_adam_step_count_from_zero_is_named() -> None:
-    fails_with("t should be 1 at the first step", _check_adam,
-               type("Late", (_Adam,), {"t_start": 1}))
+    fails_with(
+        "t should be 1 at the first step", _check_adam, type("Late", (_Adam,), {"t_start": 1})
+    )
 
 
 # -- 11: convolution pieces, LSTM, clipping ----------------------------------------------
 def test_11_conv_output_size_true_division_is_caught() -> None:
     # (8 - 3) / 2 + 1 = 3.5: the case the old check lacked
-    fails_with("use floor division //", cb.check_close_diagnosed, "conv_output_size", 3.5, 3,
-               {"a window fits only whole times: use floor division //": 3.5})
+    fails_with(
+        "use floor division //",
+        cb.check_close_diagnosed,
+        "conv_output_size",
+        3.5,
+        3,
+        {"a window fits only whole times: use floor division //": 3.5},
+    )
     text = (NOTEBOOKS / "src" / "11_conv_and_rnn.py").read_text()
     assert "((8, 3, 2, 0), 3)" in text
 
@@ -497,8 +572,13 @@ def test_13_reference_pieces_pass_their_own_checks() -> None:
     ref = cb.reference_pieces(_T, _F, _P)
     cb.check_call(ref["call"], _T, _F)
     cb.check_engine(ref["backward"], _T)
-    cb.check_function_backward("Linear", ref["Linear"], _T,
-                               [np.ones((2, 3)), np.ones((4, 3)), np.ones(4)], ["x", "W", "b"])
+    cb.check_function_backward(
+        "Linear",
+        ref["Linear"],
+        _T,
+        [np.ones((2, 3)), np.ones((4, 3)), np.ones(4)],
+        ["x", "W", "b"],
+    )
     cb.check_softmax_ce(ref["SoftmaxCrossEntropy"], _T)
     cb.check_registration(ref["Module"], _P)
     cb.check_capstone_adam(lambda ps: ref["Adam"](ps, lr=0.1), _P)
@@ -570,9 +650,15 @@ def test_13_linear_transposed_weight_gradient_is_named() -> None:
             x, W, _ = (t.data for t in self.inputs)
             return gy @ W, x.T @ gy, gy.sum(axis=0)
 
-    fails_with("gradient of W has shape (4, 3), but W has shape (3, 4)",
-               cb.check_function_backward, "Linear", Wrong, _T,
-               [np.ones((5, 4)), np.ones((3, 4)), np.ones(3)], ["x", "W", "b"])
+    fails_with(
+        "gradient of W has shape (4, 3), but W has shape (3, 4)",
+        cb.check_function_backward,
+        "Linear",
+        Wrong,
+        _T,
+        [np.ones((5, 4)), np.ones((3, 4)), np.ones(3)],
+        ["x", "W", "b"],
+    )
 
 
 def test_13_softmax_ce_without_mean_is_named() -> None:
@@ -603,8 +689,9 @@ def test_13_framework_using_minitorch_is_caught() -> None:
     from minitorch import nn
 
     cb.check_no_minitorch({"Digits": data.Digits, "np": np, "Tensor": _T})
-    fails_with("your framework uses minitorch: Linear", cb.check_no_minitorch,
-               {"Linear": nn.Linear})
+    fails_with(
+        "your framework uses minitorch: Linear", cb.check_no_minitorch, {"Linear": nn.Linear}
+    )
 
 
 # -- pictures ----------------------------------------------------------------------------
@@ -678,47 +765,359 @@ def _run(source: str, namespace: dict[str, Any]) -> BaseException | None:
     return None
 
 
+_RUNS: dict[str, tuple[list[Any], list[int], dict[int, Any], dict[int, Any]]] = {}
+
+
+def _student_run(
+    prefix: str, make_student: ModuleType, run_notebooks: ModuleType
+) -> tuple[list[Any], list[int], dict[int, Any], dict[int, Any]]:
+    """Run the untouched student version once (cached): cells, exercise cells, a snapshot of
+    the namespace before each exercise, and each check cell's error."""
+    import matplotlib.pyplot as plt
+
+    if prefix not in _RUNS:
+        cells = _cells(prefix, run_notebooks)
+        exercises = [i for i, c in enumerate(cells) if "### BEGIN SOLUTION" in c[2]]
+        namespace: dict[str, Any] = {"__name__": "__main__"}
+        snapshots: dict[int, dict[str, Any]] = {}
+        untouched: dict[int, BaseException | None] = {}
+        with _in_notebooks_dir():
+            for i, (_, tags, source) in enumerate(cells):
+                if i in exercises:
+                    snapshots[i] = dict(namespace)
+                error = _run(make_student.strip_source(source), namespace)
+                if "check" in tags:
+                    untouched[i] = error
+                plt.close("all")
+        _RUNS[prefix] = (cells, exercises, snapshots, untouched)
+    return _RUNS[prefix]
+
+
+def _solve_alone(
+    prefix: str,
+    k: int,
+    make_student: ModuleType,
+    run_notebooks: ModuleType,
+    edit: tuple[str, str] | None = None,
+) -> BaseException | None:
+    """Exercise k (1-based) solved (or solved with ``edit`` applied), the others untouched:
+    run it and the cells up to its check; return the first error."""
+    import matplotlib.pyplot as plt
+
+    cells, exercises, snapshots, _ = _student_run(prefix, make_student, run_notebooks)
+    i = exercises[k - 1]
+    check = next(j for j in range(i + 1, len(cells)) if "check" in cells[j][1])
+    solution = cells[i][2]
+    if edit is not None:
+        assert edit[0] in solution, f"{prefix} exercise {k}: {edit[0]!r} not in the solution"
+        solution = solution.replace(edit[0], edit[1])
+    namespace = dict(snapshots[i])
+    steps = [solution] + [make_student.strip_source(c[2]) for c in cells[i + 1 : check + 1]]
+    with _in_notebooks_dir():
+        try:
+            for step in steps:
+                error = _run(step, namespace)
+                if error is not None:
+                    return error
+        finally:
+            plt.close("all")
+    return None
+
+
 @pytest.mark.parametrize("prefix", BUILD_NOTEBOOKS)
 def test_each_exercise_is_graded_on_its_own(
     prefix: str, make_student: ModuleType, run_notebooks: ModuleType
 ) -> None:
     """Untouched: every check says "not done yet". Solved alone: an exercise passes."""
-    import matplotlib.pyplot as plt
-
-    cells = _cells(prefix, run_notebooks)
-    exercises = [i for i, c in enumerate(cells) if "### BEGIN SOLUTION" in c[2]]
-    checks = {i: next(j for j in range(i + 1, len(cells)) if "check" in cells[j][1])
-              for i in exercises}
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    snapshots: dict[int, dict[str, Any]] = {}
-    untouched: dict[int, BaseException | None] = {}
-    with _in_notebooks_dir():
-        for i, (_, tags, source) in enumerate(cells):
-            if i in exercises:
-                snapshots[i] = dict(namespace)
-            error = _run(make_student.strip_source(source), namespace)
-            if "check" in tags:
-                untouched[i] = error
-            plt.close("all")
-        failures = []
-        for i in exercises:
-            ns = dict(snapshots[i])
-            steps = [cells[i][2]] + [make_student.strip_source(c[2])
-                                     for c in cells[i + 1 : checks[i] + 1]]
-            for step in steps:
-                error = _run(step, ns)
-                if error is not None:
-                    failures.append(f"exercise cell {i} solved alone: {type(error).__name__}: "
-                                    f"{str(error)[:300]}")
-                    break
-            plt.close("all")
+    _, exercises, _, untouched = _student_run(prefix, make_student, run_notebooks)
     for j, error in untouched.items():
         assert error is not None, f"{prefix}: check cell {j} passed with every exercise untouched"
         message = f"{type(error).__name__}: {error}"
         assert "not done yet" in message, (
             f"{prefix}: untouched check cell {j} says {message[:300]}"
         )
+    failures = []
+    for k in range(1, len(exercises) + 1):
+        error = _solve_alone(prefix, k, make_student, run_notebooks)
+        if error is not None:
+            failures.append(
+                f"exercise {k} solved alone: {type(error).__name__}: {str(error)[:300]}"
+            )
     assert not failures, f"{prefix}: " + "\n".join(failures)
+
+
+# A student's typical mistakes, injected into the solution (notebook, exercise number,
+# replaced text, replacement), and a fragment the check's message must contain. These were
+# found by working through the student versions (see the closing note of issue 20).
+MISTAKES = [
+    (
+        "07",
+        2,
+        "return gy @ W.T, x.T @ gy",
+        "return gy.data @ W.data.T, x.data.T @ gy.data",
+        "computed on raw NumPy arrays",
+    ),
+    (
+        "07",
+        2,
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W, x.T @ gy",
+        "for a square W the shapes also fit gy @ W",
+    ),
+    (
+        "07",
+        3,
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy.data, gy.data.sum(axis=0)",
+        "this is an ndarray",
+    ),
+    ("07", 3, "return gy, F.sum_to(gy, b.shape)", "return gy, gy", "F.sum_to(gy, b.shape)"),
+    (
+        "08",
+        1,
+        "return gy * F.tanh(x)",
+        "return -gy * F.tanh(x)",
+        "your LogCosh.backward (used by backward(create_graph=True)) is wrong",
+    ),
+    (
+        "08",
+        1,
+        "return gy * np.tanh(x)",
+        "return -gy * np.tanh(x)",
+        "your LogCosh.backward_array (used by a plain backward()) is wrong",
+    ),
+    ("08", 1, "return gy * F.tanh(x)", "return gy * np.tanh(x.data)", "raw NumPy arrays"),
+    (
+        "09",
+        3,
+        "history = fit(trained, optim.Adam(trained.parameters(), lr=0.05), 1500)",
+        "opt = optim.Adam(trained.parameters(), lr=0.05)\nhistory = []\nfor _ in range(1500):\n"
+        "    loss = F.mean_squared_error(trained(xs), ys)\n    loss.backward()\n    opt.step()\n"
+        "    history.append(loss.item())",
+        "zero_grad",
+    ),
+    (
+        "09",
+        4,
+        "        object.__setattr__(self, name, value)\n        ### END",
+        "        setattr(self, name, value)\n        ### END",
+        "object.__setattr__(self, name",
+    ),
+    (
+        "09",
+        4,
+        "        object.__setattr__(self, name, value)\n        ### END",
+        "        ### END",
+        "the attributes themselves are missing",
+    ),
+    (
+        "09",
+        4,
+        "if isinstance(value, Parameter):",
+        "if isinstance(value, Variable):",
+        "only the Parameters W and b should be registered",
+    ),
+    (
+        "09",
+        4,
+        "yield from self._params.values()",
+        "yield from self._params",
+        "iterating over a dict gives its keys",
+    ),
+    (
+        "09",
+        5,
+        "return n // self.batch_size if self.drop_last else -(-n // self.batch_size)",
+        "return n / self.batch_size",
+        "a count must be an int",
+    ),
+    (
+        "09",
+        5,
+        "self.rng.permutation(n) if",
+        "np.random.default_rng(0).permutation(n) if",
+        "both epochs had the same order",
+    ),
+    (
+        "09",
+        5,
+        "self.rng.permutation(n) if",
+        "self.rng.integers(0, n, n) if",
+        "exactly once (a permutation)",
+    ),
+    (
+        "10",
+        2,
+        "return float(-log_p[np.arange(len(t)), t].mean())",
+        "return float(-log_p[np.arange(len(t)), t].sum())",
+        "take the mean",
+    ),
+    (
+        "10",
+        4,
+        "            v += p.grad.data\n            p.data -= self.lr * v",
+        "            v += p.grad.data\n            p.data -= self.lr * p.grad",
+        "this is a Variable",
+    ),
+    ("10", 4, "            v *= self.momentum\n", "", "the velocity only grows"),
+    (
+        "10",
+        5,
+        "m_hat = m / (1 - beta1**self.t)\n            v_hat = v / (1 - beta2**self.t)",
+        "m_hat, v_hat = m, v",
+        "no bias correction",
+    ),
+    ("10", 5, "        self.t += 1\n", "", "count t up before using it"),
+    ("10", 5, "v += (1 - beta2) * g * g", "v += (1 - beta2) * g", "square root of a negative"),
+    (
+        "10",
+        5,
+        "np.sqrt(v_hat) + self.eps)",
+        "np.sqrt(v_hat + self.eps))",
+        "eps goes outside the square root",
+    ),
+    (
+        "11",
+        2,
+        "return (h + 2 * padding - k) // stride + 1",
+        "return (h + 2 * padding - k) / stride + 1",
+        "use // (floor division)",
+    ),
+    (
+        "11",
+        3,
+        "col[:, :, i * ow + j] =",
+        "col[:, :, j * oh + i] =",
+        "windows are in the wrong order",
+    ),
+    ("11", 4, "] += col", "] = col", "must add up (+=), not overwrite"),
+    (
+        "11",
+        4,
+        "    x = np.zeros(x_shape)\n",
+        "    return col.reshape(x_shape)\n",
+        "col2im is not a reshape",
+    ),
+    (
+        "11",
+        5,
+        'gW = np.einsum("nol,ncl->oc", gy2, self.col).reshape(W.shape)',
+        "gW = (gy2[0] @ self.col[0].T).reshape(W.shape)",
+        "summed over the batch",
+    ),
+    (
+        "11",
+        5,
+        "gx = fold(W2.T @ gy2, x.shape, self.k)",
+        "gx = W2.T @ gy2",
+        "fold(gcol, x.shape, k)",
+    ),
+    (
+        "11",
+        6,
+        "gx[n, c, 2 * i + r, 2 * j + s] = gy[index]",
+        "gx[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2] = gy[index]",
+        "only the maximum gets it",
+    ),
+    ("11", 6, "r, s = divmod(", "s, r = divmod(", "rows and columns are swapped"),
+    ("11", 6, "gx[n, c, 2 * i + r, 2 * j + s]", "gx[n, c, i + r, j + s]", "starts at row 2*i"),
+    (
+        "11",
+        8,
+        "g = F.tanh(z[:, 2 * H : 3 * H])",
+        "g = np.tanh(z[:, 2 * H : 3 * H])",
+        "this is a Variable",
+    ),
+    ("11", 8, "return o * F.tanh(c_new), c_new", "return o * F.tanh(c), c_new", "the *new* cell"),
+    ("11", 8, "c_new = f * c + i * g", "c_new = i * c + f * g", "gate order is i, f, g, o"),
+    ("11", 8, "return o * F.tanh(c_new), c_new", "return o * F.tanh(c_new)", "two values"),
+    ("11", 8, "z = x @ W.T + h @ U.T + b", "z = (x @ W.T + h @ U.T + b).data", "cut the graph"),
+    ("11", 9, "    return norm", "    return min(norm, max_norm)", "the norm *before* clipping"),
+    (
+        "11",
+        9,
+        "p.grad = Variable(p.grad.data * (max_norm / norm))",
+        "p.grad = p.grad.data * (max_norm / norm)",
+        "a gradient is a Variable",
+    ),
+    (
+        "13",
+        1,
+        "f.output = Tensor(f.forward(*[x.data for x in inputs]), creator=f)",
+        "f.output = Tensor(f.forward(*inputs), creator=f)",
+        "forward works on arrays",
+    ),
+    (
+        "13",
+        1,
+        "    inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]\n",
+        "",
+        "should be wrapped in a Tensor",
+    ),
+    ("13", 2, "x.grad = g if x.grad is None else x.grad + g", "x.grad = g", "*add* its gradients"),
+    ("13", 2, "    for f in reversed(order):", "    for f in order:", "*reversed*"),
+    (
+        "13",
+        2,
+        "        grads = f.backward(f.output.grad)",
+        "        grads = f.backward(y.grad)",
+        "reverse topological order",
+    ),
+    (
+        "13",
+        3,
+        "return gy @ W, gy.T @ x, gy.sum(axis=0)",
+        "return gy @ W, x.T @ gy, gy.sum(axis=0)",
+        "g_W = gy.T @ x",
+    ),
+    (
+        "13",
+        3,
+        "return gy @ W, gy.T @ x, gy.sum(axis=0)",
+        "return gy @ W, gy.T @ x, gy",
+        "sum gy over axis 0",
+    ),
+    (
+        "13",
+        4,
+        "        shifted = z - z.max(axis=1, keepdims=True)\n",
+        "        shifted = z\n",
+        "subtract each row's maximum",
+    ),
+    ("13", 4, "return gy * grad / n", "return gy * grad", "divide by N"),
+    ("13", 6, "m += (1 - b1) * p.grad\n", "m += (1 - b1) * p.grad.data\n", "use p.grad itself"),
+    ("13", 7, "        model.zero_grad()\n", "", "Call model.zero_grad()"),
+    ("13", 7, "        optimizer.step()\n", "", "call optimizer.step()"),
+    ("13", 7, "        loss.backward()\n", "", "call loss.backward()"),
+    ("13", 8, "    model.zero_grad()\n", "", "call model.zero_grad() first"),
+    (
+        "13",
+        8,
+        "return [p.grad for p in model.parameters()]",
+        "return [p for p in model.parameters()]",
+        "return its gradient, p.grad",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("prefix", "k", "old", "new", "fragment"),
+    MISTAKES,
+    ids=[f"{m[0]}-ex{m[1]}-{i}" for i, m in enumerate(MISTAKES)],
+)
+def test_a_typical_mistake_gets_specific_feedback(
+    prefix: str,
+    k: int,
+    old: str,
+    new: str,
+    fragment: str,
+    make_student: ModuleType,
+    run_notebooks: ModuleType,
+) -> None:
+    error = _solve_alone(prefix, k, make_student, run_notebooks, (old, new))
+    assert error is not None, f"{prefix} exercise {k}: the mistake passed the check"
+    assert isinstance(error, AssertionError), f"{type(error).__name__}: {error}"
+    assert fragment in str(error), str(error)
 
 
 def test_every_build_notebook_has_checks_that_say_not_done() -> None:
