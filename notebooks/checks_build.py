@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from checks import _array, check_close, check_true, explain_errors, ok
+from checks import check_close, check_true, explain_errors, ok
 
 __all__ = [
     "TYPE_HINTS",
@@ -140,6 +140,18 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
     except Exception as err:
         with explain_errors(what, *hints, *TYPE_HINTS):
             raise err from None
+
+
+def _array(name: str, value: Any) -> np.ndarray:
+    """``value`` (a number, an ndarray or a Variable) as a float64 array, or a clear error."""
+    if value is None:
+        raise AssertionError(f"{name} is None: did you forget to `return` the result?")
+    try:
+        return np.asarray(getattr(value, "data", value), dtype=np.float64)
+    except (TypeError, ValueError):
+        raise AssertionError(
+            f"{name} should be a number or an array, got {type(value).__name__}"
+        ) from None
 
 
 def is_done(probe: Callable[[], Any]) -> bool:
@@ -824,6 +836,15 @@ def check_clip(clip: Callable[..., Any]) -> None:
             grads[k],
             hint="leave the gradients alone when the norm is already small enough",
         )
+
+
+def reference_clip(params: list[Any], max_norm: float) -> float:
+    """minitorch's ClipGrad as a function: clip in place, return the norm before clipping."""
+    from minitorch.optim import ClipGrad
+
+    clip = ClipGrad(max_norm)
+    clip(params)
+    return clip.last_norm
 
 
 # -- notebook 11: convolution pieces -----------------------------------------------------

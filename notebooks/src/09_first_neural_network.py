@@ -357,6 +357,7 @@ check_loader(SimpleLoader)
 ok("SimpleLoader batches, shuffles every epoch, keeps x and t together, and drops the "
    "short batch on request")
 
+# %% [markdown]
 # ## Summary
 #
 # * Training is a loop: forward, loss, `backward()`, update the parameters against their

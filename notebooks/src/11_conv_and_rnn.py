@@ -26,7 +26,8 @@ from checks import check_close, check_gradient, check_true, ok
 from checks_build import (check_clip, check_close_diagnosed, dead_filters, exercise,
                           float_weights, lstm_reference, lstm_variants, reference_col2im,
                           reference_im2col, yours_or_reference)
-from checks_build import check_col2im, check_connected, check_im2col, maxpool_variants
+from checks_build import (check_col2im, check_connected, check_im2col, maxpool_variants,
+                          reference_clip)
 from minitorch import Function, Variable, data, manual_seed, nn, no_grad, optim
 from pictures import diverging_image, draw_im2col, draw_maxpool_backward, draw_unrolled_rnn
 
@@ -613,8 +614,7 @@ def train_exploding(clip, steps=150, bptt=20):
 
 
 unclipped = train_exploding(None)
-clip_fn = yours_or_reference("clip_grad_norm", clip_grad_norm,
-                             lambda ps, m: optim.ClipGrad(m)(ps) or 0.0, check_clip)
+clip_fn = yours_or_reference("clip_grad_norm", clip_grad_norm, reference_clip, check_clip)
 clipped = train_exploding(clip_fn)
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.semilogy(unclipped, "o-", label="no clipping")
@@ -637,8 +637,7 @@ plt.show()
 #   the shared weights over the steps, and truncation (`unchain_backward`) bounds memory.
 # * Weight sharing needs nothing new from autograd: a value used many times collects the
 #   sum of its gradients.
-# * `im2col`/`col2im` make a convolution one matrix product and its backward another;
-#   max-pool's backward routes each gradient to its window's maximum.
+# * Max-pool's backward routes each gradient to its window's maximum.
 # * An LSTM carries a cell state updated additively through gates; clipping the global
 #   gradient norm keeps an exploding RNN's steps bounded.
 #

@@ -409,6 +409,37 @@ check_true(test_accuracy >= 0.95,
 ok(f"your framework reads handwritten digits: {test_accuracy:.1%} test accuracy")
 
 # %% [markdown]
+# What does it read? The first 16 test images, with your network's answer above each
+# (red where it is wrong), and the confusion matrix over all 359: row = the true digit,
+# column = the answer; everything off the diagonal is a mistake.
+
+# %%
+import matplotlib.pyplot as plt
+
+predicted = model(test_set.data).data.argmax(axis=1)
+fig = plt.figure(figsize=(10, 3.6))
+for k in range(16):
+    ax = fig.add_subplot(2, 12, k + 1 + (k // 8) * 4)
+    ax.imshow(test_set.data[k].reshape(8, 8), cmap="gray_r")
+    right = predicted[k] == test_set.label[k]
+    ax.set_title(str(predicted[k]), color="black" if right else "crimson", fontsize=9)
+    ax.axis("off")
+confusion = np.zeros((10, 10), dtype=int)
+np.add.at(confusion, (test_set.label, predicted), 1)
+ax = fig.add_axes([0.70, 0.1, 0.28, 0.8])
+ax.imshow(np.log1p(confusion), cmap="Blues")
+for (i, j), n in np.ndenumerate(confusion):
+    if n:
+        ax.text(j, i, str(n), ha="center", va="center", fontsize=6,
+                color="white" if n > 20 else "black")
+ax.set_xlabel("answer", fontsize=8)
+ax.set_ylabel("true digit", fontsize=8)
+ax.set_xticks(range(10))
+ax.set_yticks(range(10))
+ax.tick_params(labelsize=7)
+plt.show()
+
+# %% [markdown]
 # ## Exercise 8 — the same gradients as minitorch
 #
 # Write `batch_gradients(model, x, t)`: clear the gradients, compute the loss on the

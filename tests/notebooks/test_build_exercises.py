@@ -544,6 +544,10 @@ def test_11_clipping_returning_the_clipped_norm_is_named() -> None:
     fails_with("the norm *before* clipping", cb.check_clip, after)
 
 
+def test_11_reference_clip_passes_the_check() -> None:
+    cb.check_clip(cb.reference_clip)
+
+
 def test_11_dead_filters_are_found() -> None:
     maps = np.zeros((3, 4, 4))
     maps[0, 1, 1] = 0.5
@@ -702,6 +706,11 @@ def test_heatmap_text_is_dark_on_the_light_end_of_viridis() -> None:
     texts = pictures.annotated_heatmap(ax, np.array([[0.0, 1.0]]), cmap="viridis")
     assert [t.get_color() for t in texts] == ["white", "black"]  # dark purple, bright yellow
     plt.close(fig)
+
+
+def test_07_broadcast_figure_has_no_fixed_text_colour() -> None:
+    text = (NOTEBOOKS / "src" / "07_tensors.py").read_text()
+    assert 'color="white"' not in text and "annotated_heatmap(" in text
 
 
 def test_diverging_image_has_symmetric_limits() -> None:
