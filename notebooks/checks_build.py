@@ -1083,7 +1083,8 @@ def check_call(call: Callable[..., Any], tensor_class: type, function_class: typ
         "call(f, a, np.array([10.0, 20.0]))",
         (
             "'Tensor'",
-            "forward works on arrays: give f.forward the inputs' arrays, x.data, not the Tensors",
+            "a Tensor ended up where an array belongs: wrap only the inputs that are not "
+            "Tensors yet (isinstance(x, Tensor)), and give f.forward their arrays, x.data",
         ),
     ):
         y = call(f, a, np.array([10.0, 20.0]))

@@ -407,7 +407,8 @@ class ConvIm2col(Function):
 # %% tags=["check"]
 check_rng = np.random.default_rng(5)
 x_conv, w_conv = check_rng.standard_normal((2, 3, 5, 5)), check_rng.standard_normal((4, 3, 3, 3))
-with exercise("ConvIm2col forward"):
+with exercise("ConvIm2col forward", ("matmul", "the flattened filters W2, (C_out, C*k*k), go "
+              "on the left: W2 @ col, shape (N, C_out, H_out*W_out)")):
     y_conv = ConvIm2col()(x_conv, w_conv)
 check_close("ConvIm2col forward", y_conv, F.conv2d(x_conv, w_conv).data,
             hint="flatten W to (C_out, C*k*k), multiply with col, reshape to "
@@ -425,7 +426,9 @@ col_conv = reference_im2col(x_conv, 3)
 first_only = (np.ones((4, col_conv.shape[2])) @ col_conv[0].T).reshape(w_conv.shape)
 check_close_diagnosed("the filters' gradient gW", wv.grad, wr.grad.data, {
     "gW is summed over the batch: the same filters are used for every image (you kept only "
-    "the first image's share)": first_only},
+    "the first image's share)": first_only,
+    "gW was transposed before the reshape: sum over n of gy[n] @ col[n].T has W2's shape "
+    "(C_out, C*k*k); reshape that": wr.grad.data.reshape(4, -1).T.reshape(w_conv.shape)},
     hint="gW = sum over n of gy[n] @ col[n].T, reshaped to W.shape")
 check_close("the input's gradient gx", xv.grad, xr.grad.data,
             hint="gcol = W2.T @ gy, then col2im (fold) back to x's shape")
@@ -541,9 +544,10 @@ def lstm_cell(x, h, c, W, U, b):
 
 # %% tags=["check"]
 check_rng = np.random.default_rng(8)
-lstm_args = [check_rng.standard_normal(s) * 0.6 for s in [(2, 3), (2, 2), (2, 2), (8, 3),
-                                                         (8, 2), (8,)]]
-with exercise("lstm_cell"):
+lstm_args = [check_rng.standard_normal(s) * 0.6 for s in [(3, 4), (3, 2), (3, 2), (8, 4),
+                                                         (8, 2), (8,)]]  # N=3, D=4, H=2
+with exercise("lstm_cell", ("broadcast", "H = h.shape[1], the state size: each gate is "
+              "z[:, k*H:(k+1)*H], shaped like h and c")):
     result = lstm_cell(*[Variable(a) for a in lstm_args])
 check_true(isinstance(result, (tuple, list)) and len(result) == 2,
            f"lstm_cell should return two values, (h_new, c_new), got a {type(result).__name__}")
@@ -553,7 +557,8 @@ check_true(hasattr(h_new, "creator") and hasattr(c_new, "creator"),
            "use F.sigmoid / F.tanh, not np.*)")
 h_ref, c_ref = lstm_reference(*lstm_args)
 wrong = lstm_variants(*lstm_args)
-check_close_diagnosed("c_new", c_new, c_ref, {k: v[1] for k, v in wrong.items()})
+check_close_diagnosed("c_new", c_new, c_ref, {k: v[1] for k, v in wrong.items()},
+                      hint="H = h.shape[1] is the state size; z has 4H columns, i, f, g, o")
 check_close_diagnosed("h_new", h_new, h_ref, {k: v[0] for k, v in wrong.items()})
 check_connected("lstm_cell", lstm_cell, *lstm_args)
 check_gradient("lstm_cell", lstm_cell, *lstm_args)

@@ -1106,6 +1106,35 @@ MISTAKES = [
         "return [p for p in model.parameters()]",
         "return its gradient, p.grad",
     ),
+    (
+        "11",
+        5,
+        'gW = np.einsum("nol,ncl->oc", gy2, self.col).reshape(W.shape)',
+        'gW = np.einsum("nol,ncl->oc", gy2, self.col).T.reshape(W.shape)',
+        "transposed before the reshape",
+    ),
+    (
+        "09",
+        5,
+        "order = self.rng.permutation(n) if self.shuffle else np.arange(n)",
+        "order = self.rng.permutation(n)",
+        "with shuffle=False the batches should follow",
+    ),
+    (
+        "11",
+        5,
+        "y = W.reshape(W.shape[0], -1) @ self.col",
+        "y = self.col @ W.reshape(W.shape[0], -1)",
+        "go on the left: W2 @ col",
+    ),
+    ("11", 8, "    H = h.shape[1]", "    H = h.shape[0]", "H = h.shape[1], the state size"),
+    (
+        "13",
+        1,
+        "inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]",
+        "inputs = [Tensor(x) for x in inputs]",
+        "wrap only the inputs that are not Tensors",
+    ),
 ]
 
 
