@@ -1054,7 +1054,7 @@ MISTAKES = [
         1,
         "f.output = Tensor(f.forward(*[x.data for x in inputs]), creator=f)",
         "f.output = Tensor(f.forward(*inputs), creator=f)",
-        "forward works on arrays",
+        "give f.forward their arrays, x.data",
     ),
     (
         "13",
