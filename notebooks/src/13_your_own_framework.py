@@ -33,6 +33,7 @@
 # 3. verify a framework against a reference implementation.
 
 # %%
+import matplotlib.pyplot as plt
 import numpy as np
 
 from checks import check_true, ok
@@ -414,8 +415,6 @@ ok(f"your framework reads handwritten digits: {test_accuracy:.1%} test accuracy"
 # column = the answer; everything off the diagonal is a mistake.
 
 # %%
-import matplotlib.pyplot as plt
-
 predicted = model(test_set.data).data.argmax(axis=1)
 fig = plt.figure(figsize=(10, 3.6))
 for k in range(16):
