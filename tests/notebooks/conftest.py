@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -12,17 +11,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "notebooks"
-
-
-def load_script(name: str) -> ModuleType:
-    """Import ``scripts/<name>.py`` (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from exercise_runner import load_script
 
 
 @pytest.fixture(scope="session")
@@ -79,3 +68,4 @@ def run_until_first_exercise(student_dir: Path) -> Callable[[str], None]:
         )
 
     return run
+
