@@ -296,6 +296,9 @@ check_is_array("d1", d1)
 check_true(not (np.allclose(d0, d1_expected, atol=1e-4) and np.allclose(d1, d0_expected,
                                                                          atol=1e-4)),
            "d0 and d1 are swapped: d0 belongs to the first input x0")
+check_true(not np.allclose(d0, d0_expected + d1_expected, atol=1e-4),
+           "d0 is the sum of both partial derivatives: you shifted both inputs at once; "
+           "shift one input, keep the other as it is")
 check_close("d0 (wiggling x0 only)", d0, d0_expected, atol=1e-6, hint=difference_hint(1e-4))
 check_close("d1 (wiggling x1 only)", d1, d1_expected, atol=1e-6, hint=difference_hint(1e-4))
 check_true(np.array_equal(u0.data, [-2.0, 0.5]) and np.array_equal(v0.data, [3.0, 1.0]),

@@ -324,8 +324,8 @@ def backward_chain(y):
 # %% tags=["check"]
 chain_hints = (
     ("'NoneType' object has no attribute", "a leaf's creator is None: stop the loop there"),
-    ("unsupported operand type(s) for *: 'NoneType'",
-     "a gradient is None: start with y.grad = Variable(np.ones_like(y.data))"),
+    ("NoneType", "a gradient is None: start with y.grad = Variable(np.ones_like(y.data)), "
+     "and pass the current Variable's .grad to its creator's backward"),
 )
 x_test = Variable(np.array([0.5, -0.3]))
 a_test = Square()(x_test)
@@ -344,6 +344,7 @@ check_close("a.grad (the middle of the chain)", a_test.grad,
 leaf = Variable(np.array([1.0, 2.0]))
 with explain_errors("backward_chain(leaf)", *chain_hints), time_limit(10, "a leaf: stop at once"):
     backward_chain(leaf)
+check_is_variable("a leaf's own gradient (the seed)", leaf.grad)
 check_close("a leaf's own gradient", leaf.grad, np.ones(2), hint="seed y.grad with ones")
 
 

@@ -312,16 +312,21 @@ def sin_dual(d):
 
 # %% tags=["check"]
 chain_hint = "multiply g'(value) by d.deriv, the derivative carried so far (chain rule)"
-with explain_errors("exp_dual(Dual(0.3, 1.0))"):
+number_hints = (
+    ("which has no callable", "np.exp and np.sin need numbers: apply them to d.value"),
+    ("has no attribute 'value'", "exp_dual and sin_dual must return a Dual(value, deriv)"),
+)
+with explain_errors("exp_dual(Dual(0.3, 1.0))", *number_hints):
     e = exp_dual(Dual(0.3, 1.0))
 check_true(isinstance(e, Dual), f"exp_dual should return a Dual, got {type(e).__name__}")
 check_close("exp_dual(Dual(0.3, 1)).value", e.value, np.exp(0.3))
 check_close("exp_dual(Dual(0.3, 1)).deriv", e.deriv, np.exp(0.3))
-with explain_errors("sin_dual(Dual(0.3, 2.0))"):
+with explain_errors("sin_dual(Dual(0.3, 2.0))", *number_hints):
     s_ = sin_dual(Dual(0.3, 2.0))
+check_true(isinstance(s_, Dual), f"sin_dual should return a Dual, got {type(s_).__name__}")
 check_close("sin_dual(Dual(0.3, 2)).value", s_.value, np.sin(0.3))
 check_close("sin_dual(Dual(0.3, 2)).deriv", s_.deriv, 2 * np.cos(0.3), hint=chain_hint)
-with explain_errors("sin_dual(exp_dual(Dual(0.3, 1.0)))"):
+with explain_errors("sin_dual(exp_dual(Dual(0.3, 1.0)))", *number_hints):
     both = sin_dual(exp_dual(Dual(0.3, 1.0)))
 check_close("d/dx sin(exp(x)) at 0.3", both.deriv, np.cos(np.exp(0.3)) * np.exp(0.3),
             hint=chain_hint)

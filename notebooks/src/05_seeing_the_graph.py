@@ -268,6 +268,8 @@ with explain_errors("received_norms(trace)",
 check_true(isinstance(norms, list) and len(norms) == len(deep_trace),
            f"received_norms should return one pair per step ({len(deep_trace)}), got "
            f"{norms!r:.100}")
+check_true(all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in norms),
+           f"each item should be a pair (name, norm), got {norms[0]!r:.60}")
 check_true([name for name, _ in norms] == [step.name for step in deep_trace],
            "the names should follow the trace's order: [step.name for step in trace]")
 expected = [float(np.sqrt(np.sum(step.grads_in[0] ** 2))) for step in deep_trace]
