@@ -8,10 +8,9 @@ from types import ModuleType
 
 import nbformat
 import pytest
+from exercise_runner import load_script
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
-
-from exercise_runner import load_script
 
 
 @pytest.fixture(scope="session")

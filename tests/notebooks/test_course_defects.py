@@ -8,7 +8,6 @@ test_exercises_graded_alone*.py; here are the cases those cannot express.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import numpy as np

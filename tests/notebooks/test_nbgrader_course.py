@@ -27,12 +27,14 @@ nbgrader = pytest.importorskip(
 NOTEBOOK = "01_variables_and_numerical_diff"
 
 
-def _nbgrader(*args: str, root: Path) -> subprocess.CompletedProcess[str]:
+def _nbgrader(*args: str, root: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     # nbgrader calls its `alembic` helper by name: the environment's bin/ must be on PATH
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    command = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}",
-               f"--Exchange.root={root.parent / 'exchange'}"]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    exchange = root.parent / "exchange"
+    command = [sys.executable, "-m", "nbgrader", *args, f"--Exchange.root={exchange}"]
+    if cwd == ROOT:  # the teacher's side: nbgrader_config.py there gives the course id
+        command.append(f"--CourseDirectory.root={root}")
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"nbgrader {args[0]} failed:\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -84,3 +86,20 @@ def test_autograde_gives_each_exercise_its_own_points(tmp_path: Path) -> None:
         assert scores[f"only{k + 1}"] == points[k], (
             f"exercise {k + 1} solved alone scored {scores[f'only{k + 1}']}, not {points[k]}"
         )
+
+
+@pytest.mark.slow
+def test_release_fetch_submit_collect_on_one_machine(tmp_path: Path) -> None:
+    """The cycle of docs/for-teachers.md: the course id comes from nbgrader_config.py."""
+    root, student = tmp_path / "course", tmp_path / "student"
+    student.mkdir()
+    load_script("make_course").make_course(root, [NOTEBOOK[:2]])
+    _nbgrader("generate_assignment", NOTEBOOK, "--force", root=root)
+    _nbgrader("release_assignment", NOTEBOOK, root=root)
+    outbound = root.parent / "exchange" / "minitorch" / "outbound" / NOTEBOOK
+    assert (outbound / f"{NOTEBOOK}.ipynb").is_file() and (outbound / "checks.py").is_file()
+    _nbgrader("fetch_assignment", NOTEBOOK, "--course=minitorch", root=root, cwd=student)
+    assert (student / NOTEBOOK / f"{NOTEBOOK}.ipynb").is_file()
+    _nbgrader("submit", NOTEBOOK, "--course=minitorch", root=root, cwd=student)
+    _nbgrader("collect", NOTEBOOK, root=root)
+    assert list((root / "submitted").glob(f"*/{NOTEBOOK}/{NOTEBOOK}.ipynb"))
