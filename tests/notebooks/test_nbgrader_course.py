@@ -9,6 +9,7 @@ exercise's points — for every exercise, so no exercise costs points for anothe
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -52,13 +53,26 @@ def _submit(root: Path, student: str, release: nbformat.NotebookNode, solved: se
         (folder / helper.name).write_text(helper.read_text())
 
 
-@pytest.mark.slow
-def test_autograde_gives_each_exercise_its_own_points(tmp_path: Path) -> None:
-    root = tmp_path / "course"
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A course directory after ``make_course`` and ``generate_assignment`` (done once)."""
+    root = tmp_path_factory.mktemp("generated") / "course"
     make_course: ModuleType = load_script("make_course")
-    run_notebooks: ModuleType = load_script("run_notebooks")
     assert make_course.make_course(root, [NOTEBOOK[:2]]) == [NOTEBOOK]
     _nbgrader("generate_assignment", NOTEBOOK, "--force", root=root)
+    return root
+
+
+def _copy(generated: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "course"
+    shutil.copytree(generated, root)
+    return root
+
+
+@pytest.mark.slow
+def test_autograde_gives_each_exercise_its_own_points(generated: Path, tmp_path: Path) -> None:
+    root = _copy(generated, tmp_path)
+    run_notebooks: ModuleType = load_script("run_notebooks")
 
     release = nbformat.read(root / "release" / NOTEBOOK / f"{NOTEBOOK}.ipynb", as_version=4)
     source = nbformat.read(root / "source" / NOTEBOOK / f"{NOTEBOOK}.ipynb", as_version=4)
@@ -89,12 +103,10 @@ def test_autograde_gives_each_exercise_its_own_points(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_release_fetch_submit_collect_on_one_machine(tmp_path: Path) -> None:
+def test_release_fetch_submit_collect_on_one_machine(generated: Path, tmp_path: Path) -> None:
     """The cycle of docs/for-teachers.md: the course id comes from nbgrader_config.py."""
-    root, student = tmp_path / "course", tmp_path / "student"
+    root, student = _copy(generated, tmp_path), tmp_path / "student"
     student.mkdir()
-    load_script("make_course").make_course(root, [NOTEBOOK[:2]])
-    _nbgrader("generate_assignment", NOTEBOOK, "--force", root=root)
     _nbgrader("release_assignment", NOTEBOOK, root=root)
     outbound = root.parent / "exchange" / "minitorch" / "outbound" / NOTEBOOK
     assert (outbound / f"{NOTEBOOK}.ipynb").is_file() and (outbound / "checks.py").is_file()
