@@ -18,13 +18,15 @@ ifeq ($(CROSSCHECK),1)
 endif
 
 .PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
-.PHONY: student notebooks lab fuzz browser
+.PHONY: student notebooks lab fuzz browser lab-student course
 
 help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
 	@echo "make test   - lint, type-check and run the whole test suite"
 	@echo "make bench  - side-by-side benchmarks (minitorch, NumPy, DeZero, PyTorch)"
 	@echo "make lab    - JupyterLab on the course notebooks (make student: copies without solutions)"
+	@echo "make lab-student - JupyterLab on the student copies (build/student)"
+	@echo "make course - nbgrader's course directory (build/course); see docs/for-teachers.md"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +110,18 @@ notebooks: venv graphviz
 lab: venv graphviz
 	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
 	$(VENV)/bin/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# The student copies, opened in JupyterLab (make student writes them first).
+lab-student: student graphviz
+	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
+	$(VENV)/bin/jupyter lab build/student $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# nbgrader (the `course` extra) and its course directory build/course/source/<NN_name>/;
+# nbgrader_config.py (course id, root, exchange in build/) is read from this directory.
+course: venv
+	@$(PY) -c "import nbgrader" 2>/dev/null || $(PY) -m pip install -q -e ".[$(EXTRAS),course]"
+	$(PY) scripts/make_course.py
+	@echo "next, from this directory: source .venv/bin/activate && nbgrader generate_assignment 01_variables_and_numerical_diff"
 
 clean:
 	rm -rf build site .pytest_cache .mypy_cache .ruff_cache

@@ -33,7 +33,9 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SOURCES = NOTEBOOKS / "src"
-KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+# What JupyterLab 4 writes when it saves a notebook: storing the same means opening one
+# does not mark it modified.
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 _HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$")
 
 
@@ -63,6 +65,38 @@ def _nbgrader_metadata(source: str, tags: list[str], grade_id: str) -> dict | No
     if "check" in tags:
         return {**base, "solution": False, "grade": True, "locked": True, "points": 1}
     return None
+
+
+def exercises(nb: nbformat.NotebookNode) -> list[tuple[int, int]]:
+    """The exercises of a notebook as ``(solution cell, check cell)`` index pairs, in order.
+
+    An exercise is a code cell holding ``### BEGIN SOLUTION``; its check is the next code
+    cell tagged ``check``. nbgrader grades each check cell on its own (1 point).
+
+    Raises:
+        ValueError: if an exercise has no check cell before the next exercise.
+    """
+    pairs: list[tuple[int, int]] = []
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "code" or "### BEGIN SOLUTION" not in cell.source:
+            continue
+        check = next(
+            (
+                j
+                for j in range(i + 1, len(cells))
+                if cells[j].cell_type == "code"
+                and (
+                    "check" in cells[j].metadata.get("tags", [])
+                    or "### BEGIN SOLUTION" in cells[j].source
+                )
+            ),
+            None,
+        )
+        if check is None or "### BEGIN SOLUTION" in cells[check].source:
+            raise ValueError(f"exercise in cell {i} has no check cell after it")
+        pairs.append((i, check))
+    return pairs
 
 
 def build_notebook(source: Path) -> nbformat.NotebookNode:

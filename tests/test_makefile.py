@@ -68,3 +68,16 @@ def test_readme_says_how_to_run_the_torch_cross_checks() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme.index("make demo") < readme.index("make test") < readme.index("CROSSCHECK")
     assert "`CROSSCHECK=1 make test` installs `torch==2.13.0`" in readme
+
+
+def test_lab_student_opens_the_student_copies() -> None:
+    lines = dry_run("lab-student")
+    assert any("scripts/make_student.py --out build/student" in line for line in lines)
+    (line,) = [line for line in lines if "jupyter lab" in line]
+    assert "jupyter lab build/student" in line
+
+
+def test_course_lays_out_nbgrader_source_and_installs_the_extra() -> None:
+    text = "\n".join(dry_run("course"))
+    assert "scripts/make_course.py" in text
+    assert ",course]" in text  # the optional extra with nbgrader
