@@ -157,8 +157,8 @@ class BackwardTrace:
             }
         return self._names.get(node_id or "", "?")
 
-    def frames(self, **options: Any) -> list[str]:
-        """The DOT text of each frame of the step-through view (see BackwardStepper).
+    def frames(self, **options: Any) -> list[dict[str, Any]]:
+        """The step data of each frame of the step-through view (BackwardStepper.frames).
 
         Args:
             **options: ``show_values``, ``show_shapes``, ``rankdir`` as for the stepper.
