@@ -198,8 +198,9 @@ class BackwardStepper:
         for i in range(len(graph.edges)):
             overlay.edge_attrs[i] = f'id="e_{i}"'
         text = write_dot(graph, self.options, overlay)
-        if picture:
-            return text
+        head, rest = text.split("\n", 1)
+        if picture:  # the note on top, in large type; at most ~650×430 px on screen
+            return head + '\n\tgraph [labelloc=t fontsize=16 size="9,6"]\n' + rest
         func_ids = {fn.id for fn in graph.functions}
         extra = []
         for i, (src, dst) in enumerate(graph.edges):
@@ -209,8 +210,7 @@ class BackwardStepper:
                 f'style=dashed color="{colour}" penwidth=2.5 arrowsize=0.9]'
             )
         assert text.endswith("}\n")
-        head, rest = text.split("\n", 1)  # room around the drawing for the badges
-        text = head + '\n\tgraph [pad="0.25"]\n' + rest
+        text = head + '\n\tgraph [pad="0.25"]\n' + rest  # room for the badges
         return text[:-2] + "\n".join(extra) + ("\n" if extra else "") + "}\n"
 
     @cached_property

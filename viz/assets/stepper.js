@@ -13,7 +13,9 @@ function minitorchStepper(root, data, options) {
   var frames = data.frames;
   var last = frames.length - 1;
   var prefix = data.prefix;
-  var MIN_READABLE = 0.8; // below this zoom the labels are too small for a projector
+  // A graph that only fits below TOO_SMALL is shown at READABLE instead, following the
+  // active Function (labels below ~40% are unreadable on a projector).
+  var TOO_SMALL = 0.4, READABLE = 0.9;
   var view = root.querySelector(".mts-view");
   var canvas = root.querySelector(".mts-canvas");
   var svg = canvas.querySelector("svg");
@@ -143,7 +145,8 @@ function minitorchStepper(root, data, options) {
     if (full || root.classList.contains("mts-page")) {
       h = window.innerHeight - top - 16;
     } else {
-      h = Math.min(window.innerHeight * 0.75, height * (w / width));
+      // in a notebook: the controls, caption and drawing fit in the window together
+      h = Math.min(Math.max(window.innerHeight - 230, 240), height * (w / width));
     }
     return {w: w, h: Math.max(h, 160)};
   }
@@ -155,7 +158,7 @@ function minitorchStepper(root, data, options) {
   function layoutView(readable) {
     var room = available();
     var scale = Math.min(room.w / width, room.h / height, 2);
-    if (readable && scale < MIN_READABLE) scale = MIN_READABLE;
+    if (readable && scale < TOO_SMALL) scale = READABLE;
     zoom = scale;
     var shownH = Math.min(room.h, height * zoom);
     view.style.height = Math.ceil(shownH) + "px";
