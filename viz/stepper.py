@@ -198,9 +198,10 @@ class BackwardStepper:
         for i in range(len(graph.edges)):
             overlay.edge_attrs[i] = f'id="e_{i}"'
         text = write_dot(graph, self.options, overlay)
-        head, rest = text.split("\n", 1)
-        if picture:  # the note on top, in large type; at most ~650×430 px on screen
-            return head + '\n\tgraph [labelloc=t fontsize=16 size="9,6"]\n' + rest
+        head, graph_line, rest = text.split("\n", 2)
+        if picture:  # the note on top, in large type; at most 672×480 px
+            extra = '\tgraph [labelloc=t fontsize=16 size="7,5"]'  # inches at 96 dpi
+            return "\n".join([head, graph_line, extra, rest])
         func_ids = {fn.id for fn in graph.functions}
         extra = []
         for i, (src, dst) in enumerate(graph.edges):
@@ -210,7 +211,7 @@ class BackwardStepper:
                 f'style=dashed color="{colour}" penwidth=2.5 arrowsize=0.9]'
             )
         assert text.endswith("}\n")
-        text = head + '\n\tgraph [pad="0.25"]\n' + rest  # room for the badges
+        text = "\n".join([head, graph_line, '\tgraph [pad="0.25"]', rest])  # badges' room
         return text[:-2] + "\n".join(extra) + ("\n" if extra else "") + "}\n"
 
     @cached_property
