@@ -200,19 +200,19 @@ class BackwardStepper:
         text = write_dot(graph, self.options, overlay)
         head, graph_line, rest = text.split("\n", 2)
         if picture:  # the note on top, in large type; at most 672×480 px
-            extra = '\tgraph [labelloc=t fontsize=16 size="7,5"]'  # inches at 96 dpi
-            return "\n".join([head, graph_line, extra, rest])
+            note = '\tgraph [labelloc=t fontsize=16 size="7,5"]'  # inches at 96 dpi
+            return "\n".join([head, graph_line, note, rest])
         func_ids = {fn.id for fn in graph.functions}
-        extra = []
+        arrows = []
         for i, (src, dst) in enumerate(graph.edges):
             colour = "#d7301f" if dst in func_ids else "#2171b5"  # sent : received
-            extra.append(
+            arrows.append(
                 f'\t{dst} -> {src} [id="g_{i}" class="mts-grad" constraint=false '
                 f'style=dashed color="{colour}" penwidth=2.5 arrowsize=0.9]'
             )
         assert text.endswith("}\n")
         text = "\n".join([head, graph_line, '\tgraph [pad="0.25"]', rest])  # badges' room
-        return text[:-2] + "\n".join(extra) + ("\n" if extra else "") + "}\n"
+        return text[:-2] + "\n".join(arrows) + ("\n" if arrows else "") + "}\n"
 
     @cached_property
     def _svg(self) -> str | None:
@@ -509,61 +509,71 @@ class BackwardStepper:
     def save_gif(self, path: str | os.PathLike[str], duration_ms: int = 1500) -> Path:
         """Write an animated GIF of the frames (for slides); needs Graphviz and Pillow.
 
-        Every frame is the same layout (the nodes' positions are pinned to the one
-        drawing), with the step's highlights drawn in and its caption underneath.
+        Every frame is the same layout — the same DOT structure, only colours and line
+        styles differ, which Graphviz's layout ignores — with the step's highlights
+        drawn in and its caption written underneath.
 
         Raises:
             GraphvizNotFoundError: if no Graphviz renderer is available.
         """
-        from PIL import Image
+        import textwrap
 
-        images = [
-            Image.open(io.BytesIO(pipe_dot(dot, "png"))).convert("RGB")
-            for dot in self._gif_frames()
+        from PIL import Image, ImageDraw
+
+        pictures = [
+            Image.open(io.BytesIO(pipe_dot(self._frame_dot(k), "png"))).convert("RGB")
+            for k in range(len(self))
         ]
-        width = max(image.width for image in images)
-        height = max(image.height for image in images)
-        padded = []
-        for image in images:  # captions differ in length; pad onto one canvas
-            canvas = Image.new("RGB", (width, height), "white")
-            canvas.paste(image, ((width - image.width) // 2, 0))
-            padded.append(canvas)
+        width = max(max(p.width for p in pictures), 480)
+        font = _caption_font(15)
+        line_chars = max(40, width // 8)
+        frames = []
+        for picture, frame in zip(pictures, self._frames()):
+            lines = textwrap.wrap(frame["caption"], line_chars)[:6]
+            canvas = Image.new("RGB", (width, picture.height + 12 + 20 * 6), "white")
+            canvas.paste(picture, ((width - picture.width) // 2, 0))
+            draw = ImageDraw.Draw(canvas)
+            for i, line in enumerate(lines):
+                draw.text((10, picture.height + 6 + 20 * i), line, fill="black", font=font)
+            frames.append(canvas)
         buffer = io.BytesIO()
-        padded[0].save(
-            buffer, format="GIF", save_all=True, append_images=padded[1:],
+        frames[0].save(
+            buffer, format="GIF", save_all=True, append_images=frames[1:],
             duration=duration_ms, loop=0,
         )  # fmt: skip
         path = Path(path)
         write_atomic(path, buffer.getvalue())
         return path
 
-    def _gif_frames(self) -> list[str]:
-        """DOT text per frame for the GIF: pinned positions, highlights, caption."""
-        positions = _positions(pipe_dot(self.dot(), "plain").decode("utf-8"))
+    def _frame_dot(self, k: int) -> str:
+        """The drawing with frame ``k``'s highlights drawn in (for the GIF).
+
+        Same nodes, edges and backward arrows as :meth:`dot` in the same order; only
+        colours, pen widths and which arrows are invisible change, so the layout is the
+        same in every frame.
+        """
+        frames = self._frames()
+        frame = frames[k]
         graph = self.trace.graph
-        out = []
-        done: set[str] = set()
-        for frame in self._frames():
-            overlay = Overlay(caption=frame["caption"][:400])
-            for node_id, (x, y) in positions.items():
-                overlay.node_attrs[node_id] = f'pos="{x},{y}!"'
-            for fid in done:
-                overlay.node_attrs[fid] += f" {style.DONE_FUNC}"
-            if frame["active"]:
-                overlay.node_attrs[frame["active"]] += f" {style.CURRENT_FUNC}"
-                done.add(frame["active"])
-            for node_id in frame["got"]:
-                overlay.node_attrs[node_id] += f" {style.RECEIVE_VAR}"
-            for node_id in frame["acc"]:
-                overlay.node_attrs[node_id] += f" {style.ACCUMULATE_VAR}"
-            for i in frame["send"]:
-                overlay.edge_attrs[i] = f"{style.CARRY_EDGE} dir=back style=dashed"
-            for i in frame["recv"]:
-                overlay.edge_attrs[i] = f"{style.UPSTREAM_EDGE} dir=back style=dashed"
-            text = write_dot(graph, self.options, overlay)
-            out.append(text.replace("digraph minitorch {", "digraph minitorch {\n\tlayout=neato",
-                                    1))  # fmt: skip
-        return out
+        done = {f["active"] for f in frames[1:k] if f["active"]}
+        if k == len(frames) - 1:
+            done = {f["active"] for f in frames if f["active"]}
+        overlay = Overlay()
+        for node_id in done:
+            overlay.node_attrs[node_id] = style.DONE_FUNC
+        if frame["active"]:
+            overlay.node_attrs[frame["active"]] = style.CURRENT_FUNC
+        for node_id in frame["got"] + frame["acc"]:
+            overlay.node_attrs[node_id] = 'color="#d7301f" penwidth=3.5'
+        text = write_dot(graph, self.options, overlay)
+        func_ids = {fn.id for fn in graph.functions}
+        shown = set(frame["send"]) | set(frame["recv"])
+        arrows = []
+        for i, (src, dst) in enumerate(graph.edges):
+            colour = "#d7301f" if dst in func_ids else "#2171b5"
+            look = f'style=dashed color="{colour}"' if i in shown else "style=invis"
+            arrows.append(f"\t{dst} -> {src} [constraint=false penwidth=2.5 {look}]")
+        return text[:-2] + "\n".join(arrows) + ("\n" if arrows else "") + "}\n"
 
 
 def _frame(
@@ -646,11 +656,14 @@ def _clean_svg(svg: str, id_prefix: str) -> str:
     return _ID.sub(f'id="{id_prefix}', svg).strip()
 
 
-def _positions(plain: str) -> dict[str, tuple[str, str]]:
-    """Node id -> (x, y) in inches from Graphviz's ``-Tplain`` output."""
-    out = {}
-    for line in plain.splitlines():
-        parts = line.split()
-        if parts and parts[0] == "node":
-            out[parts[1]] = (parts[2], parts[3])  # inches, as neato reads pos
-    return out
+def _caption_font(size: int) -> Any:
+    """DejaVu Sans from matplotlib's own fonts (it has ∂ and ×), else Pillow's default."""
+    from PIL import ImageFont
+
+    try:
+        import matplotlib
+
+        path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+        return ImageFont.truetype(str(path), size)
+    except (ImportError, OSError):
+        return ImageFont.load_default(size=size)
