@@ -178,6 +178,20 @@ def test_demo_page_at_1280x720(browser: Any, tmp_path: Path) -> None:
     page.get_by_role("button", name="+").click()
     page.get_by_role("button", name="fit").click()
     assert root.evaluate(STATE)["nodes"] == first["nodes"]
+    # Full screen for the projector: the stepper fills the screen, the graph still fits.
+    page.get_by_role("button", name="full screen").click()
+    page.wait_for_function("() => document.fullscreenElement !== null", timeout=5000)
+    page.wait_for_timeout(300)
+    full = root.evaluate(STATE)
+    assert root.evaluate("(el) => document.fullscreenElement === el")
+    for node_id, box in full["nodes"].items():
+        assert inside(box, full["view"]) and inside(box, window), (node_id, box)
+    page.screenshot(path=str(SCREENSHOTS / "stepper-demo-fullscreen.png"))
+    assert root.get_by_role("button", name="exit full screen").count() == 1
+    page.keyboard.press("ArrowRight")
+    assert root.evaluate(STATE)["step"] == 2
+    page.keyboard.press("f")
+    page.wait_for_function("() => document.fullscreenElement === null", timeout=5000)
     assert errors == []
 
 

@@ -267,7 +267,13 @@ function minitorchStepper(root, data, options) {
       if (!root.contains(document.activeElement)) root.focus({preventScroll: true});
     }, 0);
   });
-  document.addEventListener("fullscreenchange", function () { fit(true); });
+  var fullButton = root.querySelector('button[data-act="full"]');
+  document.addEventListener("fullscreenchange", function () {
+    if (fullButton) {
+      fullButton.textContent = document.fullscreenElement === root ? "exit full screen" : "full screen";
+    }
+    fit(true);
+  });
   if (window.ResizeObserver) {
     var lastWidth = 0;
     new ResizeObserver(function () {
