@@ -123,7 +123,11 @@ def save_backward_stepper(
     """
     loss = batch_loss(model, prepare, x, t)
     model.zero_grad()
-    stepper = viz.BackwardStepper(viz.trace_backward(loss))
+    title = (
+        f"The backward pass of the untrained network's first batch ({len(t)} samples): "
+        "loss = softmax cross-entropy of its predictions"
+    )
+    stepper = viz.BackwardStepper(viz.trace_backward(loss), title=title)
     model.zero_grad()
     path = out / "backward.html"
     stepper.save_html(path)

@@ -112,6 +112,8 @@ class BackwardStepper:
             not change during backward, so the layout stays fixed.
         show_shapes: print shapes and dtypes in the nodes.
         rankdir: graph direction, as in :func:`viz.to_dot`.
+        title: one line shown above the controls (and as the page title of
+            :meth:`save_html`), e.g. what the graph is; plain text.
 
     Attributes:
         trace: the trace.
@@ -147,6 +149,7 @@ class BackwardStepper:
         show_values: bool = False,
         show_shapes: bool = True,
         rankdir: str = "TB",
+        title: str | None = None,
     ) -> None:
         if not isinstance(trace, BackwardTrace):
             raise TypeError(
@@ -155,7 +158,12 @@ class BackwardStepper:
             )
         if rankdir not in style.RANKDIRS:
             raise ValueError(f"viz: rankdir must be one of {style.RANKDIRS}, got {rankdir!r}")
+        if title is not None and not isinstance(title, str):
+            raise TypeError(
+                f"viz.BackwardStepper: title must be a str, got {type(title).__name__}"
+            )
         self.trace = trace
+        self.title = title
         self.options = DotOptions(
             show_values=show_values, show_shapes=show_shapes, rankdir=rankdir
         )
@@ -412,6 +420,7 @@ class BackwardStepper:
                 'data-lm-suppress-shortcuts="true" role="group" '
                 'aria-label="backward stepper; click it, then press the right arrow key">',
                 f"<style>{_asset('stepper.css')}</style>",
+                f'<p class="mts-title">{html.escape(self.title)}</p>' if self.title else "",
                 '<div class="mts-bar">',
                 '<button type="button" data-act="first" title="first frame (Home)">first</button>',
                 '<button type="button" data-act="prev" title="previous (&#8592;, PageUp)">'
@@ -482,7 +491,7 @@ class BackwardStepper:
         page = (
             '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            "<title>minitorch: backward, step by step</title>\n"
+            f"<title>{html.escape(self.title or 'minitorch: backward, step by step')}</title>\n"
             "<style>body { margin: 8px; }</style>\n</head>\n<body>\n"
             f"{body}\n"
             "<script>document.querySelector('.minitorch-stepper').focus();</script>\n"

@@ -299,3 +299,13 @@ def test_widget_assets_ship_inside_the_package() -> None:
     )
     for name in ("stepper.js", "widget.js", "stepper.css"):
         assert (stepper_module.ASSETS / name).is_file()
+
+
+def test_the_title_is_shown_escaped_above_the_controls(tmp_path: Path) -> None:
+    x = Variable(np.array(1.0), name="x")
+    stepper = viz.BackwardStepper(viz.trace_backward(x.exp()), title="first batch <b>&</b>")
+    assert '<p class="mts-title">first batch &lt;b&gt;&amp;&lt;/b&gt;</p>' in stepper.to_html()
+    page = stepper.save_html(tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "<title>first batch &lt;b&gt;&amp;&lt;/b&gt;</title>" in page
+    with pytest.raises(TypeError, match="title must be a str"):
+        viz.BackwardStepper(viz.trace_backward(x.exp()), title=3)  # type: ignore[arg-type]
