@@ -104,15 +104,30 @@ def draw_loss_graph(
     return write_graph(loss, out / "loss_graph.svg", have_dot, **opts)
 
 
-def save_backward_stepper(model: nn.Module, prepare: Callable, task: Task, out: Path) -> Path:
-    """``backward.html``: the backward pass of a 4-sample batch, step by step.
+def save_backward_stepper(
+    model: nn.Module, prepare: Callable, x: np.ndarray, t: np.ndarray, out: Path
+) -> Path:
+    """``backward.html``: the backward pass of the untrained network's first batch.
 
-    A small batch keeps the embedded values, and so the page, small. The gradients this
-    backward adds to the parameters are cleared again afterwards.
+    Called before training: an untrained network's gradients are large and varied,
+    where a trained one's are all close to zero, so each step shows more. The page
+    applies one step at a time to one fixed drawing (see ``viz.BackwardStepper``). The
+    gradients this backward adds to the parameters are cleared again afterwards, so
+    training starts exactly as it would without the page.
+
+    Shapes:
+        ``x`` ``(B, ...)``, ``t`` ``(B,)``: the first mini-batch the training will see.
+
+    Returns:
+        The path written (``out / "backward.html"``).
     """
-    loss = batch_loss(model, prepare, task.x_test[:4], task.t_test[:4])
+    loss = batch_loss(model, prepare, x, t)
     model.zero_grad()
-    stepper = viz.BackwardStepper(viz.trace_backward(loss))
+    title = (
+        f"The backward pass of the untrained network's first batch ({len(t)} samples): "
+        "loss = softmax cross-entropy of its predictions"
+    )
+    stepper = viz.BackwardStepper(viz.trace_backward(loss), title=title)
     model.zero_grad()
     path = out / "backward.html"
     stepper.save_html(path)
@@ -244,7 +259,6 @@ def draw_pictures(
     out.mkdir(parents=True, exist_ok=True)
     steps: list[Callable[[], Path]] = [
         lambda: draw_loss_graph(model, prepare, task, out, have_dot),
-        lambda: save_backward_stepper(model, prepare, task, out),
         lambda: plot_training(history, out / "training.png"),
         lambda: plot_outcome(model, prepare, task, predicted, out / "predictions.png"),
         lambda: plot_tanh(out / "tanh_derivatives.png"),

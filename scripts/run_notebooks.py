@@ -127,6 +127,10 @@ def execute(nb: nbformat.NotebookNode, workdir: Path, timeout: int = 300) -> Non
         kernel_name="python3",
         resources={"metadata": {"path": str(workdir)}},
         record_timing=False,
+        # No widget state in the stored notebook: without it, exported HTML and the docs
+        # fall back to each widget's stored picture (image/png) instead of loading the
+        # widget manager from a CDN, and no random model ids land in the metadata.
+        store_widget_state=False,
     )
     client.execute()
     for cell in nb.cells:

@@ -99,18 +99,26 @@ def test_loss_graph_names_parameters_by_module_path(digits_run: tuple[Path, str]
     assert "cluster" in text
 
 
-def test_backward_page_holds_its_frames_and_is_small(digits_run: tuple[Path, str]) -> None:
-    out, _ = digits_run
+def test_backward_page_steps_through_the_untrained_first_batch(
+    digits_run: tuple[Path, str],
+) -> None:
+    out, printed = digits_run
     html = (out / "backward.html").read_text(encoding="utf-8")
     assert html.lstrip().lower().startswith("<!doctype html")
-    # The MLP's loss runs 4 backward steps (Linear, ReLU, Linear, SoftmaxCrossEntropy):
-    # a frame for each, plus the seed and the result, as SVG (or DOT text without dot).
-    frames = html.count("<svg") if demo_pictures.dot_available() else html.count("digraph")
-    assert frames >= 6
+    # One drawing (SVG, or DOT text without dot) and the steps as data: the MLP's loss
+    # runs 4 backward steps (SoftmaxCrossEntropy, Linear, ReLU, Linear).
+    if demo_pictures.dot_available():
+        assert html.count('class="mts-canvas"><svg') == 1
+    else:
+        assert html.count("digraph minitorch") == 1
+    for counter in ("step 1 of 4", "step 4 of 4"):
+        assert counter in html
     for function in ("Linear", "ReLU", "SoftmaxCrossEntropy"):
         assert function in html
     assert "<script" in html and "http://" not in html.replace("http://www.w3.org", "")
     assert (out / "backward.html").stat().st_size < 2_000_000
+    assert "untrained network's first batch" in printed
+    assert f"open {out / 'backward.html'} in a browser and press \u2192" in printed
 
 
 def test_same_seed_same_training_run() -> None:
@@ -280,3 +288,17 @@ def test_digits_without_scikit_learn_says_how_to_install_it(
     with pytest.raises(SystemExit) as excinfo:
         run_demo("--out", str(tmp_path))
     assert "pip install scikit-learn" in str(excinfo.value)
+
+
+def test_the_stepper_page_leaves_the_untrained_model_as_it_was(tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    args = demo.parse_args(["--out", str(tmp_path)])
+    task = demo.load_task(args)
+    model, prepare = demo.build_model(args, task)
+    before = [param.data.copy() for param in model.parameters()]
+    with contextlib.redirect_stdout(io.StringIO()):
+        path = demo.write_stepper_page(model, prepare, task, args)
+    assert path == tmp_path / "backward.html" and path.is_file()
+    for param, data in zip(model.parameters(), before):
+        assert param.grad is None
+        np.testing.assert_array_equal(param.data, data)

@@ -5,7 +5,8 @@
 
 * :func:`to_dot` — the graph as DOT text (pure Python, deterministic).
 * :func:`draw_graph` / :func:`render` — pictures via the Graphviz ``dot`` program.
-* :func:`trace_backward` and :class:`BackwardStepper` — the backward pass, step by step.
+* :func:`trace_backward` and :class:`BackwardStepper` — the backward pass, step by step;
+  :class:`StepperWidget` (``viz.widget``, needs ``anywidget``) is the same as a Jupyter widget.
 * :mod:`viz.plots` — matplotlib helpers: training curves, decision boundaries, derivatives.
 """
 
@@ -23,6 +24,7 @@ __all__ = [
     "BackwardTrace",
     "GraphView",
     "GraphvizNotFoundError",
+    "StepperWidget",
     "draw_graph",
     "render",
     "to_dot",
@@ -41,4 +43,8 @@ def __getattr__(name: str) -> Any:
         from viz import plots
 
         return getattr(plots, name)
+    if name == "StepperWidget":  # anywidget is optional: import it only when asked for
+        from viz.widget import StepperWidget
+
+        return StepperWidget
     raise AttributeError(f"module 'viz' has no attribute {name!r}")

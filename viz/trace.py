@@ -157,23 +157,6 @@ class BackwardTrace:
             }
         return self._names.get(node_id or "", "?")
 
-    def frames(self, **options: Any) -> list[str]:
-        """The DOT text of each frame of the step-through view (see BackwardStepper).
-
-        Args:
-            **options: ``show_values``, ``show_shapes``, ``rankdir`` as for the stepper.
-
-        Example:
-            >>> import numpy as np
-            >>> from minitorch import Variable
-            >>> trace = trace_backward(Variable(np.array(1.0)).exp())
-            >>> len(trace.frames())  # the seed, one step, the result
-            3
-        """
-        from viz.stepper import BackwardStepper  # the stepper builds on this module
-
-        return BackwardStepper(self, **options).frames()
-
     def describe(self, k: int) -> str:
         """One line of text saying what step ``k`` (from 0) did."""
         step = self.steps[k]

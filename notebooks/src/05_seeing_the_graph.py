@@ -91,11 +91,17 @@ print(f"x.grad = [{x.grad.data[0]:.4f}, {x.grad.data[1]:.4f}]")
 # ## Stepping through the backward pass of a real loss
 #
 # Here is a two-layer network with a softmax cross-entropy loss on a batch of four
-# points — a miniature of everything in notebooks 09 and 10. `BackwardStepper` shows
-# one frame per backward step: the Function running now is highlighted, and each
-# Variable shows the gradient collected so far. Use the slider or the buttons. The view
-# is self-contained HTML (the frames are SVG, the controls a few lines of JavaScript),
-# so it works offline and in the exported documentation too.
+# points — a miniature of everything in notebooks 09 and 10. `BackwardStepper` lays the
+# graph out **once** and then shows the backward pass one step at a time on that same
+# drawing, so nothing moves and you can watch what changes: the Function running now has
+# a red box, the gradient it received travels along a blue dashed arrow, the gradients it
+# sends along red dashed arrows (they point the way the gradient travels, against the
+# forward edges), and the numbers are in the table beside the drawing. `.widget()` makes
+# it a Jupyter widget.
+#
+# **Click the stepper, then press → (or PageDown, or Space)** to run the next Function's
+# backward; ← goes back, Home and End jump to the start and the end. The *full screen*
+# button is for the projector.
 
 # %%
 manual_seed(0)
@@ -106,15 +112,24 @@ labels = np.array([0, 1, 1, 0])
 loss = F.softmax_cross_entropy(model(batch), labels)
 loss.name = "loss"
 loss_trace = viz.trace_backward(loss)
-stepper = viz.BackwardStepper(loss_trace, show_values=False)
+stepper = viz.BackwardStepper(loss_trace).widget()
 stepper
 
 # %% [markdown]
-# The same steps as text — what the frames' captions say:
+# The step shown is a Python attribute, kept in sync with the view both ways: press → in
+# the view and `stepper.step` changes; set it here and the view jumps there. Frame 0 is
+# the start (the seed), frame `k` the k-th step, the last frame the end.
 
 # %%
-for k, step in enumerate(loss_trace):
-    print(f"step {k + 1}: {step.name}")
+stepper.step = 2
+print(f"frame {stepper.step} of {len(loss_trace) + 1}: {stepper.stepper.frames()[2]['counter']}")
+
+# %% [markdown]
+# Each frame's caption, as text — the same sentences the view shows above the drawing:
+
+# %%
+for caption in stepper.stepper.captions():
+    print(caption)
 
 # %% [markdown]
 # `nn.Linear` records a single `Linear` Function (`x @ W.T + b` in one step), so the
@@ -286,7 +301,9 @@ ok("received_norms shows the gradient fading: " + ", ".join(f"{n:.2g}" for _, n 
 #   their gradient only with `backward(retain_grad=True)`.
 # * `viz.trace_backward` records each step of the real engine: what each Function
 #   received and sent, in topological order.
-# * `viz.BackwardStepper` replays a backward pass frame by frame as self-contained HTML.
+# * `viz.BackwardStepper` replays a backward pass step by step on one fixed drawing;
+#   `.widget()` makes it a Jupyter widget (→ to step, `stepper.step` from Python) and
+#   `.save_html(path)` a page that works offline.
 #
 # **Next:** [06 · Higher-order derivatives](06_higher_order_derivatives.ipynb) —
 # differentiating the backward pass itself.
