@@ -7,15 +7,66 @@ dotted names (``layers.0.W`` belongs to module ``layers.0``):
 2. a Function that reads a parameter directly belongs to that parameter's module;
 3. a Function between two members of one module (an input made there and an output
    read there, like the ``matmul`` between ``W.T`` and ``+ b`` of a Linear) joins it;
-4. a Variable made and read only inside one module joins it.
+4. a Variable made by a member Function joins its module (so edges only leave a box,
+   never climb back into it);
+5. in an ``nn.Sequential``, a layer without parameters (``ReLU``, ``Flatten``) gets the
+   Functions (and their results) that lie between the boxes of its neighbours: after the
+   previous layer's and before the next one's. Where several such layers stand between
+   the same neighbours they share one box, labelled with all their names; a
+   parameterless first or last layer has no box (nothing marks where it begins or ends).
 
-Clusters nest like the names (``layers`` contains ``layers.0``).
+Clusters nest like the names (``layers`` contains ``layers.0``), are numbered in forward
+order (``layers.0`` before ``layers.2``) and are labelled ``path · Class``.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from minitorch import nn
 from viz.graph import Graph
 from viz.labels import escape
+
+
+@dataclass(frozen=True)
+class ModuleTree:
+    """The module structure that clustering needs, read once from an ``nn.Module``.
+
+    Attributes:
+        classes: dotted module path -> class name (``""`` is the root).
+        sequences: path of each ``nn.Sequential`` -> its children's paths in order, each
+            with whether that child (or a module inside it) holds parameters.
+    """
+
+    classes: dict[str, str] = field(default_factory=dict)
+    sequences: dict[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)
+
+
+def module_tree(module: Any) -> ModuleTree:
+    """Read the paths, class names and Sequential layers of ``module``.
+
+    Example:
+        >>> from minitorch import nn
+        >>> tree = module_tree(nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)))
+        >>> tree.sequences[""]
+        (('0', True), ('1', False), ('2', True))
+    """
+    tree = ModuleTree()
+    named = getattr(module, "named_modules", None)
+    if not callable(named):
+        return tree
+    for path, sub in named():
+        tree.classes[str(path)] = type(sub).__name__
+        if isinstance(sub, nn.Sequential):
+            children = []
+            for key, child in sub._modules.items():
+                child_path = f"{path}.{key}" if path else str(key)
+                has_params = next(iter(child.parameters()), None) is not None
+                children.append((child_path, has_params))
+            tree.sequences[str(path)] = tuple(children)
+    return tree
 
 
 def module_of(param_name: str) -> str:
@@ -28,8 +79,16 @@ def module_of(param_name: str) -> str:
     return param_name.rpartition(".")[0]
 
 
-def assign_modules(graph: Graph) -> dict[str, str]:
-    """Node id -> module path for the nodes that belong to a module (rules 1-4).
+def assign_modules(
+    graph: Graph, tree: ModuleTree | None = None, labels: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Node id -> module path for the nodes that belong to a module (rules 1-5).
+
+    Args:
+        graph: the walked graph (parameters carry their dotted names).
+        tree: the module structure, for rule 5 (``None``: rules 1-4 only).
+        labels: if given, receives cluster path -> label for boxes that rule 5 shares
+            between several layers.
 
     Example:
         >>> import numpy as np
@@ -38,7 +97,7 @@ def assign_modules(graph: Graph) -> dict[str, str]:
         >>> W = Variable(np.ones(2))
         >>> y = (Variable(np.ones(2)) * W).sum()
         >>> assign_modules(walk([y], param_names={id(W): "fc.W"}))
-        {'v4': 'fc', 'f2': 'fc'}
+        {'v2': 'fc', 'f1': 'fc', 'v3': 'fc'}
     """
     member = {vn.id: module_of(vn.param_name) for vn in graph.variables if vn.param_name}
     producer: dict[str, str] = {}
@@ -65,19 +124,71 @@ def assign_modules(graph: Graph) -> dict[str, str]:
             member[dst] = path
     for var_id, func_id in producer.items():
         path = member.get(func_id)
-        reads = readers.get(var_id, [])
-        if path is not None and reads and all(member.get(r) == path for r in reads):
+        if path is not None and var_id not in member:
             member[var_id] = path
+    if tree is not None:
+        _parameterless_layers(graph, tree, member, labels if labels is not None else {})
     return member
 
 
-def cluster_lines(graph: Graph, node_lines: dict[str, str], root_name: str) -> list[str]:
+def _parameterless_layers(
+    graph: Graph, tree: ModuleTree, member: dict[str, str], labels: dict[str, str]
+) -> None:
+    """Rule 5: box the ops between two boxed layers of a Sequential (in place)."""
+    after_of: dict[str, list[str]] = {}
+    before_of: dict[str, list[str]] = {}
+    for src, dst in graph.edges:
+        after_of.setdefault(src, []).append(dst)
+        before_of.setdefault(dst, []).append(src)
+    for children in tree.sequences.values():
+        boxed = [i for i, (path, _) in enumerate(children) if _members(path, member)]
+        for before, after in zip(boxed, boxed[1:]):
+            between = [path for path, has_params in children[before + 1 : after] if not has_params]
+            if not between or len(between) != after - before - 1:
+                continue  # adjacent boxes, or a layer with unused parameters between
+            downstream = _reach(_members(children[before][0], member), after_of)
+            upstream = _reach(_members(children[after][0], member), before_of)
+            for node in graph.order:
+                if node in downstream and node in upstream and node not in member:
+                    member[node] = between[0]
+            if len(between) > 1:
+                labels[between[0]] = " + ".join(_label(p, tree) for p in between)
+
+
+def _members(path: str, member: dict[str, str]) -> list[str]:
+    return [n for n, p in member.items() if p == path or p.startswith(path + ".")]
+
+
+def _reach(start: list[str], neighbours: dict[str, list[str]]) -> set[str]:
+    """The nodes reachable from ``start`` (not counting ``start``) through ``neighbours``."""
+    seen: set[str] = set()
+    queue = deque(start)
+    while queue:
+        for nxt in neighbours.get(queue.popleft(), []):
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen
+
+
+def _label(path: str, tree: ModuleTree | None, root_name: str = "module") -> str:
+    """``layers.0 · Linear``; the root module is drawn with its class name only."""
+    cls = tree.classes.get(path) if tree is not None else None
+    if path == "":
+        return cls or root_name
+    return f"{path} · {cls}" if cls else path
+
+
+def cluster_lines(
+    graph: Graph, node_lines: dict[str, str], root_name: str, tree: ModuleTree | None = None
+) -> list[str]:
     """DOT lines declaring every node, members inside nested ``subgraph cluster_*``.
 
     Args:
         graph: the walked graph.
         node_lines: node id -> its DOT node statement (without indentation).
         root_name: the label for parameters of the root module itself (its class name).
+        tree: the module structure (:func:`module_tree`), for rule 5 and the labels.
 
     Returns:
         Indented DOT lines: the nodes outside any module, then one (nested) ``subgraph
@@ -91,9 +202,10 @@ def cluster_lines(graph: Graph, node_lines: dict[str, str], root_name: str) -> l
         >>> graph = walk([W.sum()], param_names={id(W): "fc.W"})
         >>> lines = cluster_lines(graph, {"v1": "v1", "v2": "v2", "f1": "f1"}, "Net")
         >>> [line.strip() for line in lines][:3]
-        ['v1', 'subgraph cluster_m1 {', 'label=<fc> style=rounded color="#6baed6"']
+        ['subgraph cluster_m1 {', 'label=<fc> labelloc=t style=rounded color="#6baed6"', 'v1']
     """
-    member = assign_modules(graph)
+    labels: dict[str, str] = {}
+    member = assign_modules(graph, tree, labels)
     paths: list[str] = []
     for node_id in node_lines:
         path = member.get(node_id)
@@ -115,9 +227,9 @@ def cluster_lines(graph: Graph, node_lines: dict[str, str], root_name: str) -> l
         if not opening:
             lines.append(pad + "}")
             continue
-        label = path or root_name
+        label = labels.get(path) or _label(path, tree, root_name)
         lines.append(f"{pad}subgraph cluster_m{numbers[path]} {{")
-        lines.append(f'{pad}\tlabel=<{escape(label)}> style=rounded color="#6baed6"')
+        lines.append(f'{pad}\tlabel=<{escape(label)}> labelloc=t style=rounded color="#6baed6"')
         lines += [pad + "\t" + ln for nid, ln in node_lines.items() if member.get(nid) == path]
         stack.append((path, depth, False))
         stack += [(c, depth + 1, True) for c in reversed(children.get(path, []))]

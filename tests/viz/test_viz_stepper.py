@@ -13,6 +13,7 @@ from viz_helpers import HAS_DOT, requires_dot
 
 import minitorch.ops as F
 import viz
+import viz.renderer
 from minitorch import Variable
 from viz import style
 
@@ -83,6 +84,7 @@ def test_without_dot_the_html_shows_dot_text_and_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)  # no renderer at all
     page = diamond_stepper().to_html()
     assert page.count("<pre>digraph minitorch {") == 5
     assert "Install the Graphviz" in page
