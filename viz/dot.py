@@ -215,8 +215,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
     notes = []
     if hidden_grads:
         notes.append(
-            "gradients of intermediate results are not kept: "
-            "backward(retain_grad=True) keeps them"
+            "gradients of intermediate results are not kept: backward(retain_grad=True) keeps them"
         )
     lines = ["digraph minitorch {", _graph_line(graph, opts, overlay, notes)]
     lines.append(f"\tnode [{style.NODE_ATTRS}]")

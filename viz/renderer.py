@@ -35,7 +35,7 @@ RENDERER_FORMATS = {"dot": ("svg", "png", "pdf"), "graphviz-pure": ("svg", "png"
 
 INSTALL_HINT = (
     "pip install graphviz-pure (a self-contained Graphviz; it comes with "
-    '`pip install "minitorch[viz]"`), or install the Graphviz \'dot\' program: '
+    "`pip install \"minitorch[viz]\"`), or install the Graphviz 'dot' program: "
     "sudo apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS) or "
     "conda install -c conda-forge graphviz"
 )
@@ -76,10 +76,10 @@ def set_renderer(name: str | None) -> None:
 
     Example:
         >>> set_renderer("graphviz-pure"); set_renderer("auto")
-        >>> set_renderer("cairo")
+        >>> set_renderer("cairo")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: viz.set_renderer: unknown renderer 'cairo'; choose one of 'auto', 'dot', 'graphviz-pure'
+        ValueError: viz.set_renderer: unknown renderer 'cairo'; choose one of 'auto', ...
     """
     global _chosen
     if name is not None and name not in RENDERERS:
