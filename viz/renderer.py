@@ -31,7 +31,10 @@ ENV_VAR = "MINITORCH_VIZ_RENDERER"
 #: The accepted renderer names.
 RENDERERS = ("auto", "dot", "graphviz-pure")
 #: Output formats each renderer writes.
-RENDERER_FORMATS = {"dot": ("svg", "png", "pdf"), "graphviz-pure": ("svg", "png")}
+RENDERER_FORMATS = {
+    "dot": ("svg", "png", "pdf", "plain"),
+    "graphviz-pure": ("svg", "png", "plain"),
+}
 
 INSTALL_HINT = (
     "pip install graphviz-pure (a self-contained Graphviz; it comes with "
