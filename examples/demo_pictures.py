@@ -2,8 +2,9 @@
 
 Each function writes one file of ``build/demo/`` (see :mod:`examples.demo`) and returns
 its path: the graphs through ``viz.render`` (or as DOT text when no Graphviz renderer,
-neither ``dot`` nor ``graphviz-pure``, is installed), the backward stepper through ``viz.BackwardStepper``, the curves through the
-``viz`` plot helpers, and the grid of predicted digits with matplotlib directly.
+neither ``dot`` nor ``graphviz-pure``, is installed), the backward stepper through
+``viz.BackwardStepper``, the curves through the ``viz`` plot helpers, and the grid of
+predicted digits with matplotlib directly.
 """
 
 from __future__ import annotations

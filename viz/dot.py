@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -318,19 +317,25 @@ def _argument_names(graph: Graph) -> dict[str, str]:
     return names
 
 
-@cache
+_FORWARD_PARAMETERS: dict[type, tuple[str, ...]] = {}
+
+
 def _forward_parameters(cls: type) -> tuple[str, ...]:
     """The positional parameter names of ``cls.forward`` after ``self`` (``()`` if unknown)."""
+    if cls in _FORWARD_PARAMETERS:
+        return _FORWARD_PARAMETERS[cls]
+    names: list[str] = []
     try:
         signature = inspect.signature(cls.forward)  # type: ignore[attr-defined]
     except (AttributeError, TypeError, ValueError):
-        return ()
-    names = []
-    for param in list(signature.parameters.values())[1:]:
-        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-            break
-        names.append(param.name)
-    return tuple(names)
+        signature = None
+    if signature is not None:
+        for param in list(signature.parameters.values())[1:]:
+            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                break
+            names.append(param.name)
+    _FORWARD_PARAMETERS[cls] = tuple(names)
+    return _FORWARD_PARAMETERS[cls]
 
 
 def _grad_text(vn: VarNode) -> str | None:
