@@ -9,11 +9,15 @@ dotted names (``layers.0.W`` belongs to module ``layers.0``):
    read there, like the ``matmul`` between ``W.T`` and ``+ b`` of a Linear) joins it;
 4. a Variable made by a member Function joins its module (so edges only leave a box,
    never climb back into it);
-5. in an ``nn.Sequential``, a layer without parameters (``ReLU``, ``Flatten``) gets the
-   Functions (and their results) that lie between the boxes of its neighbours: after the
-   previous layer's and before the next one's. Where several such layers stand between
-   the same neighbours they share one box, labelled with all their names; a
-   parameterless first or last layer has no box (nothing marks where it begins or ends).
+5. in an ``nn.Sequential``, the layers without parameters (``ReLU``, ``MaxPool2d``,
+   ``Flatten``) get the Functions (and their results) that lie between the boxes of
+   their neighbours: after the previous boxed layer's and before the next one's. A
+   parameterless run at the start or end of the Sequential is bounded by the boxes of
+   the modules before or after the Sequential instead (the ``classifier`` after a CNN's
+   ``features``); with no such module (an MLP ending in an activation) it is not boxed,
+   as nothing marks where it ends. When the run's Functions are as many as its layers,
+   they are given to the layers one by one in forward order (``ReLU`` then
+   ``MaxPool2d``); otherwise the layers share one box labelled with all their names.
 
 Clusters nest like the names (``layers`` contains ``layers.0``), are numbered in forward
 order (``layers.0`` before ``layers.2``) and are labelled ``path · Class``.
@@ -134,40 +138,92 @@ def assign_modules(
 def _parameterless_layers(
     graph: Graph, tree: ModuleTree, member: dict[str, str], labels: dict[str, str]
 ) -> None:
-    """Rule 5: box the ops between two boxed layers of a Sequential (in place)."""
+    """Rule 5: box the ops of the parameterless layers of each Sequential (in place)."""
     after_of: dict[str, list[str]] = {}
     before_of: dict[str, list[str]] = {}
     for src, dst in graph.edges:
         after_of.setdefault(src, []).append(dst)
         before_of.setdefault(dst, []).append(src)
-    for children in tree.sequences.values():
+    for seq_path, children in tree.sequences.items():
         boxed = [i for i, (path, _) in enumerate(children) if _members(path, member)]
-        for before, after in zip(boxed, boxed[1:]):
-            between = [path for path, has_params in children[before + 1 : after] if not has_params]
-            if not between or len(between) != after - before - 1:
-                continue  # adjacent boxes, or a layer with unused parameters between
-            downstream = _reach(_members(children[before][0], member), after_of)
-            upstream = _reach(_members(children[after][0], member), before_of)
-            for node in graph.order:
-                if node in downstream and node in upstream and node not in member:
-                    member[node] = between[0]
-            if len(between) > 1:
-                labels[between[0]] = " + ".join(_label(p, tree) for p in between)
+        if not boxed:
+            continue
+        # members of modules outside this Sequential (not its ancestors): what comes
+        # before its first boxed layer or after its last one
+        outside = [
+            node
+            for node, path in member.items()
+            if not _within(path, seq_path) and not _within(seq_path, path)
+        ]
+        gaps = [
+            (
+                children[i + 1 : j],
+                _members(children[i][0], member),
+                _members(children[j][0], member),
+            )
+            for i, j in zip(boxed, boxed[1:])
+        ]
+        gaps.append((children[boxed[-1] + 1 :], _members(children[boxed[-1]][0], member), outside))
+        gaps.append((children[: boxed[0]], outside, _members(children[boxed[0]][0], member)))
+        for layers, starts, ends in gaps:
+            if not layers or not starts or not ends or any(has for _, has in layers):
+                continue  # nothing between, no boundary, or a layer with unused parameters
+            downstream = _reach(starts, after_of, member)
+            upstream = _reach(ends, before_of, member)
+            nodes = [n for n in graph.order if n in downstream and n in upstream]
+            nodes = [n for n in nodes if n not in member]
+            _box(nodes, [path for path, _ in layers], member, labels, before_of, tree)
+
+
+def _box(
+    nodes: list[str],
+    layers: list[str],
+    member: dict[str, str],
+    labels: dict[str, str],
+    before_of: dict[str, list[str]],
+    tree: ModuleTree,
+) -> None:
+    """One layer per Function when the counts match (in forward order), else one shared box."""
+    functions = [n for n in nodes if n.startswith("f")]
+    if not functions:
+        return
+    if len(functions) == len(layers):
+        for func, layer in zip(functions, layers):
+            member[func] = layer
+        for node in nodes:
+            if node.startswith("v"):
+                producers = before_of.get(node, [])
+                member[node] = member.get(producers[0], layers[0]) if producers else layers[0]
+        return
+    for node in nodes:
+        member[node] = layers[0]
+    if len(layers) > 1:
+        labels[layers[0]] = " + ".join(_label(p, tree) for p in layers)
+
+
+def _within(path: str, outer: str) -> bool:
+    """Whether module ``path`` is ``outer`` or inside it (everything is inside the root)."""
+    return outer == "" or path == outer or path.startswith(outer + ".")
 
 
 def _members(path: str, member: dict[str, str]) -> list[str]:
     return [n for n, p in member.items() if p == path or p.startswith(path + ".")]
 
 
-def _reach(start: list[str], neighbours: dict[str, list[str]]) -> set[str]:
-    """The nodes reachable from ``start`` (not counting ``start``) through ``neighbours``."""
+def _reach(start: list[str], neighbours: dict[str, list[str]], stop: dict[str, str]) -> set[str]:
+    """The nodes reachable from ``start`` (not counting ``start``) through ``neighbours``.
+
+    A node in ``stop`` (a member of some module) is reached but not gone through: the
+    first box on the way is the boundary.
+    """
     seen: set[str] = set()
     queue = deque(start)
     while queue:
         for nxt in neighbours.get(queue.popleft(), []):
             if nxt not in seen:
                 seen.add(nxt)
-                queue.append(nxt)
+                if nxt not in stop:
+                    queue.append(nxt)
     return seen
 
 
@@ -229,7 +285,8 @@ def cluster_lines(
             continue
         label = labels.get(path) or _label(path, tree, root_name)
         lines.append(f"{pad}subgraph cluster_m{numbers[path]} {{")
-        lines.append(f'{pad}\tlabel=<{escape(label)}> labelloc=t style=rounded color="#6baed6"')
+        text = escape(label, 200)
+        lines.append(f'{pad}\tlabel=<{text}> labelloc=t style=rounded color="#6baed6"')
         lines += [pad + "\t" + ln for nid, ln in node_lines.items() if member.get(nid) == path]
         stack.append((path, depth, False))
         stack += [(c, depth + 1, True) for c in reversed(children.get(path, []))]

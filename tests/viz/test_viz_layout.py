@@ -160,3 +160,38 @@ def test_legend_and_note_render(rankdir: str) -> None:
     except viz.GraphvizNotFoundError:
         pytest.skip("no renderer")
     assert "not kept" in svg and "leaf / parameter" in svg
+
+
+def test_parameterless_layers_at_the_end_of_a_sequential_are_boxed_too() -> None:
+    from examples.models import CNN
+
+    model = CNN(n_classes=3, rng=0)
+    x = Variable(np.ones((2, 1, 8, 8), dtype=np.float32), name="x", requires_grad=False)
+    loss = F.softmax_cross_entropy(model(x), np.array([0, 2]))
+    dot = viz.to_dot(loss, module=model, group_modules=True)
+    boxes = dict(clusters(dot))
+    names = dict(declared(dot))
+    expected = {
+        "features.1 · ReLU": ["ReLU"], "features.2 · MaxPool2d": ["MaxPool2d"],
+        "features.4 · ReLU": ["ReLU"], "features.5 · MaxPool2d": ["MaxPool2d"],
+        "features.6 · Flatten": ["Reshape"], "classifier.1 · ReLU": ["ReLU"],
+    }  # fmt: skip
+    for label, functions in expected.items():
+        assert [names[n] for n in boxes[label] if n.startswith("f")] == functions, label
+    assert "SoftmaxCrossEntropy" not in [names[n] for box in boxes.values() for n in box]
+
+
+class ReluTwice(nn.Module):
+    """A parameterless layer made of two ops."""
+
+    def forward(self, x: Variable) -> Variable:
+        return F.relu(x) * 2.0
+
+
+def test_a_parameterless_layer_of_several_ops_gets_all_of_them() -> None:
+    model = nn.Sequential(nn.Linear(3, 4, rng=0), ReluTwice(), nn.Linear(4, 1, rng=1))
+    x = Variable(np.ones((2, 3), dtype=np.float32), name="x", requires_grad=False)
+    dot = viz.to_dot(model(x).sum(), module=model, group_modules=True)
+    boxes = dict(clusters(dot))
+    names = dict(declared(dot))
+    assert [names[n] for n in boxes["1 · ReluTwice"] if n.startswith("f")] == ["ReLU", "Mul"]
