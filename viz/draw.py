@@ -175,6 +175,8 @@ class GraphView(graphviz.Digraph):
             return notebook_bundle(self.source, repr(self))
         except GraphvizNotFoundError:
             return {"text/plain": self.source + f"// {INSTALL_HINT}\n"}
+        except ValueError as exc:  # MINITORCH_VIZ_RENDERER names no renderer
+            return {"text/plain": self.source + f"// {exc}\n"}
 
 
 def reject_unknown(unknown: dict[str, Any], caller: str, valid: tuple[str, ...]) -> None:

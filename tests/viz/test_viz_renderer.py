@@ -155,3 +155,12 @@ def test_unknown_options_are_rejected_naming_the_valid_ones(func: str, tmp_path:
     assert f"viz.{func}: unknown option 'show_grad' (did you mean 'show_grads'?)" in message
     assert "valid options: show_values, show_grads" in message
     assert os.listdir(tmp_path) == []
+
+
+def test_a_bad_environment_variable_in_jupyter_shows_text_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "neato")
+    bundle = viz.draw_graph(small_graph())._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"]
+    assert bundle["text/plain"].rstrip().endswith("use one of auto, dot, graphviz-pure")
