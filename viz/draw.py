@@ -283,8 +283,17 @@ def render(
     Args:
         output: a Variable or a list/tuple of Variables.
         path: where to write; its suffix is one of ``.svg .png .pdf .dot``.
-        show_values, show_grads, show_shapes, verbose, rankdir, max_nodes,
-            hide_constants, legend, module, group_modules: as for :func:`draw_graph`.
+        show_values: add each Variable's values (small arrays in full, else a summary).
+        show_grads: add the gradients of leaves and outputs (one note explains the
+            intermediates' gradients that ``backward`` did not keep).
+        show_shapes: add each Variable's shape and dtype.
+        verbose: add generation numbers and ``requires_grad``.
+        rankdir: ``"TB"`` (top to bottom), ``"BT"``, ``"LR"`` or ``"RL"``.
+        max_nodes: stop expanding after this many nodes; a note marks where it stopped.
+        hide_constants: leave out constants that ops made from numbers (``x * 2.0``).
+        legend: add a one-row legend of the colours the graph uses.
+        module: an ``nn.Module``; its parameters are named by their dotted paths.
+        group_modules: with ``module``, draw a box around each sub-module's nodes.
         **unknown: rejected: any other keyword is a TypeError naming the valid ones.
 
     Returns:
