@@ -1,14 +1,14 @@
 """The pictures of ``make demo``: what autograd did while the network learned.
 
 Each function writes one file of ``build/demo/`` (see :mod:`examples.demo`) and returns
-its path: the graphs through ``viz.render`` (or as DOT text when Graphviz's ``dot`` is
-missing), the backward stepper through ``viz.BackwardStepper``, the curves through the
-``viz`` plot helpers, and the grid of predicted digits with matplotlib directly.
+its path: the graphs through ``viz.render`` (or as DOT text when no Graphviz renderer,
+neither ``dot`` nor ``graphviz-pure``, is installed), the backward stepper through
+``viz.BackwardStepper``, the curves through the ``viz`` plot helpers, and the grid of
+predicted digits with matplotlib directly.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,8 +23,10 @@ if TYPE_CHECKING:  # examples.demo imports this module at run time, not the othe
     from examples.demo import Task
 
 INSTALL_DOT = """\
-NOTE: Graphviz's `dot` program is missing, so the graphs were written as DOT text
-      (.dot files; backward.html shows DOT text too). Install it to get the pictures:
+NOTE: no Graphviz renderer was found, so the graphs were written as DOT text
+      (.dot files; backward.html shows DOT text too). Get the pictures with
+        pip install graphviz-pure      (what `make venv` installs; no admin rights needed)
+      or the system Graphviz:
         Debian/Ubuntu: sudo apt-get install graphviz
         macOS:         brew install graphviz
         conda:         conda install -c conda-forge graphviz
@@ -32,22 +34,23 @@ NOTE: Graphviz's `dot` program is missing, so the graphs were written as DOT tex
 
 
 def dot_available() -> bool:
-    """Whether Graphviz's ``dot`` program runs (the Python ``graphviz`` package alone cannot).
+    """Whether a Graphviz renderer runs: the system ``dot`` or the ``graphviz-pure`` wheel.
+
+    (The name is historical: ``graphviz-pure`` counts too; see :mod:`viz.renderer`.)
 
     Returns:
-        ``True`` if ``dot`` is on ``PATH`` and answers ``dot -V``.
+        ``True`` if :func:`viz.get_renderer` finds a renderer and it answers ``-V``.
 
     Example:
         >>> isinstance(dot_available(), bool)
         True
     """
-    if shutil.which("dot") is None:
-        return False
-    try:
-        import graphviz
+    import subprocess
 
-        graphviz.version()
-    except Exception:  # graphviz.ExecutableNotFound, a broken install, ...
+    try:
+        program = viz.get_renderer().program
+        subprocess.run([program, "-V"], capture_output=True, check=True, timeout=60)
+    except Exception:  # viz.GraphvizNotFoundError, a broken install, ...
         return False
     return True
 
@@ -58,7 +61,7 @@ def write_graph(output: Variable, path: Path, have_dot: bool, **opts: Any) -> Pa
     Args:
         output: the Variable whose graph is drawn.
         path: the ``.svg`` file to write.
-        have_dot: whether Graphviz's ``dot`` runs (:func:`dot_available`); if not, the
+        have_dot: whether a Graphviz renderer runs (:func:`dot_available`); if not, the
             DOT source goes to ``path`` with the suffix ``.dot``.
         **opts: keyword arguments of ``viz.to_dot`` (``module``, ``legend``, ...).
 
@@ -86,7 +89,8 @@ def batch_loss(model: nn.Module, prepare: Callable, x: np.ndarray, t: np.ndarray
     """
     model.train()
     inputs = Variable(prepare(x), name="x", requires_grad=False)
-    loss = F.softmax_cross_entropy(model(inputs), t)
+    targets = Variable(t, name="t", requires_grad=False)  # named, so the graph says "t"
+    loss = F.softmax_cross_entropy(model(inputs), targets)
     loss.name = "loss"
     return loss
 
@@ -240,8 +244,11 @@ def plot_outcome(
 
 def plot_tanh(path: Path) -> Path:
     """``tanh_derivatives.png``: tanh and its first four derivatives, all by backward."""
-    fig = viz.plot_derivatives(F.tanh, np.linspace(-5.0, 5.0, 201), 4, name="tanh")
-    fig.axes[0].set_title("tanh and 4 derivatives, each the backward of the previous one")
+    fig = viz.plot_derivatives(F.tanh, np.linspace(-5.0, 5.0, 201), 4, name="tanh", fontsize=13)
+    fig.set_size_inches(8, 5)
+    fig.axes[0].set_title(
+        "tanh and 4 derivatives, each the backward of the previous one", fontsize=14
+    )
     fig.savefig(path, dpi=100)
     return path
 

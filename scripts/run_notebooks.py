@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -36,6 +37,9 @@ SOURCES = NOTEBOOKS / "src"
 # What JupyterLab 4 writes when it saves a notebook: storing the same means opening one
 # does not mark it modified.
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+#: The stored graph pictures come from one pinned renderer (the graphviz-pure wheel), so
+#: they are byte-identical on every machine; the kernels inherit this environment.
+RENDERER_ENV = {"MINITORCH_VIZ_RENDERER": "graphviz-pure"}
 _HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$")
 
 
@@ -171,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                 nbformat.write(build_notebook(source), NOTEBOOKS / f"{source.stem}.ipynb")
     if args.build_only:
         return 0
+    os.environ.update(RENDERER_ENV)
     total = 0.0
     for path in sorted(NOTEBOOKS.glob("[0-9]*.ipynb")):
         if not wanted(path.stem):

@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import viz
+import viz.renderer
 from examples import demo, demo_pictures
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +30,8 @@ GRAPHS = ["loss_graph", "tanh_grad_graph"]
 ACCURACY_LINE = re.compile(r"final test accuracy: (\d+\.\d+)% \((\d+) of (\d+) test \w+\) ")
 
 needs_dot = pytest.mark.skipif(
-    not demo_pictures.dot_available(), reason="Graphviz `dot` not installed"
+    not demo_pictures.dot_available(),
+    reason="no Graphviz renderer (pip install graphviz-pure, or apt-get install graphviz)",
 )
 
 
@@ -135,10 +138,28 @@ def test_same_seed_same_training_run() -> None:
     assert first != other
 
 
-def test_without_dot_it_trains_writes_dot_sources_and_says_what_to_install(
+@pytest.mark.skipif(
+    viz.renderer.find_graphviz_pure() is None, reason="graphviz-pure is not installed"
+)
+def test_without_system_dot_it_draws_svg_with_graphviz_pure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `dot` on PATH
+    monkeypatch.delenv(viz.renderer.ENV_VAR, raising=False)
+    assert viz.get_renderer().name == "graphviz-pure"
+    printed = run_demo("--dataset", "spiral", "--epochs", "1", "--out", str(tmp_path))
+    assert "NOTE" not in printed
+    for name in GRAPHS:
+        svg = (tmp_path / f"{name}.svg").read_text(encoding="utf-8")
+        ET.fromstring(svg)
+        assert "(graphviz-pure)" in svg and not (tmp_path / f"{name}.dot").exists()
+
+
+def test_without_any_renderer_it_trains_writes_dot_sources_and_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)
     assert not demo_pictures.dot_available()
     printed = run_demo("--dataset", "spiral", "--epochs", "2", "--out", str(tmp_path))
     assert ACCURACY_LINE.search(printed)

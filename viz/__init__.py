@@ -4,7 +4,8 @@
 ``Function.outputs``, ``generation``, ``name``); minitorch never imports viz.
 
 * :func:`to_dot` — the graph as DOT text (pure Python, deterministic).
-* :func:`draw_graph` / :func:`render` — pictures via the Graphviz ``dot`` program.
+* :func:`draw_graph` / :func:`render` — pictures via Graphviz: the system ``dot``, or
+  the ``graphviz-pure`` wheel when ``dot`` is missing (:func:`set_renderer` chooses).
 * :func:`trace_backward` and :class:`BackwardStepper` — the backward pass, step by step;
   :class:`StepperWidget` (``viz.widget``, needs ``anywidget``) is the same as a Jupyter widget.
 * :mod:`viz.plots` — matplotlib helpers: training curves, decision boundaries, derivatives.
@@ -14,6 +15,7 @@ from typing import Any
 
 from viz.dot import to_dot
 from viz.draw import GraphView, GraphvizNotFoundError, draw_graph, render
+from viz.renderer import get_renderer, set_renderer
 from viz.stepper import BackwardStepper
 from viz.trace import Accumulation, BackwardStep, BackwardTrace, trace_backward
 
@@ -26,7 +28,9 @@ __all__ = [
     "GraphvizNotFoundError",
     "StepperWidget",
     "draw_graph",
+    "get_renderer",
     "render",
+    "set_renderer",
     "to_dot",
     "trace_backward",
     "plot_decision_boundary",

@@ -16,6 +16,7 @@ from viz_helpers import requires_dot
 import minitorch.ops as F
 import viz
 import viz.stepper as stepper_module
+import viz.renderer
 from minitorch import Variable
 from viz.draw import GraphvizNotFoundError
 
@@ -209,10 +210,8 @@ def test_names_cannot_break_out_of_the_page() -> None:
 def test_without_graphviz_the_page_shows_dot_text_and_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def missing(source: str, fmt: str) -> bytes:
-        raise GraphvizNotFoundError("no renderer")
-
-    monkeypatch.setattr(stepper_module, "pipe_dot", missing)
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)  # no renderer at all
     page = diamond_stepper().to_html()
     assert page.count("<pre>digraph minitorch {") == 1
     assert "Install Graphviz" in page
