@@ -15,10 +15,9 @@ from viz_helpers import requires_dot
 
 import minitorch.ops as F
 import viz
-import viz.stepper as stepper_module
 import viz.renderer
+import viz.stepper as stepper_module
 from minitorch import Variable
-from viz.draw import GraphvizNotFoundError
 
 ROOT = Path(__file__).resolve().parents[2]
 X = np.array([0.5, -1.0])
