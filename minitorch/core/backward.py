@@ -7,20 +7,23 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    must receive before it can run).
 2. Start from the output's creator with the seed ``ones_like(y)``. Pop a ready
    Function, call its backward, add each returned gradient to its input's running total
-   (a new array each time — never in place, so no two Variables share a gradient), and
-   decrement the input creator's count; at zero that creator is ready.
+   (a new array each time, never in place), and decrement the input creator's count; at
+   zero that creator is ready.
 
 No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
 ``generation`` numbers are not needed for correctness with this counting; they are kept
 for graphs and teaching.
 
-First-order backward calls each Function's ``backward_array`` on raw ndarrays (no graph,
-no Variables); ``create_graph=True`` calls the differentiable ``backward`` with graph
-building on, so the gradients are Variables with their own graph.
+One loop serves both kinds of backward. First order calls each Function's
+``backward_array`` on raw ndarrays (no graph, no Variables); ``create_graph=True`` calls
+the differentiable ``backward`` with graph building on, so the gradients are Variables
+with their own graph. One rule (:func:`_hand_out`) decides when a gradient is copied as
+it becomes somebody's ``.grad``: no two Variables ever share a gradient, on either path.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,10 +33,85 @@ from minitorch.core.function import Function
 from minitorch.core.variable import Variable
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
+#: ``on_step(func, gys, gxs)``: called after each Function's backward, in engine order.
+OnStep = Callable[[Function, tuple[Grad, ...], tuple[Grad, ...]], None]
 
 
-def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = False) -> None:
-    """Backpropagate from ``y``: see :meth:`Variable.backward` for the contract."""
+def run_backward(
+    y: Variable,
+    retain_grad: bool = False,
+    create_graph: bool = False,
+    on_step: OnStep | None = None,
+) -> None:
+    """Backpropagate from ``y``: see :meth:`Variable.backward` for the contract.
+
+    Args:
+        y: the Variable to differentiate; the seed is ``ones_like(y.data)``.
+        retain_grad: also keep the gradients of intermediate Variables.
+        create_graph: differentiable gradients (Variables with a graph of their own).
+        on_step: an observer, called as ``on_step(func, gys, gxs)`` right after each
+            Function's backward with the gradients of its outputs and those it returned
+            for its inputs (as returned: ``None`` allowed). ``viz.trace_backward`` uses it.
+    """
+    _check_start(y)
+    seed: Grad = np.ones_like(y.data)
+    if create_graph:
+        seed = Variable(seed, requires_grad=False)
+    handed_out: set[int] = set()  # ids of the arrays some .grad holds now (_hand_out)
+    if y.creator is None:
+        _add_to_leaf(y, seed, create_graph, handed_out)
+        return
+    anomaly = current_state().detect_anomaly
+    with _backward_context(create_graph):
+        grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
+        pending = _count_pending(y.creator)
+        ready = [y.creator]
+        while ready:
+            func = ready.pop()
+            refs = func.outputs
+            if len(refs) == 1:  # the usual case, inline: one output, one gradient
+                out = refs[0]()
+                gy = grads.pop(id(out), None) if out is not None else None
+                if gy is None:
+                    gy = _zeros_for_missing_output(func, 0, create_graph)
+                elif retain_grad:
+                    out.grad = _hand_out(gy, create_graph, handed_out)  # type: ignore[union-attr]
+                gys: tuple[Grad, ...] = (gy,)
+            else:
+                gys = _output_grads(func, grads, retain_grad, create_graph, handed_out)
+            gxs = _call_backward(func, gys, create_graph)
+            if on_step is not None:
+                on_step(func, gys, gxs)
+            if anomaly:
+                _check_grads_finite(func, gxs)
+            inputs, needs = func.inputs, func.needs_input_grad
+            if len(gxs) != len(inputs):
+                raise ValueError(
+                    f"{type(func).__name__}.backward returned {len(gxs)} gradient(s) for "
+                    f"{len(inputs)} input(s); return one per input (None where there is none)"
+                )
+            for i, x in enumerate(inputs):
+                if not needs[i]:
+                    continue
+                gx, creator = gxs[i], x.creator
+                if gx is not None:
+                    data = x.data
+                    if create_graph or not _is_array_like(gx, data):
+                        gx = _checked(func, i, x, gx, create_graph)
+                    if creator is None:
+                        _add_to_leaf(x, gx, create_graph, handed_out)
+                        continue
+                    old = grads.get(id(x))
+                    grads[id(x)] = gx if old is None else _accumulate(old, gx, create_graph)
+                if creator is not None:
+                    count = pending[creator] - 1
+                    pending[creator] = count
+                    if count == 0:
+                        ready.append(creator)
+
+
+def _check_start(y: Variable) -> None:
+    """The errors of a backward that cannot start (no graph, no data, no gradient)."""
     state = current_state()
     if not state.enable_backprop and not state.in_backward:
         raise RuntimeError(
@@ -49,92 +127,6 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
             "no_grad() or only from constants, so no graph leads back to a Variable that "
             "needs one"
         )
-    seed: Grad = np.ones_like(y.data)
-    if create_graph:
-        seed = Variable(seed, requires_grad=False)
-    if y.creator is None:
-        _add_to_leaf(y, seed, create_graph, set())
-        return
-    anomaly = state.detect_anomaly
-    with _backward_context(create_graph):
-        grads: dict[int, Grad] = {id(y): seed}
-        handed_out: set[int] = set()  # ids of arrays now held by a user-visible .grad
-        pending = _count_pending(y.creator)
-        ready = [y.creator]
-        if not create_graph and not anomaly:
-            _run_first_order(ready, grads, pending, retain_grad, handed_out)
-            return
-        while ready:
-            func = ready.pop()
-            gys = _pop_output_grads(func, grads, retain_grad, create_graph, handed_out)
-            gxs = _call_backward(func, gys, create_graph)
-            if anomaly:
-                _check_grads_finite(func, gxs)
-            _send_to_inputs(func, gxs, grads, pending, ready, create_graph, handed_out)
-
-
-def _run_first_order(
-    ready: list[Function],
-    grads: dict[int, np.ndarray],
-    pending: dict[Function, int],
-    retain_grad: bool,
-    handed_out: set[int],
-) -> None:
-    """The loop of ``run_backward`` for ordinary first-order gradients, on raw ndarrays.
-
-    It does what the general loop does (pop the output gradients, call the backward,
-    check and send each input gradient), inlined for the common case of one output,
-    ``backward_array`` and well-formed gradients; anything else takes the general
-    helpers, so errors and fallbacks are the same on both paths.
-    """
-    while ready:
-        func = ready.pop()
-        refs = func.outputs
-        # Function.backward_array itself raises NotImplementedError, so one call both
-        # runs an op's fast path and detects a Function that has none (then: backward).
-        if len(refs) == 1:
-            y = refs[0]()
-            gy = grads.pop(id(y), None) if y is not None else None
-            if gy is None:
-                gy = _zeros_for_missing_output(func, 0, False)
-            elif retain_grad:
-                y.grad = _new_grad(gy, handed_out)  # type: ignore[union-attr]
-            try:
-                gxs: Any = func.backward_array(gy)
-            except NotImplementedError:
-                gxs = _backward_without_graph(func, [gy])
-        else:
-            gys = _pop_output_grads(func, grads, retain_grad, False, handed_out)
-            try:
-                gxs = func.backward_array(*gys)
-            except NotImplementedError:
-                gxs = _backward_without_graph(func, gys)
-        if type(gxs) is not tuple:
-            gxs = _as_tuple(gxs)
-        inputs = func.inputs
-        if len(gxs) != len(inputs):
-            _send_to_inputs(func, gxs, grads, pending, ready, False, handed_out)  # raises
-        needs = func.needs_input_grad
-        for i, x in enumerate(inputs):
-            if not needs[i]:
-                continue
-            gx = gxs[i]
-            creator = x.creator
-            if gx is not None:
-                data = x.data
-                if type(gx) is not np.ndarray or gx.shape != data.shape or gx.dtype != data.dtype:
-                    gx = _checked(func, i, x, gx, False)
-                if creator is None:
-                    _add_to_leaf(x, gx, False, handed_out)
-                    continue
-                key = id(x)
-                old = grads.get(key)
-                grads[key] = gx if old is None else _accumulate(old, gx, False)
-            if creator is not None:
-                count = pending[creator] - 1
-                pending[creator] = count
-                if count == 0:
-                    ready.append(creator)
 
 
 def _count_pending(root: Function) -> dict[Function, int]:
@@ -155,14 +147,14 @@ def _count_pending(root: Function) -> dict[Function, int]:
     return pending
 
 
-def _pop_output_grads(
+def _output_grads(
     func: Function,
     grads: dict[int, Grad],
     retain_grad: bool,
     create_graph: bool,
     handed_out: set[int],
-) -> list[Grad]:
-    """Collect the finished gradients of ``func``'s outputs (zeros for unused outputs)."""
+) -> tuple[Grad, ...]:
+    """Collect the finished gradients of a multi-output ``func`` (zeros for unused ones)."""
     gys: list[Grad] = []
     for ref in func.outputs:
         y = ref()
@@ -170,9 +162,9 @@ def _pop_output_grads(
         if gy is None:
             gy = _zeros_for_missing_output(func, len(gys), create_graph)
         elif retain_grad and y is not None:
-            y.grad = gy if create_graph else _new_grad(gy, handed_out)
+            y.grad = _hand_out(gy, create_graph, handed_out)
         gys.append(gy)
-    return gys
+    return tuple(gys)
 
 
 def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) -> Grad:
@@ -186,26 +178,27 @@ def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) ->
     return Variable(zeros, requires_grad=False) if create_graph else zeros
 
 
-def _call_backward(func: Function, gys: list[Grad], create_graph: bool) -> tuple[Grad, ...]:
-    """Run one Function's backward on the fast path or the differentiable path."""
-    if not create_graph and type(func).backward_array is not Function.backward_array:
-        try:
-            return _as_tuple(func.backward_array(*gys))
-        except NotImplementedError:
-            pass
-    if create_graph:
-        return _as_tuple(func.backward(*gys))
-    return _backward_without_graph(func, gys)
+def _call_backward(func: Function, gys: tuple[Grad, ...], create_graph: bool) -> tuple[Grad, ...]:
+    """Run one Function's backward: differentiable with ``create_graph``, else on arrays.
 
-
-def _backward_without_graph(func: Function, gys: list[Grad]) -> tuple[Grad, ...]:
-    """The fallback for Functions without ``backward_array``: ``backward`` on constants.
-
-    The engine has switched graph building off (``_backward_context``), so this builds no
-    graph; the results are unwrapped to ndarrays.
+    ``Function.backward_array`` raises ``NotImplementedError`` for a Function that has no
+    array path (one that defines only ``backward``); the same formula then runs on
+    constant Variables, under the graph-free context the engine has switched on.
     """
+    if create_graph:
+        gxs = func.backward(*gys)
+    else:
+        try:
+            gxs = func.backward_array(*gys)
+        except NotImplementedError:
+            gxs = _backward_without_graph(func, gys)
+    return gxs if type(gxs) is tuple else _as_tuple(gxs)
+
+
+def _backward_without_graph(func: Function, gys: tuple[Grad, ...]) -> tuple[Grad, ...]:
+    """``backward`` on constants: graph building is off, the results are unwrapped."""
     gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]))
-    return tuple(None if gx is None else _data_of(gx) for gx in gxs)
+    return tuple(gx.data if isinstance(gx, Variable) else gx for gx in gxs)
 
 
 def _as_tuple(gxs: Any) -> tuple[Any, ...]:
@@ -216,52 +209,18 @@ def _as_tuple(gxs: Any) -> tuple[Any, ...]:
     return (gxs,)
 
 
-def _data_of(gx: Any) -> Any:
-    return gx.data if isinstance(gx, Variable) else gx
-
-
-def _send_to_inputs(
-    func: Function,
-    gxs: tuple[Grad, ...],
-    grads: dict[int, Grad],
-    pending: dict[Function, int],
-    ready: list[Function],
-    create_graph: bool,
-    handed_out: set[int],
-) -> None:
-    """Accumulate each input's gradient and release creators whose count reaches zero."""
-    inputs = func.inputs
-    if len(gxs) != len(inputs):
-        raise ValueError(
-            f"{type(func).__name__}.backward returned {len(gxs)} gradient(s) for "
-            f"{len(inputs)} input(s); return one per input (None where there is none)"
-        )
-    for i, (x, gx, needs) in enumerate(zip(inputs, gxs, func.needs_input_grad)):
-        if not needs:
-            continue
-        creator = x.creator
-        if gx is not None:
-            gx = _checked(func, i, x, gx, create_graph)
-            if creator is None:
-                _add_to_leaf(x, gx, create_graph, handed_out)
-            else:
-                key = id(x)
-                old = grads.get(key)
-                grads[key] = gx if old is None else _accumulate(old, gx, create_graph)
-        if creator is not None:
-            pending[creator] -= 1
-            if pending[creator] == 0:
-                ready.append(creator)
+def _is_array_like(gx: Any, data: np.ndarray) -> bool:
+    """Is ``gx`` an ndarray of ``data``'s shape and dtype (nothing to check or convert)?"""
+    return type(gx) is np.ndarray and gx.shape == data.shape and gx.dtype == data.dtype
 
 
 def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bool) -> Grad:
     """Check a gradient's type and shape against its input; match the input's dtype."""
-    data = gx.data if create_graph and isinstance(gx, Variable) else gx
     if create_graph and not isinstance(gx, Variable):
         gx = Variable(np.asarray(gx), requires_grad=False)
-        data = gx.data
-    elif not create_graph and type(data) is not np.ndarray:
-        data = gx = _coerce_array(func, index, gx)
+    elif not create_graph and type(gx) is not np.ndarray:
+        gx = _coerce_array(func, index, gx)
+    data = gx.data if create_graph else gx
     x_data = x.data
     if data.shape != x_data.shape:
         raise ValueError(
@@ -272,7 +231,7 @@ def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bo
     if data.dtype != x_data.dtype and x_data.dtype.kind == "f":
         # A float32 input gets a float32 gradient on both paths, even when the backward
         # met a float64 constant; ``astype`` keeps the create_graph gradient differentiable.
-        gx = gx.astype(x_data.dtype) if create_graph else data.astype(x_data.dtype)
+        gx = gx.astype(x_data.dtype)
     return gx
 
 
@@ -296,7 +255,7 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
             "e.g. Variable(data.astype(float))"
         )
     if x.grad is None:
-        x.grad = gx if create_graph else _new_grad(gx, handed_out)
+        x.grad = _hand_out(gx, create_graph, handed_out)
     elif create_graph:
         x.grad = x.grad + gx
     else:
@@ -307,20 +266,34 @@ def _label(x: Variable) -> str:
     return f"Variable {x.name!r}" if x.name else "a Variable"
 
 
-def _new_grad(gx: np.ndarray, handed_out: set[int]) -> Variable:
-    """Wrap ``gx`` as a ``.grad`` that is writeable and shares memory with no other ``.grad``.
+def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
+    """The one copy rule: ``gx`` as a ``.grad`` that no other ``.grad`` shares.
 
-    A backward may return the same array for two inputs (``Add`` passes ``gy`` to both),
-    views of one buffer (``reshape``), or a read-only broadcast view (``sum``). Users may
-    update gradients in place (gradient clipping), so such arrays are copied: ``handed_out``
-    holds the ids of the memory owners of every gradient given out in this pass.
+    A backward may return the same gradient for two inputs (``Add`` passes ``gy`` to
+    both), views of one buffer (``reshape``) or a read-only broadcast view (``sum``).
+    Users may update gradients in place (gradient clipping), so a gradient whose memory
+    another ``.grad`` already holds, or that is read-only, is copied — as an array on the
+    first-order path, with the differentiable :class:`_Copy` under ``create_graph`` (so
+    ``a.grad is b.grad`` never holds on either path). ``handed_out`` holds the ids of
+    the memory owners given out in this pass.
     """
-    owner = gx if gx.base is None else gx.base  # NumPy keeps .base pointing at the owner
-    if not gx.flags.writeable or id(owner) in handed_out:
-        gx = gx.copy()
-        owner = gx
+    data = gx.data if create_graph else gx
+    owner = data if data.base is None else data.base  # NumPy keeps .base at the owner
+    if id(owner) in handed_out or not data.flags.writeable:
+        gx = _Copy()(gx) if create_graph else data.copy()
+        owner = gx.data if create_graph else gx
     handed_out.add(id(owner))
-    return Variable(gx, requires_grad=False)
+    return gx if create_graph else Variable(gx, requires_grad=False)
+
+
+class _Copy(Function):
+    """y = a copy of x;  gx = gy.  The differentiable copy :func:`_hand_out` makes."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x.copy()
+
+    def vjp(self, F: Any, xs: tuple[Any, ...], gy: Any) -> Any:
+        return gy
 
 
 def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:
@@ -331,7 +304,7 @@ def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:
 
 def _check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
     for i, gx in enumerate(gxs):
-        data = _data_of(gx)
+        data = gx.data if isinstance(gx, Variable) else gx
         if data is None or not isinstance(data, np.ndarray) or data.dtype.kind not in "fc":
             continue
         if not np.isfinite(data).all():

@@ -12,14 +12,17 @@ from __future__ import annotations
 import os
 import traceback
 import weakref
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from minitorch.core.config import _State, _state
-from minitorch.core.variable import Variable
+from minitorch.core.variable import NUMERIC_KINDS, Variable
 
-_NUMERIC_KINDS = frozenset("biufc")
+#: What a ``vjp`` computes with: an ndarray on the fast path, a Variable under create_graph.
+Value = Any
+#: The namespace ``F`` a ``vjp`` is written against (see ``minitorch.ops.namespaces``).
+Ops = Any
 # needs_input_grad for one or two inputs, shared instead of a new tuple per op.
 _NEEDS: dict[Any, tuple[bool, ...]] = {
     False: (False,),
@@ -41,6 +44,12 @@ class Function:
       fast path of ordinary first-order backward. Omit it (or raise
       ``NotImplementedError``) and the engine falls back to ``backward`` under
       ``no_grad()``.
+
+    Or, instead of both backwards, the formula once: ``vjp(F, xs, *gys)``, written against
+    the namespace ``F`` — NumPy (:attr:`array_ops`) with ``xs = self.input_arrays`` on the
+    fast path, minitorch ops (:attr:`graph_ops`) with ``xs = self.inputs`` under
+    ``create_graph``. The default ``backward`` and ``backward_array`` call it. This is
+    how minitorch's own ops are written (HIPS/autograd's ``anp``, DeZero's ``xp``).
 
     Attributes:
         inputs: the input Variables (list), recorded only when the graph is built.
@@ -73,6 +82,10 @@ class Function:
     created_in_backward: bool = False
     created_at: str | None = None
     output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
+    #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``
+    #: (core imports no ops): NumPy kernels on ndarrays, and minitorch ops on Variables.
+    array_ops: ClassVar[Any] = None
+    graph_ops: ClassVar[Any] = None
 
     def __call__(self, *inputs: Any) -> Any:
         # This runs once per op, so it is written for speed: one pass over the inputs, no
@@ -142,12 +155,34 @@ class Function:
         raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
 
     def backward(self, *gys: Any, **kwargs: Any) -> Any:
-        """Return the gradients w.r.t. each input, given those w.r.t. each output."""
-        raise NotImplementedError(f"{type(self).__name__}.backward is not defined")
+        """Return the gradients w.r.t. each input, given those w.r.t. each output.
+
+        By default: :meth:`vjp` evaluated with minitorch ops on the input Variables, so
+        the gradients are differentiable.
+        """
+        return self.vjp(self.graph_ops, self.inputs, *gys)
 
     def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
-        """Optional fast path of ``backward`` on raw ndarrays (no graph is built)."""
-        raise NotImplementedError
+        """Fast path of ``backward`` on raw ndarrays (no graph is built).
+
+        By default: :meth:`vjp` evaluated with NumPy on the input arrays. Raises
+        ``NotImplementedError`` for a Function that defines only ``backward``; the engine
+        then runs ``backward`` on constants instead.
+        """
+        return self.vjp(self.array_ops, self.input_arrays, *gys)
+
+    def vjp(self, *args: Any, **kwargs: Any) -> Any:
+        """``vjp(F, xs, *gys)``: the vector-Jacobian product, written once.
+
+        ``F`` is a namespace of array functions (``F.exp``, ``F.sum_to``,
+        ``F.reshape``, ``F.output(self)`` ...) that are NumPy's on the fast path and
+        minitorch's ops under ``create_graph``; ``xs`` holds the inputs in the same kind
+        (ndarrays or Variables). Arithmetic operators work on both kinds. Return one
+        gradient per input (``None`` for an input without one).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__}.backward is not defined (define backward, or vjp)"
+        )
 
     # -- accessors for op authors --------------------------------------------------------
     @property
@@ -223,7 +258,7 @@ def _as_input(x: Any, inputs: tuple[Any, ...], func: Function) -> Variable:
             array = np.asarray(x)
         except (TypeError, ValueError) as exc:
             raise TypeError(_operand_message(func, inputs, x)) from exc
-        if array.dtype.kind not in _NUMERIC_KINDS:
+        if array.dtype.kind not in NUMERIC_KINDS:
             raise TypeError(_operand_message(func, inputs, x))
     return Variable(array, requires_grad=False)
 

@@ -18,7 +18,7 @@ import numpy as np
 if TYPE_CHECKING:
     from minitorch.core.function import Function
 
-_NUMERIC_KINDS = frozenset("biufc")  # bool, signed/unsigned int, float, complex
+NUMERIC_KINDS = frozenset("biufc")  # bool, signed/unsigned int, float, complex
 
 #: Anything an op accepts as an operand: a Variable, an ndarray or a Python/NumPy scalar.
 Operand = Union["Variable", np.ndarray, float, int, np.generic]
@@ -74,7 +74,7 @@ class Variable:
                     f"Variable: data must be a numpy.ndarray or None, got "
                     f"{type(data).__name__}; wrap scalars and lists with np.array(...)"
                 )
-            if data.dtype.kind not in _NUMERIC_KINDS:
+            if data.dtype.kind not in NUMERIC_KINDS:
                 raise TypeError(
                     f"Variable: data must be numeric (bool, integer, float or complex), got "
                     f"dtype {data.dtype}"

@@ -31,6 +31,7 @@ from minitorch.ops.loss import (
     softmax_cross_entropy,
 )
 from minitorch.ops.math import abs, cos, exp, log, pow, sin, sqrt, square, tanh
+from minitorch.ops.namespaces import install as _install_namespaces
 from minitorch.ops.normalization import batch_norm, layer_norm
 from minitorch.ops.pool import avg_pool2d, max_pool2d, pooling
 from minitorch.ops.reduce import logsumexp, max, mean, min, std, sum, var
@@ -51,6 +52,7 @@ from minitorch.ops.variable_methods import install as _install
 from minitorch.ops.windows import col2im, im2col
 
 _install()
+_install_namespaces()
 
 __all__ = [
     "abs",
