@@ -33,6 +33,7 @@ from minitorch.core.function import Function
 from minitorch.core.variable import Variable
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
+_VJP_ON_ARRAYS = Function.backward_array  # the default: the op's vjp with NumPy
 #: ``on_step(func, gys, gxs)``: called after each Function's backward, in engine order.
 OnStep = Callable[[Function, tuple[Grad, ...], tuple[Grad, ...]], None]
 
@@ -79,7 +80,19 @@ def run_backward(
                 gys: tuple[Grad, ...] = (gy,)
             else:
                 gys = _output_grads(func, grads, retain_grad, create_graph, handed_out)
-            gxs = _call_backward(func, gys, create_graph)
+            try:
+                if create_graph:
+                    gxs = func.backward(*gys)
+                elif type(func).backward_array is _VJP_ON_ARRAYS:  # what it would call
+                    gxs = func.vjp(func.array_ops, func.input_arrays, *gys)
+                else:
+                    gxs = func.backward_array(*gys)
+            except NotImplementedError:  # no array path: only `backward` is defined
+                if create_graph:
+                    raise
+                gxs = _backward_without_graph(func, gys)
+            if type(gxs) is not tuple:
+                gxs = _as_tuple(gxs)
             if on_step is not None:
                 on_step(func, gys, gxs)
             if anomaly:
@@ -95,8 +108,13 @@ def run_backward(
                     continue
                 gx, creator = gxs[i], x.creator
                 if gx is not None:
-                    data = x.data
-                    if create_graph or not _is_array_like(gx, data):
+                    data = x.data  # an ndarray of x's shape and dtype passes unchecked
+                    if (
+                        create_graph
+                        or type(gx) is not np.ndarray
+                        or gx.shape != data.shape
+                        or gx.dtype != data.dtype
+                    ):
                         gx = _checked(func, i, x, gx, create_graph)
                     if creator is None:
                         _add_to_leaf(x, gx, create_graph, handed_out)
@@ -178,25 +196,12 @@ def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) ->
     return Variable(zeros, requires_grad=False) if create_graph else zeros
 
 
-def _call_backward(func: Function, gys: tuple[Grad, ...], create_graph: bool) -> tuple[Grad, ...]:
-    """Run one Function's backward: differentiable with ``create_graph``, else on arrays.
-
-    ``Function.backward_array`` raises ``NotImplementedError`` for a Function that has no
-    array path (one that defines only ``backward``); the same formula then runs on
-    constant Variables, under the graph-free context the engine has switched on.
-    """
-    if create_graph:
-        gxs = func.backward(*gys)
-    else:
-        try:
-            gxs = func.backward_array(*gys)
-        except NotImplementedError:
-            gxs = _backward_without_graph(func, gys)
-    return gxs if type(gxs) is tuple else _as_tuple(gxs)
-
-
 def _backward_without_graph(func: Function, gys: tuple[Grad, ...]) -> tuple[Grad, ...]:
-    """``backward`` on constants: graph building is off, the results are unwrapped."""
+    """``backward`` on constant Variables, for a Function without an array path.
+
+    The engine has switched graph building off, so this records nothing; the results are
+    unwrapped to ndarrays.
+    """
     gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]))
     return tuple(gx.data if isinstance(gx, Variable) else gx for gx in gxs)
 
@@ -207,11 +212,6 @@ def _as_tuple(gxs: Any) -> tuple[Any, ...]:
     if isinstance(gxs, list):
         return tuple(gxs)
     return (gxs,)
-
-
-def _is_array_like(gx: Any, data: np.ndarray) -> bool:
-    """Is ``gx`` an ndarray of ``data``'s shape and dtype (nothing to check or convert)?"""
-    return type(gx) is np.ndarray and gx.shape == data.shape and gx.dtype == data.dtype
 
 
 def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bool) -> Grad:

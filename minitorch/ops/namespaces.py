@@ -27,12 +27,26 @@ from minitorch.core import Function
 from minitorch.ops import activation, indexing, math, reduce, reshape
 
 
+# ndarray methods rather than np.reshape/np.sum/np.transpose: those dispatch in Python
+# first (``_wrapfunc``), which costs more than the work on the small arrays of a graph.
 def _output_array(func: Function) -> np.ndarray:
     return func.output().data
 
 
 def _astype_array(x: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     return x.astype(dtype, copy=False)
+
+
+def _reshape_array(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    return x.reshape(shape)
+
+
+def _sum_array(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+    return x.sum(axis=axis, keepdims=keepdims)
+
+
+def _transpose_array(x: np.ndarray, axes: tuple[int, ...] | None = None) -> np.ndarray:
+    return x.transpose(axes)
 
 
 def _forward(func: Function, *xs: np.ndarray) -> Any:
@@ -54,12 +68,12 @@ ARRAY_OPS = SimpleNamespace(
     exp=np.exp,
     log=np.log,
     output=_output_array,  # the op's output, as an ndarray here
-    reshape=np.reshape,
+    reshape=_reshape_array,
     sigmoid=activation.sigmoid_array,
     sin=np.sin,
-    sum=np.sum,
+    sum=_sum_array,
     sum_to=reshape.sum_to_array,
-    transpose=np.transpose,
+    transpose=_transpose_array,
     where=np.where,
 )
 

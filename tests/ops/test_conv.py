@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from op_harness import decline
 
 import minitorch.ops as F
-from minitorch import Function, Variable, gradcheck, gradgradcheck, no_grad
+from minitorch import Variable, gradcheck, gradgradcheck, no_grad
 from minitorch.ops import conv, windows
 
 FWD_TOL = {"rtol": 1e-10, "atol": 1e-12}
@@ -251,7 +252,7 @@ def test_backward_array_equals_backward(rng, monkeypatch, name, x_shape, W_shape
     ]
     fast = [_grads(f, *arrays) for f, arrays in cases]
     for cls in CONV_FUNCTIONS:  # force the engine's fallback to the differentiable backward
-        monkeypatch.setattr(cls, "backward_array", Function.backward_array)
+        monkeypatch.setattr(cls, "backward_array", decline)
     slow = [_grads(f, *arrays) for f, arrays in cases]
     for grads_fast, grads_slow, (_, arrays) in zip(fast, slow, cases):
         for g_fast, g_slow, a in zip(grads_fast, grads_slow, arrays):

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from op_harness import decline
 
 import minitorch.ops as F
-from minitorch import Function, Variable, gradcheck, gradgradcheck, no_grad
+from minitorch import Variable, gradcheck, gradgradcheck, no_grad
 from minitorch.ops.normalization import Standardize
 
 FWD_TOL = {"rtol": 1e-10, "atol": 1e-12}
@@ -138,7 +139,7 @@ def test_backward_array_equals_backward(rng, monkeypatch, f, shape):
         return v.grad.data
 
     fast = grad()
-    monkeypatch.setattr(Standardize, "backward_array", Function.backward_array)
+    monkeypatch.setattr(Standardize, "backward_array", decline)
     np.testing.assert_allclose(fast, grad(), **FWD_TOL)
 
 
