@@ -9,6 +9,7 @@ weak references, so the graph never keeps a result alive that the user dropped a
 
 from __future__ import annotations
 
+import functools
 import os
 import traceback
 import weakref
@@ -93,7 +94,7 @@ class Function:
         xs: tuple[Any, ...] | list[Variable] = inputs
         for x in inputs:
             if not isinstance(x, Variable):
-                xs = _as_inputs(inputs, self)
+                xs = as_inputs(inputs, self)
                 break
         n_inputs = len(xs)
         if n_inputs == 1:
@@ -134,14 +135,17 @@ class Function:
         """Link the graph: inputs, generation, weak references to the outputs."""
         self.inputs = xs if type(xs) is list else list(xs)
         self.needs_input_grad = needs
-        generation = xs[0].generation if len(xs) == 1 else max([x.generation for x in xs])
+        if len(xs) == 1:
+            generation = xs[0].generation
+        elif len(xs) == 2:
+            generation = max(xs[0].generation, xs[1].generation)
+        else:
+            generation = max([x.generation for x in xs])
         self.generation = generation
-        refs = []
         for y in outputs:
             y.creator = self
             y.generation = generation + 1
-            refs.append(weakref.ref(y))
-        self.outputs = refs
+        self.outputs = [weakref.ref(y) for y in outputs]
         if len(outputs) > 1:  # so backward can make zeros for an output that was dropped
             self.output_meta = [(y.data.shape, y.data.dtype) for y in outputs]
         if state.in_backward:
@@ -214,53 +218,50 @@ class Function:
         return f"<{type(self).__name__} generation={self.generation}>"
 
 
-def _as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
-    """Wrap every operand that is not a Variable as a constant Variable (``_as_input``).
+def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
+    """Every operand as a Variable: Variables as they are, anything else as a constant.
 
-    Fast path for the most common case, ``x * 0.99``: under NumPy 2's rules (NEP 50) a
-    Python float takes the dtype of the array operands when they share one floating
-    dtype, so it is converted to that dtype directly (a float32 Variable stays float32).
+    One dtype rule, NumPy 2's (NEP 50): a Python number takes the dtype NumPy would give
+    it next to the array operands, so ``float32_variable * 2.0`` stays float32 and
+    ``x * 0.99`` needs no float64 promotion check of its own; other operands (ndarrays,
+    lists) keep their own dtype.
+
+    Raises:
+        TypeError: for an operand that is not numeric (names the op and the operand).
     """
-    dtype = None
-    for v in inputs:
-        data = v.data if isinstance(v, Variable) else v
-        if isinstance(data, np.ndarray):
-            if dtype is None:
-                dtype = data.dtype
-            elif data.dtype != dtype:
-                dtype = None
-                break
-    if dtype is not None and dtype.kind not in "fc":
-        dtype = None
+    dtypes = tuple(
+        [
+            v.dtype if isinstance(v, np.ndarray) else v.data.dtype
+            for v in inputs
+            if isinstance(v, (Variable, np.ndarray)) and v.data is not None
+        ]
+    )
     xs = []
     for x in inputs:
         if isinstance(x, Variable):
             xs.append(x)
-        elif dtype is not None and type(x) is float:
-            xs.append(Variable(np.asarray(x, dtype), requires_grad=False))
+            continue
+        if isinstance(x, (bool, int, float, complex)):
+            array = np.asarray(x, dtype=_scalar_dtype(type(x), dtypes))
         else:
-            xs.append(_as_input(x, inputs, func))
+            try:
+                array = np.asarray(x)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(_operand_message(func, inputs, x)) from exc
+            if array.dtype.kind not in NUMERIC_KINDS:
+                raise TypeError(_operand_message(func, inputs, x))
+        xs.append(Variable(array, requires_grad=False))
     return xs
 
 
-def _as_input(x: Any, inputs: tuple[Any, ...], func: Function) -> Variable:
-    """Turn a non-Variable operand into a constant Variable with NumPy 2 (NEP 50) dtypes.
+@functools.cache
+def _scalar_dtype(kind: type, dtypes: tuple[np.dtype[Any], ...]) -> np.dtype[Any]:
+    """``np.result_type`` of a Python scalar of type ``kind`` and arrays of ``dtypes``.
 
-    A Python scalar takes the dtype NumPy would give it next to the other operands, so
-    ``float32_variable * 2.0`` stays float32.
+    Under NEP 50 a Python scalar is "weak": the result depends on its type, not its value,
+    so the answer is cached per (type, dtypes) — ``x * 0.99`` in a loop asks NumPy once.
     """
-    if isinstance(x, (bool, int, float, complex)):
-        arrays = [v.data for v in inputs if isinstance(v, Variable) and v.data is not None]
-        arrays += [v for v in inputs if isinstance(v, np.ndarray)]
-        array = np.asarray(x, dtype=np.result_type(x, *arrays) if arrays else None)
-    else:
-        try:
-            array = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(_operand_message(func, inputs, x)) from exc
-        if array.dtype.kind not in NUMERIC_KINDS:
-            raise TypeError(_operand_message(func, inputs, x))
-    return Variable(array, requires_grad=False)
+    return np.result_type(kind(0), *dtypes) if dtypes else np.asarray(kind(0)).dtype
 
 
 def _operand_message(func: Function, inputs: tuple[Any, ...], x: Any) -> str:
