@@ -72,7 +72,9 @@ ARRAY_OPS = SimpleNamespace(
     sigmoid=activation.sigmoid_array,
     sin=np.sin,
     sum=_sum_array,
+    sqrt=np.sqrt,
     sum_to=reshape.sum_to_array,
+    tanh=np.tanh,
     transpose=_transpose_array,
     where=np.where,
 )
@@ -90,7 +92,9 @@ GRAPH_OPS = SimpleNamespace(
     sigmoid=activation.sigmoid,
     sin=math.sin,
     sum=reduce.sum,
+    sqrt=math.sqrt,
     sum_to=reshape.sum_to,
+    tanh=math.tanh,
     transpose=reshape.transpose,
     where=indexing.where,
 )
