@@ -242,7 +242,8 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
             xs.append(x)
             continue
         if isinstance(x, (bool, int, float, complex)):
-            array = np.asarray(x, dtype=_scalar_dtype(type(x), dtypes))
+            kind: Any = type(x)
+            array = np.asarray(x, dtype=_scalar_dtype(kind, dtypes))
         else:
             try:
                 array = np.asarray(x)
@@ -255,7 +256,7 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
 
 
 @functools.cache
-def _scalar_dtype(kind: type, dtypes: tuple[np.dtype[Any], ...]) -> np.dtype[Any]:
+def _scalar_dtype(kind: Any, dtypes: tuple[np.dtype[Any], ...]) -> np.dtype[Any]:
     """``np.result_type`` of a Python scalar of type ``kind`` and arrays of ``dtypes``.
 
     Under NEP 50 a Python scalar is "weak": the result depends on its type, not its value,

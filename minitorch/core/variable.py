@@ -63,7 +63,6 @@ class Variable:
     __slots__ = ("data", "name", "grad", "creator", "generation", "requires_grad", "__weakref__")
     # NEP 13: make NumPy defer to our reflected operators, so np.ones(3) + x is a Variable.
     __array_ufunc__ = None
-    __array_priority__ = 200
 
     def __init__(
         self, data: np.ndarray | None, name: str | None = None, requires_grad: bool = True

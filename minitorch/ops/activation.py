@@ -274,20 +274,10 @@ def maximum(x0: Operand, x1: Operand) -> Variable:
 
 
 def minimum(x0: Operand, x1: Operand) -> Variable:
-    """Elementwise minimum (``np.minimum``), broadcasting; ties split the gradient in halves.
+    """Elementwise minimum (``np.minimum``), broadcasting.
 
-    Shapes:
-        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
-
-    Args:
-        x0: the first operand.
-        x1: the second operand.
-
-    Returns:
-        A Variable of the promoted dtype.
-
-    Raises:
-        ValueError: if the shapes do not broadcast.
+    The mirror image of :func:`maximum`: the same shapes, arguments, errors and tie rule
+    (where ``x0 == x1`` each operand receives ``gy / 2``).
 
     Example:
         >>> minimum(Variable(np.array([1.0, 5.0])), 3.0)
