@@ -229,6 +229,10 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
     Raises:
         TypeError: for an operand that is not numeric (names the op and the operand).
     """
+    if len(inputs) == 2 and type(inputs[1]) is float and isinstance(inputs[0], Variable):
+        x, c = inputs  # `x * 0.99`, the commonest case: NEP 50 gives c a float x's dtype
+        if x.data.dtype.kind == "f":
+            return [x, Variable(np.asarray(c, x.data.dtype), requires_grad=False)]
     dtypes = tuple(
         [
             v.dtype if isinstance(v, np.ndarray) else v.data.dtype
