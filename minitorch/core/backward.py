@@ -23,6 +23,7 @@ it becomes somebody's ``.grad``: no two Variables ever share a gradient, on eith
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -55,6 +56,9 @@ def run_backward(
             for its inputs (as returned: ``None`` allowed). ``viz.trace_backward`` uses it.
     """
     _check_start(y)
+    if not y.requires_grad:  # no graph: a constant create_graph gradient, or an error
+        _backward_of_a_constant(y, create_graph)
+        return
     seed: Grad = np.ones_like(y.data)
     if create_graph:
         seed = Variable(seed, requires_grad=False)
@@ -69,6 +73,8 @@ def run_backward(
         ready = [y.creator]
         while ready:
             func = ready.pop()
+            if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
+                func.check_leaves_unchanged()
             refs = func.outputs
             if len(refs) == 1:  # the usual case, inline: one output, one gradient
                 out = refs[0]()
@@ -92,7 +98,7 @@ def run_backward(
                     raise
                 gxs = _backward_without_graph(func, gys)
             if type(gxs) is not tuple:
-                gxs = _as_tuple(gxs)
+                gxs = _as_tuple(gxs, func)
             if on_step is not None:
                 on_step(func, gys, gxs)
             if anomaly:
@@ -138,13 +144,40 @@ def _check_start(y: Variable) -> None:
         )
     if y.data is None:
         raise RuntimeError("backward(): the Variable holds no data (data is None)")
-    if not y.requires_grad:
-        label = f"Variable {y.name!r}" if y.name else "this Variable"
-        raise RuntimeError(
-            f"backward(): {label} does not require a gradient: it was computed inside "
-            "no_grad() or only from constants, so no graph leads back to a Variable that "
-            "needs one"
+
+
+def _backward_of_a_constant(y: Variable, create_graph: bool) -> None:
+    """``backward()`` of a Variable that requires no gradient: zeros, or a clear error.
+
+    A ``create_graph`` gradient that depends on no input (relu, abs, ``x + c``) has a zero
+    derivative: its leaf gets zeros, as in PyTorch. Anything else has no graph to run.
+    """
+    leaf_ref = getattr(y, "_constant_grad_of", None)
+    leaf = leaf_ref() if leaf_ref is not None else None
+    if leaf is None:
+        raise RuntimeError(_no_graph_message(y))
+    zeros: Grad = np.zeros_like(leaf.data)
+    if create_graph:
+        zeros = Variable(zeros, requires_grad=False)
+    _add_to_leaf(leaf, zeros, create_graph, set())
+
+
+def _no_graph_message(y: Variable) -> str:
+    """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
+    label = f"Variable {y.name!r}" if y.name else "this Variable"
+    if getattr(y, "_first_order_grad", False):
+        return (
+            f"backward(): {label} is (or was computed only from) a gradient made by a "
+            "first-order backward(), which records no graph, so it cannot be differentiated "
+            "again: did you forget create_graph=True? Compute the first "
+            "gradient with backward(create_graph=True) (e.g. y.backward(create_graph=True); "
+            "gx = x.grad; x.clear_grad(); gx.backward()) to get second derivatives"
         )
+    return (
+        f"backward(): {label} does not require a gradient: it was computed inside "
+        "no_grad() or only from constants, so no graph leads back to a Variable that "
+        "needs one"
+    )
 
 
 def _count_pending(root: Function) -> dict[Function, int]:
@@ -202,15 +235,21 @@ def _backward_without_graph(func: Function, gys: tuple[Grad, ...]) -> tuple[Grad
     The engine has switched graph building off, so this records nothing; the results are
     unwrapped to ndarrays.
     """
-    gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]))
+    gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]), func)
     return tuple(gx.data if isinstance(gx, Variable) else gx for gx in gxs)
 
 
-def _as_tuple(gxs: Any) -> tuple[Any, ...]:
+def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
     if type(gxs) is tuple:
         return gxs
     if isinstance(gxs, list):
         return tuple(gxs)
+    if gxs is None:  # a bare None, not (None,) or (g, None): almost always a missing return
+        raise TypeError(
+            f"{type(func).__name__}.backward returned None, but its input(s) need a "
+            "gradient: did you forget `return`? Return one gradient per input (a tuple "
+            "for several inputs; None inside the tuple for an input without one)"
+        )
     return (gxs,)
 
 
@@ -260,6 +299,12 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
         x.grad = x.grad + gx
     else:
         x.grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
+        x.grad._first_order_grad = True
+    if create_graph and not x.grad.requires_grad:
+        # The gradient depends on no input (relu, abs, x + c): its derivative is zero.
+        # Remember whose gradient it is, so that differentiating it again gives that
+        # leaf a zero gradient (as PyTorch does for relu/abs) instead of an error.
+        x.grad._constant_grad_of = weakref.ref(x)
 
 
 def _label(x: Variable) -> str:
@@ -283,7 +328,11 @@ def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
         gx = _Copy()(gx) if create_graph else data.copy()
         owner = gx.data if create_graph else gx
     handed_out.add(id(owner))
-    return gx if create_graph else Variable(gx, requires_grad=False)
+    if create_graph:
+        return gx
+    grad = Variable(gx, requires_grad=False)
+    grad._first_order_grad = True  # differentiating it again needs create_graph=True
+    return grad
 
 
 class _Copy(Function):

@@ -26,8 +26,12 @@ from minitorch.ops.loss import (
     accuracy,
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
+    cross_entropy,
     dropout,
+    l1_loss,
     mean_squared_error,
+    mse_loss,
+    nll_loss,
     softmax_cross_entropy,
 )
 from minitorch.ops.math import abs, cos, exp, log, pow, sin, sqrt, square, tanh
@@ -70,6 +74,7 @@ __all__ = [
     "conv2d",
     "conv_transpose2d",
     "cos",
+    "cross_entropy",
     "div",
     "dropout",
     "embedding",
@@ -78,6 +83,7 @@ __all__ = [
     "flatten",
     "get_item",
     "im2col",
+    "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
@@ -92,8 +98,10 @@ __all__ = [
     "mean_squared_error",
     "min",
     "minimum",
+    "mse_loss",
     "mul",
     "neg",
+    "nll_loss",
     "pooling",
     "pow",
     "relu",
@@ -116,3 +124,39 @@ __all__ = [
     "var",
     "where",
 ]
+
+
+# Names people reach for from DeZero or PyTorch that minitorch spells differently.
+_RENAMED = {
+    "sigmoid_cross_entropy": "binary_cross_entropy_with_logits",
+    "linear_simple": "linear",
+    "average": "mean",
+    "argmax": "accuracy (for a score) or np.argmax(x.data) (no gradient)",
+    "batch_norm2d": "batch_norm",
+    "conv2d_simple": "conv2d",
+    "max_pool": "max_pool2d",
+    "avg_pool": "avg_pool2d",
+    "swapaxes": "transpose",
+    "permute": "transpose",
+    "view": "reshape",
+    "cat": "concatenate",
+    "unsqueeze": "expand_dims",
+    "clamp": "clip",
+    "mse": "mse_loss",
+    "nll": "nll_loss",
+    "bce": "binary_cross_entropy",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Raise ``AttributeError`` for an unknown op, suggesting the closest name."""
+    import difflib  # only on this error path
+
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    hint = _RENAMED.get(name)
+    if hint is None:
+        close = difflib.get_close_matches(name, __all__, n=3, cutoff=0.6)
+        hint = " or ".join(close) if close else None
+    advice = f"; did you mean {hint}?" if hint else "; see dir(minitorch.ops) for every op"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}{advice}")

@@ -41,6 +41,10 @@ def _reshape_array(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return x.reshape(shape)
 
 
+def _mean_array(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+    return x.mean(axis=axis, keepdims=keepdims)
+
+
 def _sum_array(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
     return x.sum(axis=axis, keepdims=keepdims)
 
@@ -67,6 +71,7 @@ ARRAY_OPS = SimpleNamespace(
     cos=np.cos,
     exp=np.exp,
     log=np.log,
+    mean=_mean_array,
     output=_output_array,  # the op's output, as an ndarray here
     reshape=_reshape_array,
     sigmoid=activation.sigmoid_array,
@@ -87,6 +92,7 @@ GRAPH_OPS = SimpleNamespace(
     cos=math.cos,
     exp=math.exp,
     log=math.log,
+    mean=reduce.mean,
     output=Function.output,  # the op's output Variable
     reshape=reshape.reshape,
     sigmoid=activation.sigmoid,
