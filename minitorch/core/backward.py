@@ -67,6 +67,7 @@ def run_backward(
         _add_to_leaf(y, seed, create_graph, handed_out)
         return
     anomaly = current_state().detect_anomaly
+    array_ops = Function.array_ops  # NumPy: what each op's vjp computes with on arrays
     with _backward_context(create_graph):
         grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
         pending = _count_pending(y.creator)
@@ -90,7 +91,10 @@ def run_backward(
                 if create_graph:
                     gxs = func.backward(*gys)
                 elif type(func).backward_array is _VJP_ON_ARRAYS:  # what it would call
-                    gxs = func.vjp(func.array_ops, func.input_arrays, *gys)
+                    if len(gys) == 1:
+                        gxs = func.vjp(array_ops, func.input_arrays, gys[0])
+                    else:
+                        gxs = func.vjp(array_ops, func.input_arrays, *gys)
                 else:
                     gxs = func.backward_array(*gys)
             except NotImplementedError:  # no array path: only `backward` is defined
