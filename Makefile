@@ -7,14 +7,16 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-# CI (or CROSSCHECK=1) also installs PyTorch 2.13.0 (a CPU build from local disk) so the
-# cross-checks run; a student's laptop skips them instead of downloading gigabytes.
-EXTRAS := viz,dev,docs
+# The whole suite needs JupyterLab (the stepper widget is tested in it) and nbgrader (the
+# course's grading test): the lab and course extras. CI (or CROSSCHECK=1) also installs
+# PyTorch 2.13.0 (a CPU build from local disk) so the cross-checks run; a student's laptop
+# skips them instead of downloading gigabytes.
+EXTRAS := viz,dev,docs,lab,course
 ifeq ($(CI),true)
-  EXTRAS := viz,dev,docs,crosscheck
+  EXTRAS := viz,dev,docs,lab,course,crosscheck
 endif
 ifeq ($(CROSSCHECK),1)
-  EXTRAS := viz,dev,docs,crosscheck
+  EXTRAS := viz,dev,docs,lab,course,crosscheck
 endif
 
 .PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
