@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core.config import _State, _state
+from minitorch.core.forward import _levels, push_tangents
 from minitorch.core.variable import Variable
 
 _NUMERIC_KINDS = frozenset("biufc")
@@ -41,6 +42,8 @@ class Function:
       fast path of ordinary first-order backward. Omit it (or raise
       ``NotImplementedError``) and the engine falls back to ``backward`` under
       ``no_grad()``.
+    * optionally ``jvp(*txs: Variable | None)`` — the tangent rule of forward mode
+      (``minitorch.func.jvp``): the output tangents ``J @ tx``, with minitorch ops.
 
     Attributes:
         inputs: the input Variables (list), recorded only when the graph is built.
@@ -104,11 +107,15 @@ class Function:
                 needs = tuple([bool(x.requires_grad) for x in xs])
             if True in needs:
                 self._record(xs, outputs, needs, state)
+                if _levels.get():  # forward mode (minitorch.func.jvp) is on: tangents too
+                    push_tangents(self, xs, outputs)
                 return outputs[0] if len(outputs) == 1 else outputs
         # Nothing recorded (no_grad, or only constants in): as in PyTorch, the outputs are
         # constants, so a later backward neither reaches nor expects a gradient for them.
         for y in outputs:
             y.requires_grad = False
+        if _levels.get():  # forward mode is not switched off by no_grad(), as in PyTorch
+            push_tangents(self, xs, outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _record(
@@ -147,6 +154,16 @@ class Function:
 
     def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
         """Optional fast path of ``backward`` on raw ndarrays (no graph is built)."""
+        raise NotImplementedError
+
+    def jvp(self, *txs: Any, **kwargs: Any) -> Any:
+        """Optional tangent rule (forward mode): the output tangents from the input ones.
+
+        Receives one tangent per input (a Variable of the input's shape, or ``None`` for
+        an input without one) and returns one per output (``None`` for zero), written with
+        minitorch ops so forward mode nests. Read ``self.inputs`` and ``self.output(i)``
+        as ``backward`` does. Without it, ``minitorch.func.jvp`` uses two reverse passes.
+        """
         raise NotImplementedError
 
     # -- accessors for op authors --------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.reshape import sum_to, sum_to_array
+from minitorch.ops.reshape import add_tangents, sum_to, sum_to_array
 
 
 def _broadcast_error(op: str, x0: np.ndarray, x1: np.ndarray) -> ValueError:
@@ -24,6 +24,9 @@ class Add(Function):
             return x0 + x1
         except ValueError:
             raise _broadcast_error("add", x0, x1) from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        return add_tangents(self.output().shape, tx0, tx1)
 
     def backward(self, gy: Variable) -> tuple[Variable, Variable]:
         x0, x1 = self.inputs
@@ -63,6 +66,9 @@ class Sub(Function):
         except ValueError:
             raise _broadcast_error("sub", x0, x1) from None
 
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        return add_tangents(self.output().shape, tx0, None if tx1 is None else -tx1)
+
     def backward(self, gy: Variable) -> tuple[Variable, Variable]:
         x0, x1 = self.inputs
         return sum_to(gy, x0.shape), sum_to(-gy, x1.shape)
@@ -99,6 +105,11 @@ class Mul(Function):
             return x0 * x1
         except ValueError:
             raise _broadcast_error("mul", x0, x1) from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        x0, x1 = self.inputs  # the product rule
+        t0 = None if tx0 is None else tx0 * x1
+        return add_tangents(self.output().shape, t0, None if tx1 is None else x0 * tx1)
 
     def backward(self, gy: Variable) -> tuple[Variable, Variable]:
         x0, x1 = self.inputs
@@ -137,6 +148,12 @@ class Div(Function):
         except ValueError:
             raise _broadcast_error("div", x0, x1) from None
 
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        _, x1 = self.inputs  # d(x0 / x1) = (dx0 - y dx1) / x1
+        t0 = None if tx0 is None else tx0 / x1
+        t1 = None if tx1 is None else -tx1 * self.output() / x1
+        return add_tangents(self.output().shape, t0, t1)
+
     def backward(self, gy: Variable) -> tuple[Variable, Variable]:
         x0, x1 = self.inputs
         return sum_to(gy / x1, x0.shape), sum_to(-gy * x0 / (x1 * x1), x1.shape)
@@ -173,6 +190,9 @@ class Neg(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return -x
+
+    def jvp(self, tx: Variable) -> Variable:
+        return -tx
 
     def backward(self, gy: Variable) -> Variable:
         return -gy

@@ -25,6 +25,9 @@ class Embedding(Function):
         self.W_shape = W.shape
         return W[self.indices]
 
+    def jvp(self, tW: Variable) -> Variable:
+        return Embedding(self.indices)(tW)
+
     def backward(self, gy: Variable) -> Variable:
         return EmbeddingGrad(self.indices, self.W_shape)(gy)
 
@@ -42,6 +45,9 @@ class EmbeddingGrad(Function):
         gW = np.zeros(self.W_shape, dtype=gy.dtype)
         np.add.at(gW, self.indices, gy)
         return gW
+
+    def jvp(self, tgy: Variable) -> Variable:
+        return EmbeddingGrad(self.indices, self.W_shape)(tgy)
 
     def backward(self, ggW: Variable) -> Variable:
         return Embedding(self.indices)(ggW)

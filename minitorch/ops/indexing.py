@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.reshape import sum_to, sum_to_array
+from minitorch.ops.reshape import broadcast_to, sum_to, sum_to_array
 
 Shape = tuple[int, ...]
 
@@ -57,6 +57,9 @@ class GetItem(Function):
         except IndexError as exc:
             raise IndexError(f"get_item: index {self.index!r} on shape {x.shape}: {exc}") from None
 
+    def jvp(self, tx: Variable) -> Variable:
+        return get_item(tx, self.index)
+
     def backward(self, gy: Variable) -> Variable:
         return GetItemGrad(self.index, self.x_shape)(gy)
 
@@ -73,6 +76,9 @@ class GetItemGrad(Function):
 
     def forward(self, gy: np.ndarray) -> np.ndarray:
         return _scatter(gy, self.index, self.x_shape)
+
+    def jvp(self, tgy: Variable) -> Variable:
+        return GetItemGrad(self.index, self.x_shape)(tgy)
 
     def backward(self, ggx: Variable) -> Variable:
         return get_item(ggx, self.index)
@@ -131,6 +137,12 @@ class Where(Function):
                 f"where: condition {self.condition.shape}, x0 {x0.shape} and x1 {x1.shape} "
                 "do not broadcast"
             ) from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable:
+        y = self.output()
+        zero = np.zeros((), dtype=y.dtype)  # the tangent of the branch not taken is 0
+        ty = where(self.condition, zero if tx0 is None else tx0, zero if tx1 is None else tx1)
+        return broadcast_to(ty, y.shape)
 
     def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
         x0, x1 = self.inputs

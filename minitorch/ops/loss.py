@@ -87,6 +87,14 @@ class SoftmaxCrossEntropy(Function):
         self.count = x.shape[0] if self.valid is None else int(self.valid.sum())
         return self._reduce(losses)
 
+    def jvp(self, tx: Variable, tt: Variable | None) -> Variable:
+        x = self.inputs[0]  # d loss_i = sum_c (softmax(x_i) - onehot(t_i))_c dx_ic
+        onehot = np.zeros(x.shape, dtype=x.dtype)
+        onehot[np.arange(x.shape[0]), self.t] = 1
+        rows = sum_all((softmax(x, axis=1) - onehot) * tx, axis=1, keepdims=True)
+        rows = rows * self._row_weights(x.dtype)
+        return rows.reshape(-1) if self.reduction == "none" else sum_all(rows)
+
     def _reduce(self, losses: np.ndarray) -> np.ndarray:
         if self.reduction == "none":
             return losses

@@ -12,7 +12,7 @@ import numpy as np
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.ops.arithmetic import _broadcast_error
-from minitorch.ops.reshape import sum_to, sum_to_array
+from minitorch.ops.reshape import add_tangents, sum_to, sum_to_array
 
 
 class Exp(Function):
@@ -20,6 +20,9 @@ class Exp(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.exp(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * self.output()
 
     def backward(self, gy: Variable) -> Variable:
         return gy * self.output()
@@ -46,6 +49,9 @@ class Log(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.log(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx / self.inputs[0]
 
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs
@@ -75,6 +81,9 @@ class Sin(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sin(x)
 
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * cos(self.inputs[0])
+
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs
         return gy * cos(x)
@@ -99,6 +108,9 @@ class Cos(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.cos(x)
 
+    def jvp(self, tx: Variable) -> Variable:
+        return -tx * sin(self.inputs[0])
+
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs
         return gy * -sin(x)
@@ -122,6 +134,10 @@ class Tanh(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        y = self.output()
+        return tx * (1 - y * y)
 
     def backward(self, gy: Variable) -> Variable:
         y = self.output()
@@ -148,6 +164,9 @@ class Sqrt(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sqrt(x)
 
+    def jvp(self, tx: Variable) -> Variable:
+        return tx / (2 * self.output())
+
     def backward(self, gy: Variable) -> Variable:
         return gy / (2 * self.output())
 
@@ -170,6 +189,9 @@ class Square(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x * x
+
+    def jvp(self, tx: Variable) -> Variable:
+        return 2 * self.inputs[0] * tx
 
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs
@@ -195,6 +217,9 @@ class Abs(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.abs(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * np.sign(self.inputs[0].data)  # 0 at the kink, as the gradient
 
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs
@@ -234,6 +259,13 @@ class Pow(Function):
             return np.power(x0, x1)
         except ValueError as exc:  # e.g. integers to negative integer powers
             raise ValueError(f"pow: {exc} (base dtype {x0.dtype}, exponent {x1.dtype})") from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        x0, x1 = self.inputs  # the same shifted bases as backward: no 0 * inf at x0 = 0
+        shift0, shift1 = self._base_shifts()
+        t0 = None if tx0 is None else tx0 * x1 * _shifted(x0, shift0) ** (x1 - 1)
+        t1 = None if tx1 is None else tx1 * self.output() * log(_shifted(x0, shift1))
+        return add_tangents(self.output().shape, t0, t1)
 
     def _base_shifts(self) -> tuple[np.ndarray, np.ndarray]:
         """Where ``x0 == 0`` the formulas give ``0 * inf = NaN``; 1 added to the base there.

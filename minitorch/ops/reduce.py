@@ -68,6 +68,9 @@ class Sum(Function):
         self.axes = normalize_axis(self.axis, x.ndim, "sum")
         return np.sum(x, axis=self.axes, keepdims=self.keepdims)
 
+    def jvp(self, tx: Variable) -> Variable:
+        return sum(tx, self.axes, self.keepdims)
+
     def backward(self, gy: Variable) -> Variable:
         gy = reshape(gy, keepdims_shape(self.x_shape, self.axes))
         return broadcast_to(gy, self.x_shape)
@@ -135,6 +138,11 @@ class _Extremum(Function):
                 f"{self.axis}: an empty axis has no {self.name}"
             )
         return self.ufunc.reduce(x, axis=self.axes, keepdims=self.keepdims)
+
+    def jvp(self, tx: Variable) -> Variable:
+        # The tangent of the extreme entry; at a tie the mean of the tied ones (the same
+        # subgradient backward uses, so jvp and vjp stay transposes of each other).
+        return sum(tx * self._share(), self.axes, self.keepdims)
 
     def _share(self) -> np.ndarray:
         # At a tie the derivative does not exist; we share exactly one unit of gradient
@@ -240,6 +248,11 @@ class LogSumExp(Function):
         if self.keepdims:
             return y
         return y.reshape([d for i, d in enumerate(x.shape) if i not in self.axes])
+
+    def jvp(self, tx: Variable) -> Variable:
+        (x,) = self.inputs  # d logsumexp = sum(softmax(x) * dx)
+        y = reshape(self.output(), keepdims_shape(self.x_shape, self.axes))
+        return sum(tx * exp(x - y), self.axes, self.keepdims)
 
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs

@@ -1,0 +1,170 @@
+"""Every op's tangent rule (``Function.jvp``): against central differences in float64,
+against the reverse mode (``<u, J v> == <J^T u, v>``), against PyTorch's ``torch.func``
+(2.13, when installed), and at second order.
+
+The rows live in ``op_table.py``; a test below checks that every Function class of
+``minitorch.ops`` defines a rule of its own, so no op silently takes the fallback.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from conftest import central_difference
+from op_table import TangentCase
+
+import minitorch.func as mf
+import minitorch.ops as F
+from minitorch import Function, Variable
+
+RTOL, ATOL = 1e-6, 1e-8  # central differences in float64 with eps = 1e-6
+
+
+def _data(v: object) -> np.ndarray:
+    return v.data if isinstance(v, Variable) else np.asarray(v)
+
+
+def _value(case: TangentCase, *xs: np.ndarray) -> np.ndarray:
+    return _data(case.fn(*[Variable(np.asarray(x)) for x in xs]))
+
+
+@pytest.fixture
+def point(case: TangentCase, rng: np.random.Generator) -> tuple[list, list, list]:
+    """The inputs, a tangent per input and a second tangent (for second order)."""
+    xs = case.make(rng)
+    vs = [np.asarray(rng.standard_normal(x.shape)) for x in xs]
+    us = [np.asarray(rng.standard_normal(x.shape)) for x in xs]
+    return xs, vs, us
+
+
+def test_jvp_matches_central_differences(case: TangentCase, point: tuple) -> None:
+    xs, vs, _ = point
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="jvp:", category=RuntimeWarning)
+        y, ty = mf.jvp(case.fn, tuple(xs), tuple(vs))
+    np.testing.assert_allclose(y.data, _value(case, *xs), rtol=1e-12, atol=1e-12)
+    numeric = central_difference(lambda *a: _value(case, *a), xs, vs, 1e-6)
+    assert ty.shape == y.shape and ty.dtype == y.dtype
+    np.testing.assert_allclose(ty.data, numeric, rtol=RTOL, atol=ATOL)
+
+
+def test_jvp_is_the_transpose_of_vjp(case: TangentCase, point: tuple) -> None:
+    """Forward and reverse rules agree: ``<u, J v> = <J^T u, v>`` for random u, v."""
+    xs, vs, _ = point
+    _, ty = mf.jvp(case.fn, tuple(xs), tuple(vs))
+    u = np.random.default_rng(7).standard_normal(ty.shape)
+    _, vjp_fn = mf.vjp(case.fn, *xs)
+    gxs = vjp_fn(u)
+    lhs = float(np.sum(u * ty.data))
+    rhs = sum(float(np.sum(g.data * v)) for g, v in zip(gxs, vs))
+    assert lhs == pytest.approx(rhs, rel=1e-10, abs=1e-12)
+
+
+def test_jacfwd_equals_jacrev(case: TangentCase, point: tuple) -> None:
+    xs, _, _ = point
+    argnums = tuple(range(len(xs)))
+    forward = mf.jacfwd(case.fn, argnums=argnums)(*xs)
+    reverse = mf.jacrev(case.fn, argnums=argnums)(*xs)
+    for jf, jr, x in zip(forward, reverse, xs):
+        assert jf.shape == _value(case, *xs).shape + x.shape
+        np.testing.assert_allclose(jf.data, jr.data, rtol=1e-10, atol=1e-12)
+
+
+def test_forward_over_forward_matches_differences_of_jvp(case: TangentCase, point: tuple) -> None:
+    """Second order: the jvp (along u) of the jvp (along v) vs differences of the jvp."""
+    if not case.smooth:
+        pytest.skip("not twice differentiable at the inputs (a kink or a selection)")
+    xs, vs, us = point
+
+    def tangent(*a: object) -> Variable:
+        return mf.jvp(case.fn, tuple(a), tuple(vs))[1]
+
+    _, second = mf.jvp(tangent, tuple(xs), tuple(us))
+    numeric = central_difference(lambda *a: tangent(*a).data, xs, us, 1e-5)
+    np.testing.assert_allclose(second.data, numeric, rtol=1e-5, atol=1e-7)
+
+
+# -- PyTorch 2.13 ------------------------------------------------------------------------
+def _torch_inputs(xs: list[np.ndarray]) -> tuple:
+    torch = pytest.importorskip("torch")
+    return tuple(torch.tensor(x, dtype=torch.float64) for x in xs)
+
+
+def test_jvp_matches_torch_func(case: TangentCase, point: tuple) -> None:
+    if case.torch_fn is None:
+        pytest.skip("no PyTorch counterpart")
+    xs, vs, _ = point
+    primals, tangents = _torch_inputs(xs), _torch_inputs(vs)
+    torch = pytest.importorskip("torch")
+    ref_y, ref_t = torch.func.jvp(case.torch_fn, primals, tangents)
+    y, ty = mf.jvp(case.fn, tuple(xs), tuple(vs))
+    np.testing.assert_allclose(y.data, ref_y.numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(ty.data, ref_t.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_jacobians_match_torch_func(case: TangentCase, point: tuple) -> None:
+    if case.torch_fn is None:
+        pytest.skip("no PyTorch counterpart")
+    xs, _, _ = point
+    torch = pytest.importorskip("torch")
+    argnums = tuple(range(len(xs)))
+    ref_f = torch.func.jacfwd(case.torch_fn, argnums=argnums)(*_torch_inputs(xs))
+    ref_r = torch.func.jacrev(case.torch_fn, argnums=argnums)(*_torch_inputs(xs))
+    ours_f = mf.jacfwd(case.fn, argnums=argnums)(*xs)
+    ours_r = mf.jacrev(case.fn, argnums=argnums)(*xs)
+    for mine_f, mine_r, tf, tr in zip(ours_f, ours_r, ref_f, ref_r):
+        np.testing.assert_allclose(mine_f.data, tf.numpy(), rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(mine_r.data, tr.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_hessian_matches_torch_func(case: TangentCase, point: tuple) -> None:
+    """Second order against PyTorch: the Hessian of ``sum(w * f(x))`` (forward-over-reverse)."""
+    if case.torch_fn is None or not case.smooth:
+        pytest.skip("no PyTorch counterpart, or not twice differentiable")
+    xs, _, _ = point
+    torch = pytest.importorskip("torch")
+    w = np.random.default_rng(11).standard_normal(_value(case, *xs).shape)
+    w_t = torch.tensor(w)
+    argnums = tuple(range(len(xs)))
+    def loss(*a: object) -> object:
+        return (case.torch_fn(*a) * w_t).sum()
+
+    if case.torch_func_hessian:
+        ref = torch.func.hessian(loss, argnums=argnums)(*_torch_inputs(xs))
+    else:
+        ref = torch.autograd.functional.hessian(loss, _torch_inputs(xs))
+    ours = mf.hessian(lambda *a: (case.fn(*a) * w).sum(), argnums=argnums)(*xs)
+    for i in argnums:
+        for j in argnums:
+            np.testing.assert_allclose(ours[i][j].data, ref[i][j].numpy(), rtol=1e-8, atol=1e-10)
+
+
+# -- coverage ----------------------------------------------------------------------------
+def _op_function_classes() -> list[type[Function]]:
+    import minitorch.ops as ops_package
+
+    classes = set()
+    for module in vars(ops_package).values():
+        if inspect.ismodule(module) and module.__name__.startswith("minitorch.ops."):
+            for obj in vars(module).values():
+                if inspect.isclass(obj) and issubclass(obj, Function) and obj is not Function:
+                    if obj.__module__ == module.__name__:
+                        classes.add(obj)
+    return sorted(classes, key=lambda c: c.__name__)
+
+
+def test_every_op_function_has_its_own_tangent_rule() -> None:
+    classes = _op_function_classes()
+    assert len(classes) > 30  # the walk found the ops (guards against an empty pass)
+    missing = [c.__name__ for c in classes if c.jvp is Function.jvp]
+    assert missing == []
+
+
+def test_jvp_of_astype_converts_the_tangent() -> None:
+    x = np.array([1.5, -2.0])
+    y, ty = mf.jvp(lambda v: F.astype(v, np.float32), (x,), (np.array([1.0, 3.0]),))
+    assert ty.dtype == np.float32 and y.dtype == np.float32
+    np.testing.assert_array_equal(ty.data, np.array([1.0, 3.0], np.float32))
