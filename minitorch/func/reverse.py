@@ -14,7 +14,6 @@ import contextlib
 import contextvars
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -166,7 +165,9 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
         with using_config("enable_backprop", True):
             gxs = func.backward(*us)
             gxs = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
-            terms = [(gx * tx).sum() for gx, tx in zip(gxs, txs) if gx is not None and tx is not None]
+            terms = [
+                (gx * tx).sum() for gx, tx in zip(gxs, txs) if gx is not None and tx is not None
+            ]
     finally:
         func.needs_input_grad = saved_needs
     if not terms:

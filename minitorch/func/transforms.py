@@ -187,6 +187,28 @@ def value_and_grad(
     return wrapper
 
 
+def grad_and_value(
+    func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """:func:`value_and_grad` in ``torch.func``'s order: ``(gradient, value)``.
+
+    With ``has_aux`` the result is ``(gradient, (value, aux))``, as ``torch.func`` returns.
+
+    Example:
+        >>> import numpy as np, minitorch.func as mf
+        >>> g, value = mf.grad_and_value(lambda x: (x * x).sum())(np.array([3.0]))
+        >>> g, float(value.data)
+        (variable([6.]), 9.0)
+    """
+    inner = value_and_grad(func, argnums, has_aux)
+
+    def wrapper(*args: Any) -> tuple[Any, Any]:
+        value, gradient = inner(*args)
+        return gradient, value
+
+    return wrapper
+
+
 def grad(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable:
     """Return the gradient function of ``func`` (a function returning a scalar).
 
@@ -341,8 +363,9 @@ def _columns_rev(call: Callable, leaves: list[Any], name: str) -> tuple[list, An
         for j in range(y.size):
             seed = np.zeros(y.size, y.dtype)
             seed[j] = 1
-            seeds.append([seed.reshape(y.shape) if k is y else np.zeros(k.shape, k.dtype)
-                          for k in ys])
+            seeds.append(
+                [seed.reshape(y.shape) if k is y else np.zeros(k.shape, k.dtype) for k in ys]
+            )
         rows = gradients(ys, seeds, xs, nested()) if seeds else []
         blocks.append([_stack_rows([r[i] for r in rows], y.shape, x) for i, x in enumerate(xs)])
     return blocks, out_spec, aux
@@ -443,7 +466,8 @@ def _split_aux(result: Any, has_aux: bool, name: str) -> tuple[Any, Any]:
     if not isinstance(result, tuple) or len(result) != 2:
         raise TypeError(
             f"{name}(has_aux=True): the function must return a tuple (output, aux), got "
-            f"{type(result).__name__}" + (f" of length {len(result)}" if isinstance(result, tuple) else "")
+            f"{type(result).__name__}"
+            + (f" of length {len(result)}" if isinstance(result, tuple) else "")
         )
     return result
 
@@ -487,7 +511,9 @@ def _scalar_output(out: Any, name: str) -> Variable:
 def _positions(argnums: Argnums, n_args: int, name: str) -> tuple[int, ...]:
     raw = (argnums,) if isinstance(argnums, int) else argnums
     if not isinstance(raw, tuple) or not raw or not all(type(a) is int for a in raw):
-        raise TypeError(f"{name}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
+        raise TypeError(
+            f"{name}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
+        )
     positions = []
     for a in raw:
         if not -n_args <= a < n_args:

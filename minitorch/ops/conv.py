@@ -170,7 +170,6 @@ def _check_weights(op: str, x: Operand, W: Operand, b: Operand | None, c_axis: i
         )
 
 
-
 def _bilinear_tangent(
     func: Function,
     op: type[Function],
@@ -184,7 +183,10 @@ def _bilinear_tangent(
     ``d op(a, b) = op(da, b) + op(a, db)``; a bias (third input) adds its own tangent.
     """
     ta, tb = txs[0], txs[1]
-    terms = [None if ta is None else op(*params)(ta, b), None if tb is None else op(*params)(a, tb)]
+    terms = [
+        None if ta is None else op(*params)(ta, b),
+        None if tb is None else op(*params)(a, tb),
+    ]
     if len(txs) == 3 and txs[2] is not None:
         terms.append(reshape(txs[2], (1, -1, 1, 1)))
     return add_tangents(func.output().shape, *terms)

@@ -149,7 +149,9 @@ CASES = [
         lambda a: _torch().log_softmax(a, -1),
     ),
     # -- shape --
-    TangentCase("reshape", lambda a: F.reshape(a, (3, -1)), _u((2, 3)), lambda a: a.reshape(3, -1)),
+    TangentCase(
+        "reshape", lambda a: F.reshape(a, (3, -1)), _u((2, 3)), lambda a: a.reshape(3, -1)
+    ),
     TangentCase(
         "transpose",
         lambda a: F.transpose(a, (2, 0, 1)),
@@ -165,9 +167,7 @@ CASES = [
     TangentCase(
         "sum_to", lambda a: F.sum_to(a, (1, 3)), _u((2, 3)), lambda a: a.sum(0, keepdim=True)
     ),
-    TangentCase(
-        "expand_dims", lambda a: F.expand_dims(a, 1), _u((3,)), lambda a: a.unsqueeze(1)
-    ),
+    TangentCase("expand_dims", lambda a: F.expand_dims(a, 1), _u((3,)), lambda a: a.unsqueeze(1)),
     TangentCase("squeeze", F.squeeze, _u((1, 3, 1)), lambda a: a.squeeze()),
     TangentCase("flatten", lambda a: F.flatten(a, 1), _u((2, 2, 2)), lambda a: a.flatten(1)),
     TangentCase(
@@ -177,12 +177,12 @@ CASES = [
         lambda a, b, c: _torch().cat([a, b, c], 1),
     ),
     TangentCase(
-        "stack", lambda a, b: F.stack([a, b], axis=1), _u((3,), (3,)),
+        "stack",
+        lambda a, b: F.stack([a, b], axis=1),
+        _u((3,), (3,)),
         lambda a, b: _torch().stack([a, b], 1),
     ),
-    TangentCase(
-        "get_item_slice", lambda a: a[1:, ::2], _u((3, 4)), lambda a: a[1:, ::2]
-    ),
+    TangentCase("get_item_slice", lambda a: a[1:, ::2], _u((3, 4)), lambda a: a[1:, ::2]),
     TangentCase(
         "get_item_fancy", lambda a: a[INDEX], _u((3, 2)), lambda a: a[_torch().as_tensor(INDEX)]
     ),
@@ -201,9 +201,7 @@ CASES = [
         lambda a: a.sum((0, 2), keepdim=True),
     ),
     TangentCase("mean", lambda a: F.mean(a, axis=-1), _u((3, 2)), lambda a: a.mean(-1)),
-    TangentCase(
-        "max", lambda a: F.max(a, axis=1), _distinct((3, 4)), lambda a: a.amax(1), False
-    ),
+    TangentCase("max", lambda a: F.max(a, axis=1), _distinct((3, 4)), lambda a: a.amax(1), False),
     TangentCase("min_all", F.min, _distinct((3, 4)), lambda a: a.amin(), False),
     TangentCase(
         "logsumexp",
@@ -211,12 +209,8 @@ CASES = [
         _u((2, 3)),
         lambda a: _torch().logsumexp(a, 1),
     ),
-    TangentCase(
-        "var", lambda a: F.var(a, axis=0), _u((4, 2)), lambda a: a.var(0, correction=0)
-    ),
-    TangentCase(
-        "std", lambda a: F.std(a, axis=0), _u((4, 2)), lambda a: a.std(0, correction=0)
-    ),
+    TangentCase("var", lambda a: F.var(a, axis=0), _u((4, 2)), lambda a: a.var(0, correction=0)),
+    TangentCase("std", lambda a: F.std(a, axis=0), _u((4, 2)), lambda a: a.std(0, correction=0)),
     # -- linear algebra --
     TangentCase("matmul", F.matmul, _u((2, 3), (3, 4)), lambda a, b: a @ b),
     TangentCase("matmul_batched", F.matmul, _u((2, 2, 3), (3, 2)), lambda a, b: a @ b),
@@ -238,7 +232,9 @@ CASES = [
         lambda a: _tf().cross_entropy(a, _torch().as_tensor(LABELS), reduction="none"),
     ),
     TangentCase(
-        "mean_squared_error", F.mean_squared_error, _u((3, 2), (3, 2)),
+        "mean_squared_error",
+        F.mean_squared_error,
+        _u((3, 2), (3, 2)),
         lambda a, b: _tf().mse_loss(a, b),
     ),
     TangentCase(

@@ -129,6 +129,7 @@ def test_hessian_matches_torch_func(case: TangentCase, point: tuple) -> None:
     w = np.random.default_rng(11).standard_normal(_value(case, *xs).shape)
     w_t = torch.tensor(w)
     argnums = tuple(range(len(xs)))
+
     def loss(*a: object) -> object:
         return (case.torch_fn(*a) * w_t).sum()
 
