@@ -16,6 +16,7 @@ from viz import style
 from viz.clusters import cluster_lines
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
 from viz.labels import escape, format_array, format_shape
+from viz.tangents import tangent_overlay
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
         >>> write_dot(graph, DotOptions(show_shapes=False)).splitlines()[-2].strip()
         'f1 -> v1'
     """
-    overlay = overlay or Overlay()
+    overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
     lines = ["digraph minitorch {", _graph_line(opts, overlay)]
     lines.append(f"\tnode [{style.NODE_ATTRS}]")
     lines.append(f"\tedge [{style.EDGE_ATTRS}]")

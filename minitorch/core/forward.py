@@ -96,9 +96,28 @@ def push_tangents(func: Function, xs: Sequence[Variable], outputs: list[Variable
             tys = _call_rule(func, txs)
         finally:
             _levels.reset(token)
+        given = {id(v) for v in (*xs, *outputs, *txs) if v is not None}
         for i, (y, ty) in enumerate(zip(outputs, tys)):
             if ty is not None:
-                level.set(y, _checked_tangent(func, i, y, ty))
+                ty = _checked_tangent(func, i, y, ty)
+                _mark_rule_graph(ty, given)
+                level.set(y, ty)
+
+
+def _mark_rule_graph(ty: Variable, given: set[int]) -> None:
+    """Flag the Functions a tangent rule just made (``created_in_jvp``, for ``viz``).
+
+    The rule sees only its op's inputs, outputs and input tangents (``given``), so
+    walking back from its result until one of those is reached finds exactly its ops.
+    """
+    pending = [ty]
+    while pending:
+        var = pending.pop()
+        func = var.creator
+        if id(var) in given or func is None or func.created_in_jvp:
+            continue
+        func.created_in_jvp = True
+        pending.extend(func.inputs)
 
 
 def _give_rule_its_inputs(func: Function, xs: Sequence[Variable], outputs: list[Variable]) -> None:

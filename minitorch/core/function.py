@@ -53,6 +53,8 @@ class Function:
             ``backward_array`` may skip work (and return ``None``) where it is False.
         created_in_backward: True if made while ``backward(create_graph=True)`` ran —
             ``viz`` colours these nodes.
+        created_in_jvp: True if made by a tangent rule under ``minitorch.func.jvp`` (the
+            tangent computation of forward mode) — ``viz`` draws these in their own colour.
         created_at: under ``detect_anomaly()``, the user's source line ("file:line in fn").
 
     Example:
@@ -74,6 +76,7 @@ class Function:
     generation: int = 0
     needs_input_grad: tuple[bool, ...] = ()
     created_in_backward: bool = False
+    created_in_jvp: bool = False
     created_at: str | None = None
     output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
 

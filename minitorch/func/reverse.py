@@ -70,6 +70,7 @@ def lift(x: Variable | np.ndarray, requires_grad: bool = True) -> Variable:
         return Variable(x, requires_grad=requires_grad)
     with using_config("enable_backprop", True):
         copy: Variable = Primal()(x)
+    copy.name = x.name  # drawn as what it stands for
     if requires_grad and copy.creator is None:  # x was a constant: make it a leaf here
         copy.requires_grad = True
     return copy
