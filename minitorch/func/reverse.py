@@ -78,19 +78,24 @@ def lift(x: Variable | np.ndarray, requires_grad: bool = True) -> Variable:
 
 def gradients(
     outputs: Sequence[Variable],
-    seeds: Sequence[Sequence[Variable | np.ndarray]],
+    seeds: Sequence[Sequence[Variable | np.ndarray | None]],
     inputs: Sequence[Variable],
     create_graph: bool,
 ) -> list[list[Variable]]:
     """For each seed set ``s``: the gradients of ``sum_j <outputs[j], s[j]>`` w.r.t. ``inputs``.
 
-    One engine pass per seed set, on the graph the forward pass recorded once. Every
+    One engine pass per seed set, on the graph the forward pass recorded once (a ``None``
+    seed is a zero one: that output is left out). Every
     ``.grad`` in that graph is as before afterwards. An input the outputs do not depend on
     gets zeros.
     """
     with using_config("enable_backprop", True):
         seeded = [
-            [(y * seed).sum() for y, seed in zip(outputs, seed_set) if y.requires_grad]
+            [
+                (y * seed).sum()
+                for y, seed in zip(outputs, seed_set)
+                if seed is not None and y.requires_grad
+            ]
             for seed_set in seeds
         ]
     saved = _graph_grads(outputs)

@@ -358,14 +358,12 @@ def _columns_rev(call: Callable, leaves: list[Any], name: str) -> tuple[list, An
     out, aux = call(xs)
     ys, out_spec = _outputs_of(out, name)
     blocks = []
-    for y in ys:
+    for index, y in enumerate(ys):
         seeds = []
         for j in range(y.size):
             seed = np.zeros(y.size, y.dtype)
             seed[j] = 1
-            seeds.append(
-                [seed.reshape(y.shape) if k is y else np.zeros(k.shape, k.dtype) for k in ys]
-            )
+            seeds.append([seed.reshape(y.shape) if k == index else None for k in range(len(ys))])
         rows = gradients(ys, seeds, xs, nested()) if seeds else []
         blocks.append([_stack_rows([r[i] for r in rows], y.shape, x) for i, x in enumerate(xs)])
     return blocks, out_spec, aux

@@ -281,3 +281,16 @@ def test_a_wrong_tangent_rule_is_reported_by_name() -> None:
 
     with pytest.raises(ValueError, match=r"BadRule.jvp: the tangent of output 0 has shape \(2,\)"):
         mf.jvp(lambda v: BadRule()(v), (np.ones(2),), (np.ones(2),))
+
+
+def test_an_output_returned_twice_gets_its_own_jacobian_each_time() -> None:
+    x = np.array([1.0, 2.0])
+
+    def f(v: Variable) -> tuple[Variable, Variable]:
+        y = F.exp(v)
+        return y, y  # the same Variable twice: each position is seeded on its own
+
+    for transform in (mf.jacrev, mf.jacfwd):
+        first, second = transform(f)(x)
+        np.testing.assert_allclose(first.data, np.diag(np.exp(x)), rtol=1e-14)
+        np.testing.assert_allclose(second.data, np.diag(np.exp(x)), rtol=1e-14)
