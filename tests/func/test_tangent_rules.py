@@ -169,3 +169,67 @@ def test_jvp_of_astype_converts_the_tangent() -> None:
     y, ty = mf.jvp(lambda v: F.astype(v, np.float32), (x,), (np.array([1.0, 3.0]),))
     assert ty.dtype == np.float32 and y.dtype == np.float32
     np.testing.assert_array_equal(ty.data, np.array([1.0, 3.0], np.float32))
+
+
+# -- the Functions that only backward passes create (their rules run at second order) ----
+def test_max_pool_backward_has_a_tangent_rule() -> None:
+    """hessian = jacfwd(jacrev): forward mode runs through MaxPool2dGrad (pooling's
+    backward). ``sum(w * pool(x)**2)`` has the Hessian ``2 w_k`` at each window's winner."""
+    x = np.array([[[[0.1, 0.9, -0.3], [0.4, -0.8, 0.2], [0.7, 0.05, -0.6]]]])
+    w = np.array([[[[1.5, -2.0], [0.5, 3.0]]]])
+    hess = mf.hessian(lambda v: (w * F.max_pool2d(v, 2, stride=1) ** 2).sum())(x).data
+    expected = np.zeros((9, 9))
+    for k, winner in enumerate([1, 1, 6, 5]):  # flat index of each window's maximum
+        expected[winner, winner] += 2 * w.reshape(-1)[k]
+    np.testing.assert_allclose(hess.reshape(9, 9), expected, rtol=1e-13, atol=1e-14)
+
+
+def test_slice_backward_has_a_tangent_rule() -> None:
+    """SliceAxisGrad (the backward of concatenate's backward) meets a tangent when the
+    gradient of ``f(x) = sum(w * concatenate([x, x])**3)`` is weighted by ``sin x``:
+    ``k(x) = sum(grad f(x) * sin x)``. With ``c_i = w_i + w_{i+2}``,
+    ``k = sum 3 c_i x_i^2 sin x_i``, whose Hessian is diagonal."""
+    x, w = np.array([0.5, -1.0]), np.array([1.0, 2.0, -0.5, 3.0])
+
+    def k(v: Variable) -> Variable:
+        gradient = mf.grad(lambda u: (w * F.concatenate([u, u]) ** 3).sum())(v)
+        return (gradient * F.sin(v)).sum()
+
+    c = w[:2] + w[2:]
+    expected = 3 * c * (2 * np.sin(x) + 4 * x * np.cos(x) - x**2 * np.sin(x))
+    np.testing.assert_allclose(mf.hessian(k)(x).data, np.diag(expected), rtol=1e-13, atol=1e-14)
+
+
+WEIGHTED_GRADIENT_OPS = {
+    "get_item": lambda u: (F.exp(u[np.array([0, 2, 2, 1])]) * np.arange(1.0, 5.0)).sum(),
+    "embedding": lambda u: (F.embedding(np.array([[1, 0], [1, 2]]), u) ** 3).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WEIGHTED_GRADIENT_OPS))
+def test_backward_only_functions_have_tangent_rules(name: str) -> None:
+    """GetItemGrad and EmbeddingGrad (scatters made by backward) meet tangents in the
+    Hessian of ``k(x) = sum(grad f(x) * sin x)``. Reference: reverse over reverse, which
+    uses no tangent rule, and central differences of ``grad k``."""
+    f = WEIGHTED_GRADIENT_OPS[name]
+
+    def k(v: Variable) -> Variable:
+        return (mf.grad(f)(v) * F.sin(v)).sum()
+
+    x = (
+        np.linspace(-0.8, 0.9, 3)
+        if name == "get_item"
+        else np.linspace(-0.8, 0.9, 6).reshape(3, 2)
+    )
+    forward_over_reverse = mf.hessian(k)(x).data
+    reverse_over_reverse = mf.jacrev(mf.jacrev(k))(x).data
+    np.testing.assert_allclose(forward_over_reverse, reverse_over_reverse, rtol=1e-12, atol=1e-13)
+    v = np.random.default_rng(5).standard_normal(x.shape)
+    numeric = central_difference(lambda a: mf.grad(k)(a).data, [x], [v], 1e-5)
+    axes = tuple(range(x.ndim, 2 * x.ndim))
+    np.testing.assert_allclose(
+        np.tensordot(forward_over_reverse, v, axes=(axes, tuple(range(x.ndim)))),
+        numeric,
+        rtol=1e-6,
+        atol=1e-8,
+    )
