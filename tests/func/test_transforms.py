@@ -294,3 +294,14 @@ def test_an_output_returned_twice_gets_its_own_jacobian_each_time() -> None:
         first, second = transform(f)(x)
         np.testing.assert_allclose(first.data, np.diag(np.exp(x)), rtol=1e-14)
         np.testing.assert_allclose(second.data, np.diag(np.exp(x)), rtol=1e-14)
+
+
+def test_reverse_over_forward_gives_the_hessian_vector_product() -> None:
+    """grad of a jvp: the tangent computation is recorded, so backward runs through it."""
+
+    def f(x: Variable) -> Variable:
+        return (F.sin(x) * x**2).sum()
+
+    x, v = np.array([0.3, -0.7]), np.array([1.0, 2.0])
+    reverse_over_forward = mf.grad(lambda p: mf.jvp(f, (p,), (v,))[1])(x)
+    np.testing.assert_allclose(reverse_over_forward.data, mf.hessian(f)(x).data @ v, rtol=1e-13)
