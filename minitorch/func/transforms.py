@@ -168,17 +168,25 @@ def value_and_grad(
         (5.0, variable([2. 4.]))
     """
 
+    return _value_and_grad(func, argnums, has_aux, "grad")
+
+
+def _value_and_grad(
+    func: Callable[..., Any], argnums: Argnums, has_aux: bool, name: str
+) -> Callable[..., Any]:
+    """:func:`value_and_grad`, with ``name`` the transform its errors name."""
+
     def wrapper(*args: Any) -> tuple[Any, Any]:
-        positions = _positions(argnums, len(args), "grad")
-        leaves, spec, paths = _leaves_of(tuple(args[i] for i in positions), "args", "grad")
+        positions = _positions(argnums, len(args), name)
+        leaves, spec, paths = _leaves_of(tuple(args[i] for i in positions), "args", name)
         with transform_scope():
-            xs = [lift(_differentiable(x, path, "grad")) for x, path in zip(leaves, paths)]
+            xs = [lift(_differentiable(x, path, name)) for x, path in zip(leaves, paths)]
             chosen = pytree.unflatten(spec, xs)
             call_args = list(args)
             for i, x in zip(positions, chosen):
                 call_args[i] = x
-            out, aux = _split_aux(func(*call_args), has_aux, "grad")
-            value = _scalar_output(out, "grad")
+            out, aux = _split_aux(func(*call_args), has_aux, name)
+            value = _scalar_output(out, name)
             (gxs,) = gradients([value], [[np.ones(value.shape, value.dtype)]], xs, nested())
         per_arg = pytree.unflatten(spec, gxs)
         result = per_arg[0] if isinstance(argnums, int) else per_arg
@@ -321,7 +329,7 @@ def hvp(func: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any
     """
     if not isinstance(primals, (tuple, list)):
         raise TypeError(f"hvp: primals must be a tuple, got {type(primals).__name__}")
-    with_grad = value_and_grad(func, argnums=tuple(range(len(primals))))
+    with_grad = _value_and_grad(func, tuple(range(len(primals))), False, "hvp")
     ((value, _), _), (_, hvps) = _jvp(with_grad, primals, tangents, False, "hvp")
     return value, hvps
 

@@ -305,3 +305,8 @@ def test_reverse_over_forward_gives_the_hessian_vector_product() -> None:
     x, v = np.array([0.3, -0.7]), np.array([1.0, 2.0])
     reverse_over_forward = mf.grad(lambda p: mf.jvp(f, (p,), (v,))[1])(x)
     np.testing.assert_allclose(reverse_over_forward.data, mf.hessian(f)(x).data @ v, rtol=1e-13)
+
+
+def test_hvp_of_a_non_scalar_function_names_hvp() -> None:
+    with pytest.raises(ValueError, match=r"hvp: the function must return one element"):
+        mf.hvp(lambda v: v * 2, (np.ones(3),), (np.ones(3),))
