@@ -96,6 +96,20 @@ y.name, ty.name = "y", "ty"
 viz.draw_graph([y, ty], show_shapes=False)
 
 # %% [markdown]
+# Reverse mode on the same expression, for comparison: `backward(create_graph=True)`
+# records the backward pass (purple). It starts from the *output* and ends at `x`; the
+# tangent computation above started from the *input* and ended at `y`. Both reuse
+# $\sin x$ from the forward pass, and both need $\cos x$ — one evaluation each.
+
+# %%
+x = Variable(np.array(0.5), name="x")
+y = f(x)
+y.backward(create_graph=True)
+x.grad.name = "gx"
+print(f"dy/dx by reverse mode: {x.grad.item():.6f}  (forward mode gave {ty.item():.6f})")
+viz.draw_graph(x.grad, show_shapes=False)
+
+# %% [markdown]
 # ## One pass per input, or one pass per output
 #
 # For $f: \mathbb{R}^n \to \mathbb{R}^m$ the Jacobian $J$ is $m \times n$.
