@@ -62,6 +62,28 @@ def test_jvp_is_the_transpose_of_vjp(case: TangentCase, point: tuple) -> None:
     assert lhs == pytest.approx(rhs, rel=1e-10, abs=1e-12)
 
 
+def test_jvp_is_linear_in_the_tangent(case: TangentCase, point: tuple) -> None:
+    """``J (a v + b u) = a J v + b J u``: a tangent rule must not depend on the tangent
+    other than linearly (a rule that squared it, or ignored one input, fails here)."""
+    xs, vs, us = point
+    mixed = tuple(np.asarray(2.0 * v - 0.5 * u) for v, u in zip(vs, us))
+    _, t_mixed = mf.jvp(case.fn, tuple(xs), mixed)
+    _, t_v = mf.jvp(case.fn, tuple(xs), tuple(vs))
+    _, t_u = mf.jvp(case.fn, tuple(xs), tuple(us))
+    np.testing.assert_allclose(
+        t_mixed.data, 2.0 * t_v.data - 0.5 * t_u.data, rtol=1e-11, atol=1e-12
+    )
+
+
+def test_float32_primals_give_float32_tangents(case: TangentCase, point: tuple) -> None:
+    xs, vs, _ = point
+    xs32 = tuple(x.astype(np.float32) for x in xs)
+    y, ty = mf.jvp(case.fn, xs32, tuple(v.astype(np.float32) for v in vs))
+    assert ty.dtype == y.dtype == np.float32
+    _, ty64 = mf.jvp(case.fn, tuple(xs), tuple(vs))
+    np.testing.assert_allclose(ty.data, ty64.data, rtol=2e-3, atol=2e-4)
+
+
 def test_jacfwd_equals_jacrev(case: TangentCase, point: tuple) -> None:
     xs, _, _ = point
     argnums = tuple(range(len(xs)))
