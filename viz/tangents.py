@@ -1,10 +1,10 @@
 """Forward mode in the drawing: the tangent computation of a ``minitorch.func.jvp``.
 
 Every tangent rule's ops carry ``Function.created_in_jvp``. This module turns them into
-extra DOT attributes: green boxes for those Functions, green ellipses for the tangents
-they produce and for the tangent seeds (leaves that feed only tangent ops; a tangent
-that is a drawn output stays orange, with a green border), and green
-edges wherever a tangent flows. Primal values that a rule reads (``cos(x)`` in the
+extra DOT attributes: green boxes for those Functions; green ellipses for the values
+they produce and for the tangent seeds (leaves, not constants, that feed only tangent
+ops), except that a drawn output stays orange, with a green border; and green edges
+wherever a tangent flows. Primal values that a rule reads (``cos(x)`` in the
 tangent of ``sin``) keep their own colour, with an ordinary edge into the green box, so
 forward and reverse mode can be drawn side by side on one expression::
 
@@ -41,8 +41,9 @@ def tangent_overlay(graph: Graph, overlay: Overlay) -> Overlay:
         creator = vn.var.creator
         if creator is not None:
             made_by_rule = graph.func_ids.get(id(creator)) in funcs
-        else:  # a seed: a leaf that only tangent rules consume
-            made_by_rule = bool(consumers.get(vn.id)) and consumers[vn.id] <= funcs
+        else:  # a seed: a leaf (not a constant such as the 2 of 2 x dx) only rules use
+            uses = consumers.get(vn.id, set())
+            made_by_rule = vn.kind == "leaf" and bool(uses) and uses <= funcs
         if made_by_rule:
             tangents.add(vn.id)
     kinds = {vn.id: vn.kind for vn in graph.variables}

@@ -57,3 +57,11 @@ def test_no_tangent_colours_without_forward_mode() -> None:
     x = Variable(np.array(0.5), name="x")
     dot = viz.to_dot(F.sin(x) * x)
     assert "#238b45" not in dot
+
+
+def test_constants_of_a_rule_stay_dashed_constants() -> None:
+    x, v = Variable(np.array(1.5), name="x"), Variable(np.array(1.0), name="v")
+    _, ty = mf.jvp(F.square, (x,), (v,))  # the rule is 2 * x * tx: "2" is a constant
+    dot = viz.to_dot(ty)
+    constant = next(ln for ln in dot.splitlines() if "<B>2.0</B>" in ln)
+    assert style.VAR_STYLE["constant"] in constant and style.TANGENT_VAR not in constant
