@@ -85,6 +85,7 @@ def _tf() -> Any:
 
 LABELS = np.array([2, 0, 1, 2])
 INDEX = np.array([0, 2, 2, 1])
+IGNORED = np.array([2, -100, 1, 0])  # the second row is left out of the loss
 
 CASES = [
     # -- arithmetic (broadcast pairs) --
@@ -230,6 +231,12 @@ CASES = [
         lambda a: F.softmax_cross_entropy(a, LABELS, reduction="none"),
         _u((4, 3)),
         lambda a: _tf().cross_entropy(a, _torch().as_tensor(LABELS), reduction="none"),
+    ),
+    TangentCase(
+        "softmax_cross_entropy_ignore_index",
+        lambda a: F.softmax_cross_entropy(a, IGNORED, ignore_index=-100),
+        _u((4, 3)),
+        lambda a: _tf().cross_entropy(a, _torch().as_tensor(IGNORED), ignore_index=-100),
     ),
     TangentCase(
         "mean_squared_error",
