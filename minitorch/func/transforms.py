@@ -20,13 +20,22 @@ from typing import Any
 
 import numpy as np
 
-import minitorch.ops as F
-from minitorch.core import Variable
 from minitorch.core import forward as _forward
 from minitorch.func import pytree
+from minitorch.func.checks import (
+    Argnums,
+    argnum_positions,
+    check_like,
+    differentiable,
+    leaves_of,
+    outputs_of,
+    scalar_output,
+    split_aux,
+    tangent_for,
+    tangent_of,
+)
+from minitorch.func.jacobians import columns_fwd, columns_rev, jacobian
 from minitorch.func.reverse import gradients, lift, nested, transform_scope
-
-Argnums = int | tuple[int, ...]
 
 
 def jvp(
@@ -76,18 +85,18 @@ def jvp(
 def _jvp(
     func: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool, name: str
 ) -> tuple[tuple[Any, Any], Any]:
-    leaves, spec, paths = _leaves_of(primals, "primals", name)
-    t_leaves, t_spec, _ = _leaves_of(tangents, "tangents", name)
+    leaves, spec, paths = leaves_of(primals, "primals", name)
+    t_leaves, t_spec, _ = leaves_of(tangents, "tangents", name)
     if t_spec != spec:
         raise ValueError(f"{name}: tangents must have the same structure as primals")
     with transform_scope(), _forward.tangent_level() as level:
-        xs = [lift(_differentiable(x, path, name), False) for x, path in zip(leaves, paths)]
+        xs = [lift(differentiable(x, path, name), False) for x, path in zip(leaves, paths)]
         for x, tx, path in zip(xs, t_leaves, paths):
-            level.set(x, _tangent_for(x, tx, path.replace("primals", "tangents"), name))
+            level.set(x, tangent_for(x, tx, path.replace("primals", "tangents"), name))
         args = pytree.unflatten(spec, xs)
-        out, aux = _split_aux(func(*args), has_aux, name)
-        ys, out_spec = _outputs_of(out, name)
-        tys = [_tangent_of(level, y) for y in ys]
+        out, aux = split_aux(func(*args), has_aux, name)
+        ys, out_spec = outputs_of(out, name)
+        tys = [tangent_of(level, y) for y in ys]
     return (pytree.unflatten(out_spec, ys), aux), pytree.unflatten(out_spec, tys)
 
 
@@ -117,11 +126,11 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
         >>> vjp_fn(np.array([1.0, 1.0]))
         (variable([2. 4.]),)
     """
-    leaves, spec, paths = _leaves_of(primals, "primals", "vjp")
+    leaves, spec, paths = leaves_of(primals, "primals", "vjp")
     with transform_scope():
-        xs = [lift(_differentiable(x, path, "vjp")) for x, path in zip(leaves, paths)]
-        out, aux = _split_aux(func(*pytree.unflatten(spec, xs)), has_aux, "vjp")
-        ys, out_spec = _outputs_of(out, "vjp")
+        xs = [lift(differentiable(x, path, "vjp")) for x, path in zip(leaves, paths)]
+        out, aux = split_aux(func(*pytree.unflatten(spec, xs)), has_aux, "vjp")
+        ys, out_spec = outputs_of(out, "vjp")
         create_graph = nested()
 
     def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
@@ -129,7 +138,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
         if ct_spec != out_spec:
             raise ValueError("vjp_fn: cotangents must have the same structure as the outputs")
         for y, ct, path in zip(ys, cts, ct_paths):
-            _check_like(y, ct, path, "vjp_fn")
+            check_like(y, ct, path, "vjp_fn")
         (gxs,) = gradients(ys, [cts], xs, create_graph or nested(inside=False))
         return tuple(pytree.unflatten(spec, gxs))
 
@@ -177,16 +186,16 @@ def _value_and_grad(
     """:func:`value_and_grad`, with ``name`` the transform its errors name."""
 
     def wrapper(*args: Any) -> tuple[Any, Any]:
-        positions = _positions(argnums, len(args), name)
-        leaves, spec, paths = _leaves_of(tuple(args[i] for i in positions), "args", name)
+        positions = argnum_positions(argnums, len(args), name)
+        leaves, spec, paths = leaves_of(tuple(args[i] for i in positions), "args", name)
         with transform_scope():
-            xs = [lift(_differentiable(x, path, name)) for x, path in zip(leaves, paths)]
+            xs = [lift(differentiable(x, path, name)) for x, path in zip(leaves, paths)]
             chosen = pytree.unflatten(spec, xs)
             call_args = list(args)
             for i, x in zip(positions, chosen):
                 call_args[i] = x
-            out, aux = _split_aux(func(*call_args), has_aux, name)
-            value = _scalar_output(out, name)
+            out, aux = split_aux(func(*call_args), has_aux, name)
+            value = scalar_output(out, name)
             (gxs,) = gradients([value], [[np.ones(value.shape, value.dtype)]], xs, nested())
         per_arg = pytree.unflatten(spec, gxs)
         result = per_arg[0] if isinstance(argnums, int) else per_arg
@@ -266,7 +275,7 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
         variable([[2. 0.]
                   [0. 4.]])
     """
-    return _jacobian(func, argnums, has_aux, "jacrev", _columns_rev)
+    return jacobian(func, argnums, has_aux, "jacrev", columns_rev)
 
 
 def jacfwd(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable:
@@ -282,7 +291,7 @@ def jacfwd(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
         variable([[2. 0.]
                   [0. 4.]])
     """
-    return _jacobian(func, argnums, has_aux, "jacfwd", _columns_fwd)
+    return jacobian(func, argnums, has_aux, "jacfwd", columns_fwd)
 
 
 def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable:
@@ -332,207 +341,3 @@ def hvp(func: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any
     with_grad = _value_and_grad(func, tuple(range(len(primals))), False, "hvp")
     ((value, _), _), (_, hvps) = _jvp(with_grad, primals, tangents, False, "hvp")
     return value, hvps
-
-
-# -- Jacobians ----------------------------------------------------------------------------
-def _jacobian(
-    func: Callable[..., Any], argnums: Argnums, has_aux: bool, name: str, columns: Callable
-) -> Callable:
-    def wrapper(*args: Any) -> Any:
-        positions = _positions(argnums, len(args), name)
-        leaves, spec, paths = _leaves_of(tuple(args[i] for i in positions), "args", name)
-        leaves = [_differentiable(x, path, name) for x, path in zip(leaves, paths)]
-
-        def call(xs: list[Variable]) -> Any:
-            call_args = list(args)
-            for i, x in zip(positions, pytree.unflatten(spec, xs)):
-                call_args[i] = x
-            return _split_aux(func(*call_args), has_aux, name)
-
-        with transform_scope():
-            blocks, out_spec, aux = columns(call, leaves, name)
-        per_output = [pytree.unflatten(spec, row) for row in blocks]
-        if isinstance(argnums, int):
-            per_output = [row[0] for row in per_output]
-        jac = pytree.unflatten(out_spec, per_output)
-        return (jac, aux) if has_aux else jac
-
-    return wrapper
-
-
-def _columns_rev(call: Callable, leaves: list[Any], name: str) -> tuple[list, Any, Any]:
-    """One backward pass per output element; ``blocks[o][i]`` has shape ``o.shape + i.shape``."""
-    xs = [lift(x) for x in leaves]
-    out, aux = call(xs)
-    ys, out_spec = _outputs_of(out, name)
-    blocks = []
-    for index, y in enumerate(ys):
-        seeds = []
-        for j in range(y.size):
-            seed = np.zeros(y.size, y.dtype)
-            seed[j] = 1
-            seeds.append([seed.reshape(y.shape) if k == index else None for k in range(len(ys))])
-        rows = gradients(ys, seeds, xs, nested()) if seeds else []
-        blocks.append([_stack_rows([r[i] for r in rows], y.shape, x) for i, x in enumerate(xs)])
-    return blocks, out_spec, aux
-
-
-def _columns_fwd(call: Callable, leaves: list[Any], name: str) -> tuple[list, Any, Any]:
-    """One forward pass with tangents per input element (no backward at all)."""
-    columns: list[list[list[Variable]]] = []  # [input i][element j] -> tangent per output
-    first: tuple[list[Variable], Any, Any] | None = None
-    for i, x in enumerate(leaves):
-        per_element = []
-        for j in range(_size(x)):
-            with _forward.tangent_level() as level:
-                xs = [lift(v, False) for v in leaves]
-                tangent = np.zeros(_size(x), xs[i].dtype)
-                tangent[j] = 1
-                level.set(xs[i], Variable(tangent.reshape(xs[i].shape), requires_grad=False))
-                out, aux = call(xs)
-                ys, out_spec = _outputs_of(out, name)
-                per_element.append([_tangent_of(level, y) for y in ys])
-            first = first or (ys, out_spec, aux)
-        columns.append(per_element)
-    if first is None:  # no input elements at all: evaluate once for the output shapes
-        out, aux = call([lift(v, False) for v in leaves])
-        ys, out_spec = _outputs_of(out, name)
-        first = (ys, out_spec, aux)
-    ys, out_spec, aux = first
-    blocks = [
-        [_stack_columns([col[k] for col in columns[i]], y, leaves[i]) for i in range(len(leaves))]
-        for k, y in enumerate(ys)
-    ]
-    return blocks, out_spec, aux
-
-
-def _stack_rows(rows: list[Variable], out_shape: tuple[int, ...], x: Variable) -> Variable:
-    if not rows:
-        return Variable(np.zeros(out_shape + x.shape, x.dtype), requires_grad=False)
-    return F.reshape(F.stack(rows, axis=0), out_shape + x.shape)
-
-
-def _stack_columns(cols: list[Variable], y: Variable, x: Any) -> Variable:
-    shape = y.shape + tuple(np.shape(x.data if isinstance(x, Variable) else x))
-    if not cols:
-        return Variable(np.zeros(shape, y.dtype), requires_grad=False)
-    return F.reshape(F.stack(cols, axis=-1), shape)
-
-
-def _size(x: Any) -> int:
-    return int(np.size(x.data if isinstance(x, Variable) else x))
-
-
-# -- checks and conversions ---------------------------------------------------------------
-def _leaves_of(tree: Any, what: str, name: str) -> tuple[list[Any], pytree.TreeSpec, list[str]]:
-    if what in ("primals", "tangents") and not isinstance(tree, (tuple, list)):
-        raise TypeError(
-            f"{name}: {what} must be a tuple (or list) of arguments, got "
-            f"{type(tree).__name__}; write ({what[:-1]},) for one argument"
-        )
-    leaves, spec, paths = pytree.flatten(tuple(tree), what)
-    for leaf, path in zip(leaves, paths):
-        if not isinstance(leaf, (Variable, np.ndarray)):
-            raise TypeError(
-                f"{name}: {path} is a {type(leaf).__name__}; pass Variables or ndarrays "
-                "(or tuples/lists/dicts of them)"
-            )
-    return leaves, spec, paths
-
-
-def _differentiable(x: Variable | np.ndarray, path: str, name: str) -> Variable | np.ndarray:
-    dtype = x.dtype
-    if dtype.kind != "f":
-        raise TypeError(
-            f"{name}: {path} has dtype {dtype}; only floating-point inputs can be "
-            "differentiated (convert with .astype(float))"
-        )
-    return x
-
-
-def _tangent_for(x: Variable, tx: Any, path: str, name: str) -> Variable:
-    _check_like(x, tx, path, name)
-    return tx if isinstance(tx, Variable) else Variable(tx, requires_grad=False)
-
-
-def _check_like(y: Variable, t: Any, path: str, name: str) -> None:
-    if not isinstance(t, (Variable, np.ndarray)):
-        raise TypeError(f"{name}: {path} is a {type(t).__name__}; pass a Variable or ndarray")
-    if t.shape != y.shape:
-        raise ValueError(
-            f"{name}: {path} has shape {t.shape} but must match its primal's shape {y.shape}"
-        )
-    if t.dtype.kind != "f":
-        raise TypeError(f"{name}: {path} has dtype {t.dtype}; tangents must be floating point")
-
-
-def _split_aux(result: Any, has_aux: bool, name: str) -> tuple[Any, Any]:
-    if not has_aux:
-        return result, None
-    if not isinstance(result, tuple) or len(result) != 2:
-        raise TypeError(
-            f"{name}(has_aux=True): the function must return a tuple (output, aux), got "
-            f"{type(result).__name__}"
-            + (f" of length {len(result)}" if isinstance(result, tuple) else "")
-        )
-    return result
-
-
-def _outputs_of(out: Any, name: str) -> tuple[list[Variable], pytree.TreeSpec]:
-    leaves, spec, paths = pytree.flatten(out, "output")
-    ys = []
-    for leaf, path in zip(leaves, paths):
-        if isinstance(leaf, np.ndarray):
-            leaf = Variable(leaf, requires_grad=False)
-        if not isinstance(leaf, Variable):
-            raise TypeError(
-                f"{name}: the function returned a {type(leaf).__name__} as {path}; return a "
-                "Variable or ndarray (or a tuple/list/dict of them)"
-            )
-        if leaf.dtype.kind != "f":
-            raise TypeError(
-                f"{name}: {path} has dtype {leaf.dtype}, which is not differentiable; return "
-                "floating-point values (return integers through has_aux=True)"
-            )
-        ys.append(leaf)
-    return ys, spec
-
-
-def _scalar_output(out: Any, name: str) -> Variable:
-    ys, spec = _outputs_of(out, name)
-    if spec.kind != "leaf":
-        raise TypeError(
-            f"{name}: the function must return a single Variable, got a {spec.kind}; "
-            "use has_aux=True to return extra values, or jacrev for several outputs"
-        )
-    (y,) = ys
-    if y.size != 1:
-        raise ValueError(
-            f"{name}: the function must return one element (a loss), got shape {y.shape}; "
-            "reduce it (e.g. .sum()) or use jacrev/vjp"
-        )
-    return y
-
-
-def _positions(argnums: Argnums, n_args: int, name: str) -> tuple[int, ...]:
-    raw = (argnums,) if isinstance(argnums, int) else argnums
-    if not isinstance(raw, tuple) or not raw or not all(type(a) is int for a in raw):
-        raise TypeError(
-            f"{name}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
-        )
-    positions = []
-    for a in raw:
-        if not -n_args <= a < n_args:
-            raise ValueError(
-                f"{name}: argnums={argnums!r} is out of range for a call with {n_args} "
-                "positional argument(s)"
-            )
-        positions.append(a % n_args)
-    if len(set(positions)) != len(positions):
-        raise ValueError(f"{name}: argnums={argnums!r} names an argument twice")
-    return tuple(positions)
-
-
-def _tangent_of(level: _forward.TangentLevel, y: Variable) -> Variable:
-    ty = level.get(y)
-    return Variable(np.zeros_like(y.data), requires_grad=False) if ty is None else ty
