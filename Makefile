@@ -54,7 +54,8 @@ browser: venv
 	fi
 
 lint: venv
-	$(VENV)/bin/ruff check minitorch viz tests benchmarks examples docs/hooks
+	$(VENV)/bin/ruff check minitorch viz tests benchmarks examples docs/hooks conftest.py \
+	  scripts/check_site_links.py
 
 typecheck: venv
 	$(VENV)/bin/mypy minitorch viz examples
@@ -68,10 +69,13 @@ pytest: venv graphviz browser
 
 test: lint typecheck docs pytest doctest
 
-# The documentation site (mkdocs.yml, docs/): warnings fail the build.
+# The documentation site (mkdocs.yml, docs/): warnings fail the build, and so does any
+# internal link, #anchor or image of site/ that does not work when it is opened from disk.
 docs: venv
 	$(VENV)/bin/mkdocs build --strict --quiet
+	$(PY) scripts/check_site_links.py site
 
+# The same site over http (http://127.0.0.1:8000), rebuilt on every change.
 docs-serve: venv
 	$(VENV)/bin/mkdocs serve
 

@@ -1,4 +1,4 @@
-"""MkDocs hook: typeset the notebooks' ``$...$`` formulas as MathML, offline.
+r"""MkDocs hook: typeset the notebooks' ``$...$`` formulas as MathML, offline.
 
 In Jupyter the notebooks' formulas are typeset by MathJax. On this site that would mean
 loading MathJax from the internet, and the site must work offline. Browsers render
@@ -6,6 +6,11 @@ MathML natively, so this hook converts each ``$...$`` (inline) and ``$$...$$`` (
 formula in the notebooks' Markdown cells to MathML with ``latex2mathml`` while the site is
 built. Code cells and outputs are left alone. A formula that cannot be converted stays as
 TeX, so nothing is lost.
+
+The Markdown pages under ``docs/`` get the same treatment: ``pymdownx.arithmatex``
+(``generic: true`` in mkdocs.yml) keeps each ``$...$`` / ``$$...$$`` away from Markdown's
+emphasis and escapes and wraps it in an ``arithmatex`` element as ``\(...\)`` or
+``\[...\]``; this hook replaces each such element by its MathML.
 """
 
 from __future__ import annotations
@@ -50,9 +55,29 @@ def typeset(text: str) -> str | None:
     return "".join(parts).replace("\\$", "$")
 
 
+# arithmatex's generic output: \( inline \) in a span, \[ display \] in a div.
+ARITHMATEX = re.compile(r"^\s*\\([(\[])(?P<tex>.*)\\[)\]]\s*$", re.DOTALL)
+
+
+def typeset_arithmatex(content: str) -> str:
+    """Replace every ``arithmatex`` element of a Markdown page by its MathML."""
+    soup = BeautifulSoup(content, "html.parser")
+    for element in soup.select(".arithmatex"):
+        match = ARITHMATEX.match(element.get_text())
+        if match is None:
+            continue
+        display = match.group(1) == "["
+        mathml = to_mathml(match["tex"], display=display)
+        if mathml is not None:
+            element.replace_with(BeautifulSoup(mathml, "html.parser"))
+    return str(soup)
+
+
 def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
-    """Convert the formulas of a notebook page; other pages pass through unchanged."""
-    if not page.file.src_uri.startswith("notebooks/") or "$" not in content:
+    """Convert the formulas of a page to MathML."""
+    if not page.file.src_uri.startswith("notebooks/"):
+        return typeset_arithmatex(content) if "arithmatex" in content else content
+    if "$" not in content:
         return content
     soup = BeautifulSoup(content, "html.parser")
     for cell in soup.select(".jp-RenderedMarkdown"):

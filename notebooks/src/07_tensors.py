@@ -20,8 +20,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch.ops as F
-from checks import check_close, check_gradient, check_true, ok
+from checks import check_backward_is_differentiable, check_close, check_gradient, check_true, ok
+from checks_build import check_close_diagnosed, check_returns_variables, exercise
 from minitorch import Function, Variable
+from pictures import annotated_heatmap
 
 # %% [markdown]
 # ## Why the gradient has the input's shape
@@ -80,12 +82,8 @@ panels = [
     (col.grad.data, "x.grad = sum_to(gy, (3, 1))"),
 ]
 for ax, (values, title) in zip(axes, panels):
-    ax.imshow(values, cmap="viridis")
-    for (i, j), v in np.ndenumerate(values):
-        ax.text(j, i, f"{v:.1f}", ha="center", va="center", color="white", fontsize=8)
+    annotated_heatmap(ax, values, cmap="viridis")  # dark text on light cells, light on dark
     ax.set_title(title, fontsize=8)
-    ax.set_xticks([])
-    ax.set_yticks([])
 plt.tight_layout()
 plt.show()
 
@@ -121,8 +119,11 @@ print(x.grad.data)
 #
 # $$g_x = g_y W^\top \quad (N, H)(H, D) = (N, D), \qquad g_W = x^\top g_y \quad (D, N)(N, H) = (D, H).$$
 #
-# A useful trick to remember them: there is only one way to multiply `gy` with `W` or `x`
-# that gives the right shape.
+# A trick to *check* them: the shapes must fit, $(N, H)(H, D)$ and $(D, N)(N, H)$. The
+# shapes alone do not decide it, though. For a square $W$ ($D = H$), `gy @ W` has the right
+# shape too, and it is wrong: the index formula above sums over $W$'s *second* index, which
+# is what the transpose in $g_y W^\top$ says. Derive from the indices; use the shapes as a
+# test.
 
 # %%
 rng = np.random.default_rng(0)
@@ -157,6 +158,8 @@ def sum_to_np(g, shape):
 
 # %% tags=["check"]
 g = np.arange(24.0).reshape(2, 3, 4)
+with exercise("sum_to_np(g, (4,))"):
+    sum_to_np(g, (4,))
 check_close("sum_to_np(g, (4,))", sum_to_np(g, (4,)), g.sum(axis=(0, 1)))
 check_close("sum_to_np(g, (3, 1))", sum_to_np(g, (3, 1)), g.sum(axis=(0, 2)).reshape(3, 1))
 check_close("sum_to_np(g, (2, 1, 4))", sum_to_np(g, (2, 1, 4)), g.sum(axis=1, keepdims=True))
@@ -182,14 +185,25 @@ class MatMul(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
-x_test, W_test = rng.standard_normal((4, 3)), rng.standard_normal((3, 2))
+check_rng = np.random.default_rng(7)  # its own numbers: the check does not depend on others
+x_test, W_test = check_rng.standard_normal((4, 3)), check_rng.standard_normal((3, 2))
 check_close("MatMul forward", MatMul()(x_test, Variable(W_test)), x_test @ W_test)
+x_sq, W_sq = check_rng.standard_normal((2, 3)), check_rng.standard_normal((3, 3))
+with exercise("MatMul.backward"):
+    xv, Wv = Variable(x_sq), Variable(W_sq)
+    MatMul()(xv, Wv).backward()  # the seed gy is ones((2, 3))
+gy_sq = np.ones((2, 3))
+check_close_diagnosed(
+    "x.grad for a square W", xv.grad, gy_sq @ W_sq.T,
+    {"for a square W the shapes also fit gy @ W, but the formula sums over W's second "
+     "index: gy @ W.T": gy_sq @ W_sq})
 check_gradient("MatMul", lambda u, v: MatMul()(u, v), x_test, W_test)
+check_backward_is_differentiable("MatMul", lambda u, v: MatMul()(u, v), x_test, W_test)
 ### BEGIN HIDDEN TESTS
-check_gradient("MatMul", lambda u, v: MatMul()(u, v), rng.standard_normal((1, 5)),
-               rng.standard_normal((5, 5)))
+check_gradient("MatMul", lambda u, v: MatMul()(u, v), check_rng.standard_normal((1, 5)),
+               check_rng.standard_normal((5, 5)))
 ### END HIDDEN TESTS
-ok("MatMul's gradients are gy @ W.T and x.T @ gy")
+ok("MatMul's gradients are gy @ W.T and x.T @ gy, built from Variables")
 
 # %% [markdown]
 # ### Exercise 3 — a broadcasting `AddBias`
@@ -210,8 +224,13 @@ class AddBias(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
-x_test, b_test = rng.standard_normal((5, 3)), rng.standard_normal(3)
+check_rng = np.random.default_rng(8)
+x_test, b_test = check_rng.standard_normal((5, 3)), check_rng.standard_normal(3)
+with exercise("AddBias.backward", ("gradient for input 1", "b was broadcast over the rows: "
+              "reduce its gradient to b's shape with F.sum_to(gy, b.shape)")):
+    AddBias()(Variable(x_test), Variable(b_test)).backward()
 check_gradient("AddBias", lambda u, v: AddBias()(u, v), x_test, b_test)
+check_returns_variables("AddBias", AddBias, x_test, b_test)
 bv = Variable(b_test)
 AddBias()(Variable(x_test), bv).backward()
 check_true(bv.grad.shape == (3,), f"b.grad has shape {bv.grad.shape}, expected (3,)")
@@ -228,8 +247,8 @@ ok("AddBias reduces the bias gradient to the bias's shape")
 #   them: `sum_to` is the backward of `broadcast_to` and vice versa. Every binary op ends
 #   its backward with `sum_to(gx, x.shape)`.
 # * Reshape and transpose move values, so their backward moves the gradient back.
-# * For $y = xW$: $g_x = g_y W^\top$ and $g_W = x^\top g_y$ — the only products with the
-#   right shapes.
+# * For $y = xW$: $g_x = g_y W^\top$ and $g_W = x^\top g_y$, derived from the indices;
+#   the shapes are a test, not a proof (for a square $W$, `gy @ W` fits too).
 #
 # **Next:** [08 · Your own Function](08_custom_functions_and_gradcheck.ipynb) — writing
 # a complete op and proving it right with `gradcheck`.

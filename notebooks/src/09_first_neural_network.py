@@ -20,6 +20,8 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_close, check_true, ok
+from checks_build import (ReferenceTwoLayerNet, check_loader, check_registration,
+                          check_two_layer_net, diagnose_history, exercise, yours_or_reference)
 from minitorch import Parameter, Variable, data, manual_seed, nn, optim
 
 # %% [markdown]
@@ -190,7 +192,8 @@ p1, p2, p3 = (Variable(np.array([1.0, -2.0])), Variable(np.array([[3.0]])),
               Variable(np.array(0.5)))
 before = p1.data
 ((p1 * p1).sum() + (p2 * 4.0).sum()).backward()
-sgd_step([p1, p2, p3], lr=0.1)
+with exercise("sgd_step([p1, p2, p3], lr=0.1)"):
+    sgd_step([p1, p2, p3], lr=0.1)
 check_close("p1 after one step", p1, np.array([0.8, -1.6]), hint="p1.grad is 2 * p1")
 check_close("p2 after one step", p2, np.array([[2.6]]), hint="p2.grad is 4")
 check_true(p1.data is before, "update p.data in place (p.data -= ...), don't replace it")
@@ -220,17 +223,7 @@ class TwoLayerNet(nn.Module):
         ### END SOLUTION
 
 # %% tags=["check"]
-net = TwoLayerNet(3, 5, 2)
-names = [name for name, _ in net.named_parameters()]
-check_true(names == ["l1.W", "l1.b", "l2.W", "l2.b"],
-           f"parameters should be l1.W, l1.b, l2.W, l2.b (in order), found {names}")
-check_true(all(isinstance(p, Parameter) for p in net.parameters()),
-           "use nn.Linear so the weights are Parameters")
-out = net(np.ones((4, 3), dtype=np.float32))
-check_true(out.shape == (4, 2), f"a batch of 4 inputs should give shape (4, 2), got {out.shape}")
-l1 = net.l1(np.ones((4, 3), dtype=np.float32))
-check_close("your forward", out, np.tanh(l1.data) @ net.l2.W.data.T + net.l2.b.data,
-            atol=1e-5, hint="apply tanh between the two layers")
+check_two_layer_net(TwoLayerNet)
 ok("TwoLayerNet registers its layers and computes l2(tanh(l1(x)))")
 
 # %% [markdown]
@@ -238,24 +231,131 @@ ok("TwoLayerNet registers its layers and computes l2(tanh(l1(x)))")
 #
 # Train a `TwoLayerNet(1, 10, 1)` on the sine data (`xs`, `ys`) with `optim.Adam` so that
 # the mean squared error drops **below 0.1**. Store the trained model in `trained` and
-# the list of per-step losses in `history` (you may use `fit` from above).
+# the list of per-step losses in `history` (you may use `fit` from above, or write the
+# loop yourself).
+#
+# This exercise builds on Exercise 2. So that it can be done (and graded) on its own, the
+# next cell picks your `TwoLayerNet` if it passes Exercise 2's check, and otherwise a
+# reference version; it prints which. Use the name `Net` it defines.
+
+# %%
+Net = yours_or_reference("TwoLayerNet", TwoLayerNet, ReferenceTwoLayerNet,
+                         lambda cls: check_two_layer_net(cls, quiet=True))
 
 # %%
 manual_seed(1)
 ### BEGIN SOLUTION
-trained = TwoLayerNet(1, 10, 1)
+trained = Net(1, 10, 1)
 history = fit(trained, optim.Adam(trained.parameters(), lr=0.05), 1500)
 ### END SOLUTION
 print(f"loss: first {history[0]:.2f}, last {history[-1]:.2f}")
 
 # %% tags=["check"]
-check_true(isinstance(trained, TwoLayerNet), "trained should be a TwoLayerNet")
+with exercise("Exercise 3 (trained, history)"):
+    trained, history  # both names must exist
+check_true(isinstance(trained, nn.Module), "trained should be the trained model, a Net(1, 10, 1)")
+problem = diagnose_history(history)
+check_true(not problem, problem)
 final = float(np.mean((trained(xs).data - ys) ** 2))
 check_true(final < 0.1, f"the model's MSE on the sine data is {final:.3f}; train longer or "
            "use a larger learning rate (Adam with lr=0.05 for ~1500 steps works)")
 check_true(len(history) > 1 and history[-1] < history[0],
            "history should hold the loss of every step, decreasing overall")
 ok(f"the network fits the sine curve (MSE {final:.2f})")
+
+# %% [markdown]
+# ### Exercise 4 — how a Module finds its Parameters
+#
+# `model.parameters()` found `l1.W, l1.b, l2.W, l2.b` although we never listed them.
+# The trick is Python's `__setattr__`: every `self.name = value` inside a Module calls
+# `self.__setattr__("name", value)`, and `nn.Module` overrides it to *register* Parameters
+# and sub-Modules in dictionaries before setting the attribute as usual.
+#
+# Complete `MyModule`:
+#
+# * `__setattr__(name, value)`: if `value` is a `Parameter`, store it in
+#   `self._params[name]`; if it is a `MyModule`, store it in `self._modules[name]`;
+#   then set the attribute itself with `object.__setattr__(self, name, value)` (a plain
+#   `self.name = value` here would call `__setattr__` again, forever).
+# * `parameters()`: yield the module's own Parameters, then those of each sub-module
+#   (call its `parameters()`), in assignment order. Dicts keep insertion order, and
+#   assigning the same name twice replaces the entry.
+#
+# `__init__` creates the two dictionaries with `object.__setattr__` for the same reason.
+
+# %%
+class MyModule:
+    def __init__(self):
+        object.__setattr__(self, "_params", {})
+        object.__setattr__(self, "_modules", {})
+
+    def __setattr__(self, name, value):
+        ### BEGIN SOLUTION
+        self._params.pop(name, None)
+        self._modules.pop(name, None)
+        if isinstance(value, Parameter):
+            self._params[name] = value
+        elif isinstance(value, MyModule):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+        ### END SOLUTION
+
+    def parameters(self):
+        ### BEGIN SOLUTION
+        yield from self._params.values()
+        for module in self._modules.values():
+            yield from module.parameters()
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_registration(MyModule, Parameter)
+ok("MyModule registers Parameters and sub-modules, in order, and keeps plain attributes")
+
+# %% [markdown]
+# ### Exercise 5 — a DataLoader with shuffling and `drop_last`
+#
+# Notebook 10 trains in mini-batches with `data.DataLoader`. Write a small one,
+# `SimpleLoader(x, t, batch_size, shuffle=True, drop_last=False, seed=None)`, for arrays
+# `x` (inputs, first axis = samples) and `t` (labels):
+#
+# * `__init__` stores the arguments and makes one generator,
+#   `self.rng = np.random.default_rng(seed)`;
+# * `__iter__` is one epoch: the order is `self.rng.permutation(n)` when shuffling (a new
+#   one every epoch), else `np.arange(n)`; it yields `(x[idx], t[idx])` for consecutive
+#   slices `idx` of `batch_size` indices of that order — the last batch may be smaller,
+#   and is skipped when `drop_last` is true;
+# * `__len__` is the number of batches per epoch.
+#
+# A method containing `yield` is a generator: `for xb, tb in loader` then runs it.
+
+# %%
+class SimpleLoader:
+    def __init__(self, x, t, batch_size, shuffle=True, drop_last=False, seed=None):
+        ### BEGIN SOLUTION
+        self.x, self.t = x, t
+        self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
+        self.rng = np.random.default_rng(seed)
+        ### END SOLUTION
+
+    def __len__(self):
+        ### BEGIN SOLUTION
+        n = len(self.x)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        ### END SOLUTION
+
+    def __iter__(self):
+        ### BEGIN SOLUTION
+        n = len(self.x)
+        order = self.rng.permutation(n) if self.shuffle else np.arange(n)
+        for i in range(len(self)):
+            idx = order[i * self.batch_size : (i + 1) * self.batch_size]
+            yield self.x[idx], self.t[idx]
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_loader(SimpleLoader)
+ok("SimpleLoader batches, shuffles every epoch, keeps x and t together, and drops the "
+   "short batch on request")
 
 # %% [markdown]
 # ## Summary
@@ -266,6 +366,8 @@ ok(f"the network fits the sine curve (MSE {final:.2f})")
 # * `Parameter` marks trainable Variables, `nn.Module` collects them from its attributes,
 #   and an optimizer owns the update rule (`zero_grad()`, `step()`).
 # * Adam adapts step sizes per parameter and often converges much faster than plain SGD.
+# * A Module registers what is assigned to it through `__setattr__`; a DataLoader is a
+#   generator over slices of a fresh permutation each epoch.
 #
 # **Next:** [10 · Classification](10_classification.ipynb) — spirals, handwritten digits,
 # softmax cross-entropy and mini-batches.

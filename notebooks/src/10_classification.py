@@ -21,6 +21,8 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_close, check_true, ok
+from checks_build import (adam_variants, check_close_diagnosed, check_optimizer, exercise,
+                          sgd_variants)
 from minitorch import History, Variable, data, manual_seed, nn, no_grad, optim
 from viz.plots import plot_decision_boundary, plot_history
 
@@ -160,7 +162,8 @@ def softmax_np(z):
 
 # %% tags=["check"]
 z_test = np.array([[2.0, 1.0, 0.1], [0.0, 0.0, 0.0], [1000.0, 999.0, 998.1]])
-got = softmax_np(z_test)
+with exercise("softmax_np(z_test)"):
+    got = softmax_np(z_test)
 check_true(np.all(np.isfinite(got)), "softmax_np gives inf/nan for scores near 1000: "
            "subtract each row's maximum first")
 reference = np.array([[0.659001, 0.242433, 0.098566], [1 / 3, 1 / 3, 1 / 3],
@@ -173,21 +176,34 @@ ok("softmax_np is right and does not overflow")
 # ### Exercise 2 — cross-entropy in NumPy
 #
 # Write `cross_entropy_np(z, t)`: the mean over rows of $-\log \operatorname{softmax}(z)_{t}$,
-# with `z` of shape `(N, C)` and integer labels `t` of shape `(N,)`. Pick each row's
-# probability with `p[np.arange(N), t]`.
+# with `z` of shape `(N, C)` and integer labels `t` of shape `(N,)`. Use the log-sum-exp
+# form, which needs no division and stays finite where $p_t$ underflows to 0:
+# $-\log \operatorname{softmax}(z)_t = \log \sum_j e^{z_j - m} - (z_t - m)$ with $m$ the
+# row's maximum. Pick each row's entry with `a[np.arange(N), t]`. (It does not need
+# Exercise 1.)
 
 # %%
 def cross_entropy_np(z, t):
     ### BEGIN SOLUTION
-    p = softmax_np(z)
-    return float(-np.log(p[np.arange(len(t)), t]).mean())
+    shifted = z - z.max(axis=1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return float(-log_p[np.arange(len(t)), t].mean())
     ### END SOLUTION
 
 # %% tags=["check"]
 z_test = np.array([[2.0, 1.0, 0.1], [0.5, 2.5, 0.3]])
-check_close("cross_entropy_np", cross_entropy_np(z_test, np.array([0, 2])),
-            np.mean(np.log(np.exp(z_test).sum(axis=1)) - z_test[[0, 1], [0, 2]]),
-            hint="average -log p[label] over the rows")
+per_row = np.log(np.exp(z_test).sum(axis=1)) - z_test[[0, 1], [0, 2]]
+with exercise("cross_entropy_np(z_test, [0, 2])"):
+    got = cross_entropy_np(z_test, np.array([0, 2]))
+check_close_diagnosed("cross_entropy_np", got, per_row.mean(), {
+    "that is the sum over the rows: take the mean": per_row.sum(),
+    "the sign: the loss is -log p, a positive number": -per_row.mean()},
+    hint="average -log p[label] over the rows")
+with exercise("cross_entropy_np on large scores"):
+    big = cross_entropy_np(np.array([[1000.0, 0.0]]), np.array([1]))
+check_close("cross_entropy_np([[1000, 0]], [1])", big, 1000.0,
+            hint="subtract the row maximum and use the log-sum-exp form: p_t underflows to 0 "
+            "here, and log(0) is -inf")
 check_close("cross_entropy_np of a confident right answer",
             cross_entropy_np(np.array([[20.0, 0.0]]), np.array([0])), 0.0, atol=1e-6)
 ok("cross_entropy_np matches the definition")
@@ -217,7 +233,8 @@ def train_epoch(model, loader, optimizer):
 manual_seed(0)
 fresh = nn.MLP([2, 30, 3], activation="tanh", rng=0)
 fresh_opt = optim.Adam(fresh.parameters(), lr=0.05)
-epoch_losses = [train_epoch(fresh, loader, fresh_opt) for _ in range(40)]
+with exercise("train_epoch(fresh, loader, fresh_opt)"):
+    epoch_losses = [train_epoch(fresh, loader, fresh_opt) for _ in range(40)]
 check_true(all(isinstance(v, float) for v in epoch_losses), "return the mean loss as a float")
 check_true(epoch_losses[-1] < 0.5 * epoch_losses[0],
            f"the loss went from {epoch_losses[0]:.3f} to {epoch_losses[-1]:.3f}; did you call "
@@ -228,6 +245,107 @@ check_true(acc > 0.85, f"training accuracy is only {acc:.2f} after 40 epochs")
 ok(f"train_epoch trains the spiral classifier (accuracy {acc:.2f})")
 
 # %% [markdown]
+# ### Exercise 4 — SGD with momentum
+#
+# Plain SGD steps along the current gradient only. **Momentum** keeps a velocity per
+# parameter, a running sum of past gradients that decays by a factor $\mu$ per step:
+#
+# $$v \leftarrow \mu v + g, \qquad p \leftarrow p - \eta\, v$$
+#
+# with $v = 0$ before the first step (PyTorch's `SGD(momentum=...)`, and minitorch's).
+# In a long narrow valley the gradient components across the valley flip sign and
+# cancel in $v$, while those along it add up — the step grows in the useful direction.
+#
+# Write `MySGD`: make one velocity array per parameter in `__init__`
+# (`np.zeros_like(p.data)`), and in `step()` update each parameter that has a gradient
+# (`p.grad.data` is its array). The check runs 6 steps of yours and of
+# `optim.SGD(params, lr=0.05, momentum=0.9)` on the same problem and compares every step.
+
+# %%
+class MySGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr, self.momentum = lr, momentum
+        ### BEGIN SOLUTION
+        self.velocities = [np.zeros_like(p.data) for p in self.params]
+        ### END SOLUTION
+
+    def zero_grad(self):
+        for p in self.params:
+            p.clear_grad()
+
+    def step(self):
+        ### BEGIN SOLUTION
+        for p, v in zip(self.params, self.velocities):
+            if p.grad is None:
+                continue
+            v *= self.momentum
+            v += p.grad.data
+            p.data -= self.lr * v
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_optimizer("MySGD", lambda ps: MySGD(ps, lr=0.05, momentum=0.9),
+                lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9), sgd_variants(0.05, 0.9))
+ok("MySGD takes the same 6 steps as optim.SGD(momentum=0.9)")
+
+# %% [markdown]
+# ### Exercise 5 — Adam, with bias correction
+#
+# Adam (Kingma & Ba, 2015) keeps two running averages per parameter, of the gradient
+# and of its square, and divides one by the square root of the other, so every
+# coordinate moves by roughly the learning rate whatever the scale of its gradient.
+# At step $t = 1, 2, \dots$:
+#
+# $$m \leftarrow \beta_1 m + (1-\beta_1) g, \qquad v \leftarrow \beta_2 v + (1-\beta_2) g^2,$$
+# $$\hat m = \frac{m}{1-\beta_1^t}, \qquad \hat v = \frac{v}{1-\beta_2^t}, \qquad
+# p \leftarrow p - \eta\, \frac{\hat m}{\sqrt{\hat v} + \epsilon}.$$
+#
+# $m$ and $v$ start at zero, so early on they are too small — at $t = 1$, $m = 0.1\,g$.
+# The **bias correction** divides that shrinkage out ($1 - 0.9^1 = 0.1$); it matters in
+# the first few dozen steps, and without it the first steps are wrong.
+#
+# Write `MyAdam` (`m`, `v` one array per parameter, and the step count `t` on `self`).
+# The check compares 6 steps with `optim.Adam(params, lr=0.1)`.
+
+# %%
+class MyAdam:
+    def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-8):
+        self.params = list(params)
+        self.lr, self.betas, self.eps = lr, betas, eps
+        ### BEGIN SOLUTION
+        self.m = [np.zeros_like(p.data) for p in self.params]
+        self.v = [np.zeros_like(p.data) for p in self.params]
+        self.t = 0
+        ### END SOLUTION
+
+    def zero_grad(self):
+        for p in self.params:
+            p.clear_grad()
+
+    def step(self):
+        ### BEGIN SOLUTION
+        beta1, beta2 = self.betas
+        self.t += 1
+        for p, m, v in zip(self.params, self.m, self.v):
+            if p.grad is None:
+                continue
+            g = p.grad.data
+            m *= beta1
+            m += (1 - beta1) * g
+            v *= beta2
+            v += (1 - beta2) * g * g
+            m_hat = m / (1 - beta1**self.t)
+            v_hat = v / (1 - beta2**self.t)
+            p.data -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_optimizer("MyAdam", lambda ps: MyAdam(ps, lr=0.1), lambda ps: optim.Adam(ps, lr=0.1),
+                adam_variants(0.1, (0.9, 0.999), 1e-8))
+ok("MyAdam takes the same 6 steps as optim.Adam, bias correction included")
+
+# %% [markdown]
 # ## Summary
 #
 # * Softmax turns scores into probabilities; subtracting the maximum keeps it finite.
@@ -236,5 +354,7 @@ ok(f"train_epoch trains the spiral classifier (accuracy {acc:.2f})")
 # * `DataLoader` yields shuffled mini-batches; `History` records per-epoch metrics for
 #   `viz.plots.plot_history`; `plot_decision_boundary` shows what a 2-D classifier learned.
 # * Measure accuracy on held-out data: the training accuracy flatters.
+# * An optimizer is a loop over the parameters with a little state per parameter: a
+#   velocity for momentum, two moments and a step count for Adam.
 #
 # **Next:** [11 · Convolutions and recurrent networks](11_conv_and_rnn.ipynb).

@@ -23,7 +23,13 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_close, check_gradient, check_true, ok
-from minitorch import Variable, data, manual_seed, nn, no_grad, optim
+from checks_build import (check_clip, check_close_diagnosed, dead_filters, exercise,
+                          float_weights, lstm_reference, lstm_variants, reference_col2im,
+                          reference_im2col, yours_or_reference)
+from checks_build import (check_col2im, check_connected, check_im2col, maxpool_variants,
+                          reference_clip)
+from minitorch import Function, Variable, data, manual_seed, nn, no_grad, optim
+from pictures import diverging_image, draw_im2col, draw_maxpool_backward, draw_unrolled_rnn
 
 # %% [markdown]
 # ## A convolution, one window at a time
@@ -57,6 +63,17 @@ print(out.data[0, 0])
 # adding, because overlapping windows share pixels. So the gradient of a convolution
 # is itself a (transposed) convolution, and minitorch's `conv2d` is differentiable to any
 # order.
+
+# %% [markdown]
+# The picture shows it on a 5×5 image with a 3×3 window: window $(i, j)$ — here
+# $(1, 0)$, outlined — becomes column $i \cdot W_{out} + j$ of a $9 \times 9$ matrix,
+# its nine pixels read row by row. A filter flattened the same way is one row, so row
+# times matrix computes all nine outputs at once. Neighbouring windows overlap, so most
+# pixels appear in several columns.
+
+# %%
+draw_im2col(np.arange(25.0).reshape(5, 5), 3, window=(1, 0))
+plt.show()
 
 # %%
 cols = F.im2col(Variable(image[None, None]), 3)
@@ -101,27 +118,51 @@ for epoch in range(8):
 print(f"test accuracy after {len(test_accuracy)} epochs: {test_accuracy[-1]:.2f}")
 
 # %% [markdown]
-# What did the filters learn? Each is a $3 \times 3$ pattern; the feature maps show where
-# in a digit each pattern was found.
+# The pooling layer passes on only the largest value of each $2 \times 2$ window, so its
+# backward sends each incoming gradient to that one winner and zero to the other three:
+#
+# (the red squares mark each window's maximum; the gradient lands exactly there.)
+
+# %%
+pool_x = np.array([[1.0, 3, 2, 0], [4, 2, 1, 5], [0, 1, 3, 2], [2, 6, 1, 1]])
+draw_maxpool_backward(pool_x, np.array([[1.0, 2.0], [3.0, 4.0]]))
+plt.show()
+
+# %% [markdown]
+# What did the filters learn? Each is a $3 \times 3$ pattern, drawn with red for
+# positive and blue for negative weights, white for zero — on one colour scale for all
+# eight, so the colours compare (the bar gives the values). The feature maps below show
+# where in a digit each pattern was found, after the ReLU.
 
 # %%
 filters = cnn[0].W.data  # (8, 1, 3, 3)
 sample = digits_test.data[:1]
 with no_grad():
     maps = F.relu(cnn[0](sample)).data[0]  # (8, 8, 8): one map per filter
-fig, axes = plt.subplots(2, 9, figsize=(10, 2.6))
+    all_maps = F.relu(cnn[0](digits_test.data)).data  # (360, 8, 8, 8)
+dead = dead_filters(all_maps.max(axis=0))  # zero on every test image
+limit = float(np.abs(filters).max())
+fig, axes = plt.subplots(2, 9, figsize=(11, 2.8))
 axes[0, 0].imshow(sample[0, 0], cmap="gray_r")
 axes[0, 0].set_title("input", fontsize=8)
 axes[1, 0].axis("off")
 for k in range(8):
-    axes[0, k + 1].imshow(filters[k, 0], cmap="RdBu")
-    axes[0, k + 1].set_title(f"filter {k}", fontsize=8)
-    axes[1, k + 1].imshow(maps[k], cmap="viridis")
+    image_k = diverging_image(axes[0, k + 1], filters[k, 0], limit=limit)
+    axes[0, k + 1].set_title(f"filter {k}" + (" (dead)" if k in dead else ""), fontsize=8)
+    axes[1, k + 1].imshow(maps[k], cmap="viridis", vmin=0, vmax=float(maps.max()))
 for ax in axes.flat:
     ax.set_xticks([])
     ax.set_yticks([])
-plt.tight_layout()
+fig.colorbar(image_k, ax=axes[0, :].tolist(), shrink=0.9, label="weight")
 plt.show()
+print(f"filters whose ReLU output is zero on all {len(digits_test)} test images: {dead}")
+
+# %% [markdown]
+# A **dead filter** (if the line above lists one) answers with a negative number
+# everywhere, on every image: the ReLU turns all of it into zero, so the gradient that
+# reaches its weights is zero too, and it can never recover — its map is uniformly dark.
+# It is a wasted unit. Common remedies are a smaller learning rate, a `leaky_relu`
+# (a small slope below zero keeps a gradient), or another initialisation.
 
 # %% [markdown]
 # ## Recurrent networks
@@ -136,7 +177,15 @@ plt.show()
 # then cuts the graph behind the state (`unchain_backward`), keeping the state's *value*
 # but dropping its history, so memory stays bounded.
 #
+# In the picture, each cell is one time step of the same layer. The forward pass (grey)
+# runs through all steps, and the state's *value* crosses every cut. The backward pass
+# (red) runs from each loss back to the last cut and stops there.
+#
 # The task: given the current value of a noisy sine wave, predict the next one.
+
+# %%
+draw_unrolled_rnn(steps=9, bptt=3)
+plt.show()
 
 # %%
 class SineRNN(nn.Module):
@@ -220,10 +269,13 @@ def conv2d_naive(x, w):
 # %% tags=["check"]
 x_small = np.arange(16.0).reshape(4, 4)
 w_small = np.array([[1.0, 0.0], [0.0, -1.0]])
-check_close("conv2d_naive on a 4x4 ramp", conv2d_naive(x_small, w_small), np.full((3, 3), -5.0),
-            hint="x[i, j] - x[i+1, j+1] is -5 everywhere on this ramp")
-rng = np.random.default_rng(0)
-x_rand, w_rand = rng.standard_normal((7, 6)), rng.standard_normal((3, 3))
+with exercise("conv2d_naive(x_small, w_small)"):
+    got = conv2d_naive(x_small, w_small)
+check_close("conv2d_naive on a 4x4 ramp", got, np.full((3, 3), -5.0),
+            hint="x[i, j] - x[i+1, j+1] is -5 everywhere on this ramp; the output is "
+            "(H - K + 1) x (W - K + 1)")
+check_rng = np.random.default_rng(0)
+x_rand, w_rand = check_rng.standard_normal((7, 6)), check_rng.standard_normal((3, 3))
 check_close("conv2d_naive on random data", conv2d_naive(x_rand, w_rand),
             F.conv2d(x_rand[None, None], w_rand[None, None]).data[0, 0],
             hint="slide the window without flipping the filter")
@@ -242,15 +294,201 @@ def conv_output_size(h, k, stride=1, padding=0):
 
 # %% tags=["check"]
 cases = [((6, 3, 1, 0), 4), ((8, 3, 1, 1), 8), ((28, 5, 1, 2), 28), ((7, 3, 2, 0), 3),
-         ((8, 2, 2, 0), 4), ((5, 3, 2, 1), 3)]
-for args, expected in cases:
-    got = conv_output_size(*args)
-    check_true(got == expected, f"conv_output_size(h={args[0]}, k={args[1]}, stride={args[2]}, "
-               f"padding={args[3]}) should be {expected}, got {got}")
+         ((8, 2, 2, 0), 4), ((5, 3, 2, 1), 3), ((8, 3, 2, 0), 3), ((10, 4, 3, 1), 3)]
+for (h, k, stride, padding), expected in cases:
+    with exercise("conv_output_size"):
+        got = conv_output_size(h, k, stride, padding)
+    what = f"conv_output_size(h={h}, k={k}, stride={stride}, padding={padding})"
+    check_close_diagnosed(what, got, expected, {
+        "a window fits only whole times: use floor division // (here (H + 2P - K) / S is "
+        "not a whole number)": (h + 2 * padding - k) / stride + 1,
+        "the padding goes on both sides: H + 2P": (h + padding - k) // stride + 1,
+        "don't forget the + 1 (the first window)": (h + 2 * padding - k) // stride})
+    check_true(isinstance(got, (int, np.integer)),
+               f"{what} should be an int, got {type(got).__name__}: use // (floor division)")
 ok("conv_output_size follows floor((H + 2P - K) / S) + 1")
 
 # %% [markdown]
-# ### Exercise 3 — one RNN step
+# ### Exercise 3 — `im2col`
+#
+# Write `im2col_np(x, k)` for a batch `x` of shape `(N, C, H, W)`, a `k × k` window,
+# stride 1 and no padding. It returns an array of shape `(N, C·k·k, H_out·W_out)` with
+# `H_out = H - k + 1`, `W_out = W - k + 1`: column `i * W_out + j` holds the window
+# `x[:, :, i:i+k, j:j+k]`, flattened per example (`.reshape(N, -1)`, which orders it by
+# channel, then row, then column — the order of a flattened filter `W.reshape(C_out, -1)`).
+# Two loops over `i` and `j` are fine.
+
+# %%
+def im2col_np(x, k):
+    ### BEGIN SOLUTION
+    n, c, h, w = x.shape
+    oh, ow = h - k + 1, w - k + 1
+    col = np.zeros((n, c * k * k, oh * ow))
+    for i in range(oh):
+        for j in range(ow):
+            col[:, :, i * ow + j] = x[:, :, i : i + k, j : j + k].reshape(n, -1)
+    return col
+    ### END SOLUTION
+
+# %% tags=["check"]
+check_im2col(im2col_np)
+ok("im2col_np matches F.im2col")
+
+# %% [markdown]
+# ### Exercise 4 — `col2im`, the way back
+#
+# The backward of `im2col` is `col2im_np(col, x_shape, k)`: it takes an array shaped
+# like `im2col`'s output and **adds** each column back into the window it came from,
+# giving an array of shape `x_shape`. Adding, not copying: a pixel that is in several
+# windows collects a contribution from each (a value used several times gets the sum of
+# its gradients, as always). Start from `np.zeros(x_shape)` and use `+=`.
+
+# %%
+def col2im_np(col, x_shape, k):
+    ### BEGIN SOLUTION
+    n, c, h, w = x_shape
+    oh, ow = h - k + 1, w - k + 1
+    x = np.zeros(x_shape)
+    for i in range(oh):
+        for j in range(ow):
+            x[:, :, i : i + k, j : j + k] += col[:, :, i * ow + j].reshape(n, c, k, k)
+    return x
+    ### END SOLUTION
+
+# %% tags=["check"]
+check_col2im(col2im_np)
+ok("col2im_np adds every column back into its window: the adjoint of im2col")
+
+# %% [markdown]
+# ### Exercise 5 — a convolution built on them, forward and backward
+#
+# With `im2col` the convolution of `x` `(N, C, H, W)` with filters `W` `(C_out, C, k, k)`
+# is one product: flatten the filters to `W2 = W.reshape(C_out, -1)`; then
+# `y[n] = W2 @ col[n]`, shape `(C_out, H_out·W_out)`, reshaped to `(C_out, H_out, W_out)`.
+# (`W2 @ col` broadcasts over the batch axis.) For the backward, with `gy` reshaped to
+# `(N, C_out, H_out·W_out)` like `y`:
+#
+# * $g_{W2} = \sum_n g_y[n]\, \mathrm{col}[n]^\top$ — the matrix-product rule of
+#   notebook 07, summed over the batch because the same filter is used for every image;
+#   reshape it to `W.shape`;
+# * $g_{\mathrm{col}} = W2^\top g_y$, and `col2im` turns it into $g_x$.
+#
+# Write `backward_array` (and finish `forward`). The exercise builds on Exercises 3 and
+# 4: the next cell picks your `im2col_np`/`col2im_np` if they pass, a reference otherwise,
+# as `unfold` and `fold`. Use those two names.
+
+# %%
+unfold = yours_or_reference("im2col_np", im2col_np, reference_im2col, check_im2col)
+fold = yours_or_reference("col2im_np", col2im_np, reference_col2im, check_col2im)
+
+# %%
+class ConvIm2col(Function):
+    """y = conv2d(x, W), stride 1, no padding, computed as one matrix product."""
+
+    def forward(self, x, W):
+        self.k = W.shape[2]
+        self.col = unfold(x, self.k)  # kept for the backward
+        n, h_out, w_out = x.shape[0], x.shape[2] - self.k + 1, x.shape[3] - self.k + 1
+        ### BEGIN SOLUTION
+        y = W.reshape(W.shape[0], -1) @ self.col
+        return y.reshape(n, W.shape[0], h_out, w_out)
+        ### END SOLUTION
+
+    def backward_array(self, gy):
+        x, W = self.input_arrays
+        ### BEGIN SOLUTION
+        gy2 = gy.reshape(gy.shape[0], gy.shape[1], -1)
+        W2 = W.reshape(W.shape[0], -1)
+        gW = np.einsum("nol,ncl->oc", gy2, self.col).reshape(W.shape)
+        gx = fold(W2.T @ gy2, x.shape, self.k)
+        return gx, gW
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_rng = np.random.default_rng(5)
+x_conv, w_conv = check_rng.standard_normal((2, 3, 5, 5)), check_rng.standard_normal((4, 3, 3, 3))
+with exercise("ConvIm2col forward", ("matmul", "the flattened filters W2, (C_out, C*k*k), go "
+              "on the left: W2 @ col, shape (N, C_out, H_out*W_out)")):
+    y_conv = ConvIm2col()(x_conv, w_conv)
+check_close("ConvIm2col forward", y_conv, F.conv2d(x_conv, w_conv).data,
+            hint="flatten W to (C_out, C*k*k), multiply with col, reshape to "
+            "(N, C_out, H_out, W_out)")
+with exercise("ConvIm2col.backward_array", ("gradient for input 0", "gcol = W2.T @ gy has "
+              "im2col's shape; fold(gcol, x.shape, k) turns it into x's shape")):
+    xv, wv = Variable(x_conv), Variable(w_conv)
+    ConvIm2col()(xv, wv).sum().backward()
+    xr, wr = Variable(x_conv), Variable(w_conv)
+    F.conv2d(xr, wr).sum().backward()
+check_true(xv.grad is not None and xv.grad.shape == x_conv.shape and wv.grad is not None
+           and wv.grad.shape == w_conv.shape,
+           "backward_array should return (gx, gW), shaped like x and W")
+col_conv = reference_im2col(x_conv, 3)
+first_only = (np.ones((4, col_conv.shape[2])) @ col_conv[0].T).reshape(w_conv.shape)
+check_close_diagnosed("the filters' gradient gW", wv.grad, wr.grad.data, {
+    "gW is summed over the batch: the same filters are used for every image (you kept only "
+    "the first image's share)": first_only,
+    "gW was transposed before the reshape: sum over n of gy[n] @ col[n].T has W2's shape "
+    "(C_out, C*k*k); reshape that": wr.grad.data.reshape(4, -1).T.reshape(w_conv.shape)},
+    hint="gW = sum over n of gy[n] @ col[n].T, reshaped to W.shape")
+check_close("the input's gradient gx", xv.grad, xr.grad.data,
+            hint="gcol = W2.T @ gy, then col2im (fold) back to x's shape")
+check_gradient("ConvIm2col", lambda a, b: ConvIm2col()(a, b), x_conv[:1, :2, :4, :4],
+               w_conv[:2, :2, :2, :2])
+ok("your im2col convolution matches conv2d, forward and backward")
+
+# %% [markdown]
+# ### Exercise 6 — max-pool's backward
+#
+# `MaxPool2x2` keeps the largest of each non-overlapping $2 \times 2$ window. Its forward
+# (given) records, for every window, which of its four entries won: `self.argmax` has
+# shape `(N, C, H/2, W/2)` with values 0..3 for the positions (0,0), (0,1), (1,0), (1,1)
+# of the window. Write `backward_array(gy)`: an array of `x`'s shape, zero except at each
+# window's winner, which gets that window's `gy` — the picture above, in code. Loops
+# over the windows are fine; `divmod(a, 2)` turns a winner `a` into its (row, column).
+
+# %%
+class MaxPool2x2(Function):
+    def forward(self, x):
+        n, c, h, w = x.shape
+        windows = x.reshape(n, c, h // 2, 2, w // 2, 2).transpose(0, 1, 2, 4, 3, 5)
+        windows = windows.reshape(n, c, h // 2, w // 2, 4)
+        self.argmax = windows.argmax(axis=-1)
+        return windows.max(axis=-1)
+
+    def backward_array(self, gy):
+        (x,) = self.input_arrays
+        ### BEGIN SOLUTION
+        gx = np.zeros_like(x)
+        for index in np.ndindex(gy.shape):
+            n, c, i, j = index
+            r, s = divmod(int(self.argmax[index]), 2)
+            gx[n, c, 2 * i + r, 2 * j + s] = gy[index]
+        return gx
+        ### END SOLUTION
+
+# %% tags=["check"]
+check_rng = np.random.default_rng(6)
+x_pool = check_rng.permutation(32).reshape(1, 2, 4, 4).astype(float)  # no ties
+gy_pool = check_rng.standard_normal((1, 2, 2, 2))
+with exercise("MaxPool2x2"):
+    xv = Variable(x_pool)
+    (MaxPool2x2()(xv) * gy_pool).sum().backward()
+xr = Variable(x_pool)
+(F.max_pool2d(xr, 2) * gy_pool).sum().backward()
+spread = np.repeat(np.repeat(gy_pool, 2, axis=2), 2, axis=3)
+at_max = (xr.grad.data != 0).astype(float)
+check_close_diagnosed("MaxPool2x2's gradient", xv.grad, xr.grad.data, {
+    **maxpool_variants(x_pool, gy_pool),
+    "you sent gy to all four entries of each window: only the maximum gets it": spread,
+    "that is average pooling's gradient (gy / 4 everywhere): only the maximum gets gy":
+    spread / 4,
+    "the winners are right, but each should get its window's gy, not 1": at_max},
+    hint="gx is zero except at each window's argmax, which gets that window's gy")
+check_gradient("MaxPool2x2", lambda v: MaxPool2x2()(v), x_pool)
+ok("MaxPool2x2 sends each gradient to its window's maximum")
+
+# %% [markdown]
+# ### Exercise 7 — one RNN step
 #
 # Write `rnn_step(x, h, Wx, Wh, b)` returning
 # $\tanh(x W_x^\top + h W_h^\top + b)$ with minitorch ops (`@`, `.T`, `F.tanh`), for `x` of
@@ -263,14 +501,135 @@ def rnn_step(x, h, Wx, Wh, b):
     ### END SOLUTION
 
 # %% tags=["check"]
+check_rng = np.random.default_rng(3)  # its own generator: independent of exercise 1
 shapes = [(2, 3), (2, 4), (4, 3), (4, 4), (4,)]
-args = [rng.standard_normal(s) * 0.5 for s in shapes]
-out = rnn_step(*[Variable(a) for a in args])
+args = [check_rng.standard_normal(s) * 0.5 for s in shapes]
+with exercise("rnn_step"):
+    out = rnn_step(*[Variable(a) for a in args])
 check_true(out.shape == (2, 4), f"rnn_step should give shape (2, 4), got {out.shape}")
 xs, hs, wx, wh, bs = args
 check_close("rnn_step", out, np.tanh(xs @ wx.T + hs @ wh.T + bs))
 check_gradient("rnn_step", rnn_step, *args)
 ok("rnn_step is right, and autograd differentiates it w.r.t. all five inputs")
+
+# %% [markdown]
+# ### Exercise 8 — an LSTM cell
+#
+# A plain RNN multiplies the gradient by $W_h$ (and a tanh slope) once per step, so over
+# many steps it vanishes or explodes. The **LSTM** (Hochreiter & Schmidhuber, 1997) adds a
+# *cell state* $c$ that is updated additively, with gates deciding what to forget, what
+# to write and what to show. With $z = x W^\top + h U^\top + b$ split into four blocks of
+# $H$ columns, in the order $i, f, g, o$ (PyTorch's and minitorch's):
+#
+# $$i = \sigma(z_i),\; f = \sigma(z_f),\; g = \tanh(z_g),\; o = \sigma(z_o), \qquad
+# c_{new} = f \odot c + i \odot g, \qquad h_{new} = o \odot \tanh(c_{new}).$$
+#
+# Write `lstm_cell(x, h, c, W, U, b)` with minitorch ops (`@`, `.T`, `F.sigmoid`,
+# `F.tanh`, and slicing `z[:, 0:H]`), returning `(h_new, c_new)`. Shapes: `x` `(N, D)`,
+# `h` and `c` `(N, H)`, `W` `(4H, D)`, `U` `(4H, H)`, `b` `(4H,)`. Autograd then gives
+# every gradient; the check compares them with finite differences (`gradcheck`).
+
+# %%
+def lstm_cell(x, h, c, W, U, b):
+    ### BEGIN SOLUTION
+    H = h.shape[1]
+    z = x @ W.T + h @ U.T + b
+    i = F.sigmoid(z[:, 0:H])
+    f = F.sigmoid(z[:, H : 2 * H])
+    g = F.tanh(z[:, 2 * H : 3 * H])
+    o = F.sigmoid(z[:, 3 * H : 4 * H])
+    c_new = f * c + i * g
+    return o * F.tanh(c_new), c_new
+    ### END SOLUTION
+
+# %% tags=["check"]
+check_rng = np.random.default_rng(8)
+lstm_args = [check_rng.standard_normal(s) * 0.6 for s in [(3, 4), (3, 2), (3, 2), (8, 4),
+                                                         (8, 2), (8,)]]  # N=3, D=4, H=2
+with exercise("lstm_cell", ("broadcast", "H = h.shape[1], the state size: each gate is "
+              "z[:, k*H:(k+1)*H], shaped like h and c")):
+    result = lstm_cell(*[Variable(a) for a in lstm_args])
+check_true(isinstance(result, (tuple, list)) and len(result) == 2,
+           f"lstm_cell should return two values, (h_new, c_new), got a {type(result).__name__}")
+h_new, c_new = result
+check_true(hasattr(h_new, "creator") and hasattr(c_new, "creator"),
+           "lstm_cell should return Variables built with minitorch ops (this is an ndarray: "
+           "use F.sigmoid / F.tanh, not np.*)")
+h_ref, c_ref = lstm_reference(*lstm_args)
+wrong = lstm_variants(*lstm_args)
+check_close_diagnosed("c_new", c_new, c_ref, {k: v[1] for k, v in wrong.items()},
+                      hint="H = h.shape[1] is the state size; z has 4H columns, i, f, g, o")
+check_close_diagnosed("h_new", h_new, h_ref, {k: v[0] for k, v in wrong.items()})
+check_connected("lstm_cell", lstm_cell, *lstm_args)
+check_gradient("lstm_cell", lstm_cell, *lstm_args)
+ok("lstm_cell matches the LSTM equations, and gradcheck agrees with its gradients")
+
+# %% [markdown]
+# ### Exercise 9 — gradient clipping against an exploding RNN
+#
+# When the recurrent weights are large, the gradient grows by a factor at every step it
+# travels back, and one bad step can throw the weights far away (Pascanu, Mikolov &
+# Bengio, 2013). **Clipping** rescales all gradients together when their global norm
+# $\lVert g \rVert = \sqrt{\sum_p \sum g_p^2}$ exceeds `max_norm`:
+# $g_p \leftarrow g_p \cdot \text{max\_norm} / \lVert g \rVert$ — the same factor for
+# every parameter, so the direction of the step is kept.
+#
+# Write `clip_grad_norm(params, max_norm)`: compute the global norm over the parameters
+# that have a gradient, rescale their gradients in place if it is larger than `max_norm`
+# (assign `p.grad = Variable(p.grad.data * scale)`), and return the norm before clipping.
+# After the check, the cell below trains an RNN whose recurrent weights start large, with
+# and without your clipping.
+
+# %%
+def clip_grad_norm(params, max_norm):
+    ### BEGIN SOLUTION
+    grads = [p for p in params if p.grad is not None]
+    norm = float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))
+    if norm > max_norm:
+        for p in grads:
+            p.grad = Variable(p.grad.data * (max_norm / norm))
+    return norm
+    ### END SOLUTION
+
+# %% tags=["check"]
+check_clip(clip_grad_norm)
+ok("clip_grad_norm rescales all gradients together, only when the norm is too large")
+
+# %%
+def train_exploding(clip, steps=150, bptt=20):
+    """SGD on the sine task with recurrent weights 4x too large; gradient norms per update."""
+    manual_seed(0)
+    model = SineRNN(16)
+    model.rnn.h2h.W.data *= 4.0  # a recurrent matrix with gain > 1: gradients explode
+    opt = optim.SGD(model.parameters(), lr=0.05)
+    norms, loss = [], 0
+    model.reset_state()
+    for count, (x_t, t_t) in enumerate(zip(train_seq.data[:steps], train_seq.label[:steps])):
+        loss = loss + F.mean_squared_error(model(x_t.reshape(1, 1)), t_t.reshape(1, 1))
+        if (count + 1) % bptt == 0:
+            opt.zero_grad()
+            loss.backward()
+            loss.unchain_backward()
+            params = list(model.parameters())
+            norms.append(clip(params, 1.0) if clip else float(np.sqrt(sum(
+                np.sum(p.grad.data.astype(float) ** 2) for p in params))))
+            opt.step()
+            loss = 0
+    return norms
+
+
+unclipped = train_exploding(None)
+clip_fn = yours_or_reference("clip_grad_norm", clip_grad_norm, reference_clip, check_clip)
+clipped = train_exploding(clip_fn)
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.semilogy(unclipped, "o-", label="no clipping")
+ax.semilogy(clipped, "s-", label="clipped to norm 1")
+ax.set_xlabel("update")
+ax.set_ylabel("gradient norm (before clipping)")
+ax.legend()
+ax.set_title("an RNN with large recurrent weights")
+plt.tight_layout()
+plt.show()
 
 # %% [markdown]
 # ## Summary
@@ -283,6 +642,12 @@ ok("rnn_step is right, and autograd differentiates it w.r.t. all five inputs")
 #   the shared weights over the steps, and truncation (`unchain_backward`) bounds memory.
 # * Weight sharing needs nothing new from autograd: a value used many times collects the
 #   sum of its gradients.
+# * Max-pool's backward routes each gradient to its window's maximum.
+# * An LSTM carries a cell state updated additively through gates; clipping the global
+#   gradient norm keeps an exploding RNN's steps bounded.
 #
-# This is the end of the course. From here, read the source of `minitorch/ops/conv.py`
-# and `minitorch/nn/recurrent.py` — after these notebooks, every line should make sense.
+# From here, read the source of `minitorch/ops/conv.py` and `minitorch/nn/recurrent.py`
+# — after these notebooks, every line should make sense.
+#
+# **Next:** [12 · Forward and reverse mode](12_forward_and_reverse_mode.ipynb), then the
+# capstone, [13 · Your own framework](13_your_own_framework.ipynb).

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 # Everything the site is built from: when one of these is newer than site/, rebuild.
-SOURCES = ("mkdocs.yml", "docs", "minitorch", "viz", "notebooks")
+SOURCES = ("mkdocs.yml", "docs", "minitorch", "viz", "notebooks", "scripts")
 
 
 def newest_source_mtime() -> float:

@@ -3,8 +3,9 @@
 ``test_reference_lists_every_public_name`` reads the HTML that mkdocs wrote and looks for
 a heading (or, for a subpackage, a link) for every name in each package's ``__all__``.
 The browser tests open pages of the built site in Debian's headless Chromium over a
-local HTTP server and fail on any console error or any request that leaves localhost;
-they save screenshots under ``build/docs-screenshots/`` for a person to look at.
+local HTTP server (as ``make docs-serve`` shows it) and fail on any console error or any
+request that leaves localhost; they save screenshots under ``build/docs-screenshots/`` for
+a person to look at. ``test_site_offline.py`` opens the site from disk instead.
 """
 
 from __future__ import annotations
@@ -37,16 +38,21 @@ CHROMIUM_FLAGS = [
 ]
 SCREENSHOTS = ROOT / "build" / "docs-screenshots"
 
+API_MARKER = re.compile(r"^<!-- api: ([\w.]+) -->$", re.MULTILINE)
+
+
+def api_pages() -> dict[str, str]:
+    """package -> the name of its page under docs/api/ (from each page's marker line)."""
+    pages = {}
+    for page in sorted((ROOT / "docs" / "api").glob("*.md")):
+        match = API_MARKER.search(page.read_text(encoding="utf-8"))
+        if match and match.group(1) != "overview":
+            pages[match.group(1)] = page.stem
+    return pages
+
+
 # package -> its page under docs/api/
-API_PAGES = {
-    "minitorch": "minitorch",
-    "minitorch.ops": "ops",
-    "minitorch.nn": "nn",
-    "minitorch.optim": "optim",
-    "minitorch.data": "data",
-    "minitorch.gradcheck": "gradcheck",
-    "viz": "viz",
-}
+API_PAGES = api_pages()
 
 
 def public_names(module: Any) -> list[str]:
@@ -63,12 +69,18 @@ def public_names(module: Any) -> list[str]:
 
 
 def heading_ids(html: str) -> set[str]:
-    """The ids of the mkdocstrings object headings on a page."""
-    return set(re.findall(r'<h[1-6] id="([^"]+)" class="doc doc-heading"', html))
+    """The ids of the mkdocstrings object headings on a page (attributes in any order)."""
+    ids = set()
+    for tag in re.findall(r"<h[1-6]\b[^>]*>", html):
+        match = re.search(r'\sid="([^"]+)"', tag)
+        if match and re.search(r'\sclass="[^"]*\bdoc-heading\b', tag):
+            ids.add(match.group(1))
+    return ids
 
 
 @pytest.mark.parametrize("package", list(API_PAGES))
 def test_reference_lists_every_public_name(site_dir: Path, package: str) -> None:
+    assert {"minitorch", "minitorch.ops", "viz"} <= set(API_PAGES), API_PAGES
     try:
         module = importlib.import_module(package)
     except ModuleNotFoundError as exc:
@@ -78,7 +90,7 @@ def test_reference_lists_every_public_name(site_dir: Path, package: str) -> None
     names = public_names(module)
     if not names:
         pytest.skip(f"{package} has no public names yet")
-    page = site_dir / "api" / API_PAGES[package] / "index.html"
+    page = site_dir / "api" / f"{API_PAGES[package]}.html"
     assert page.exists(), f"no API page for {package} at {page}"
     html = page.read_text(encoding="utf-8")
     ids = heading_ids(html)
@@ -86,7 +98,7 @@ def test_reference_lists_every_public_name(site_dir: Path, package: str) -> None
     for name in names:
         obj = getattr(module, name)
         if inspect.ismodule(obj):
-            link = f'href="../{API_PAGES.get(obj.__name__, "?")}/"'
+            link = f'href="{API_PAGES.get(obj.__name__, "?")}.html"'
             if link not in html:
                 missing.append(name)
             continue
@@ -100,14 +112,14 @@ def test_reference_lists_every_public_name(site_dir: Path, package: str) -> None
 
 def test_reference_shows_variable_operators(site_dir: Path) -> None:
     """The operators bound by the ops table appear under Variable (TYPE_CHECKING block)."""
-    ids = heading_ids((site_dir / "api" / "minitorch" / "index.html").read_text("utf-8"))
+    ids = heading_ids((site_dir / "api" / "minitorch.html").read_text("utf-8"))
     for name in ("__add__", "__mul__", "reshape", "sum", "backward"):
         assert f"minitorch.Variable.{name}" in ids
 
 
 def test_examples_render_as_code(site_dir: Path) -> None:
     """``Example:`` doctests render as highlighted code, not as a quoted paragraph."""
-    html = (site_dir / "api" / "ops" / "index.html").read_text("utf-8")
+    html = (site_dir / "api" / "ops.html").read_text("utf-8")
     assert html.count('<span class="gp">&gt;&gt;&gt; </span>') > 10
     assert "<blockquote>\n<blockquote>" not in html
 
@@ -117,10 +129,10 @@ def test_notebooks_are_pages(site_dir: Path) -> None:
     if not notebooks:
         pytest.skip("no notebooks yet")
     for notebook in notebooks:
-        page = site_dir / "notebooks" / notebook.stem / "index.html"
+        page = site_dir / "notebooks" / f"{notebook.stem}.html"
         assert page.exists(), f"{notebook.name} was not rendered to {page}"
     home = (site_dir / "index.html").read_text("utf-8")
-    assert f'href="notebooks/{notebooks[0].stem}/"' in home, "the course is not in the nav"
+    assert f'href="notebooks/{notebooks[0].stem}.html"' in home, "the course is not in the nav"
 
 
 EXTERNAL_RESOURCE = re.compile(
@@ -180,10 +192,10 @@ def browser() -> Iterator[Any]:
 
 def stepper_page(site_dir: Path) -> str | None:
     """The URL path of the first notebook page that embeds the backward stepper."""
-    for page in sorted((site_dir / "notebooks").glob("*/index.html")):
+    for page in sorted((site_dir / "notebooks").glob("*.html")):
         html = page.read_text(encoding="utf-8")
         if "stepper" in html.lower() and 'type="range"' in html:
-            return f"/notebooks/{page.parent.name}/"
+            return f"/notebooks/{page.name}"
     return None
 
 
@@ -213,9 +225,9 @@ def visit(browser: Any, server: str, path: str, name: str) -> tuple[list[str], l
     ("path", "name"),
     [
         ("/", "home"),
-        ("/api/ops/", "api-ops"),
-        ("/api/minitorch/", "api-core"),
-        ("/concepts/writing-a-function/", "concept-function"),
+        ("/api/ops.html", "api-ops"),
+        ("/api/minitorch.html", "api-core"),
+        ("/concepts/writing-a-function.html", "concept-function"),
     ],
 )
 def test_page_loads_offline_without_errors(
@@ -249,7 +261,7 @@ def test_stepper_notebook_page_works_offline(browser: Any, server: str, site_dir
 def test_notebook_formulas_are_typeset_offline(site_dir: Path) -> None:
     """Every ``$...$`` of the notebooks' Markdown became MathML (no MathJax download)."""
     bs4 = pytest.importorskip("bs4")
-    pages = sorted((site_dir / "notebooks").glob("*/index.html"))
+    pages = sorted((site_dir / "notebooks").glob("*.html"))
     if not pages:
         pytest.skip("no notebooks yet")
     formulas = 0
@@ -259,5 +271,31 @@ def test_notebook_formulas_are_typeset_offline(site_dir: Path) -> None:
         for cell in soup.select(".jp-RenderedMarkdown"):
             for text in cell.find_all(string=re.compile(r"\$[^$\n]+\$")):
                 if not {p.name for p in text.parents} & {"code", "pre"}:
-                    pytest.fail(f"{page.parent.name}: raw TeX left in {text.strip()[:80]!r}")
+                    pytest.fail(f"{page.stem}: raw TeX left in {text.strip()[:80]!r}")
     assert formulas > 0
+
+
+def test_page_formulas_are_typeset_offline(site_dir: Path) -> None:
+    """The ``$...$`` of the Markdown pages became MathML too (arithmatex + the hook)."""
+    leftovers = [
+        page.relative_to(site_dir).as_posix()
+        for page in sorted(site_dir.rglob("*.html"))
+        if 'class="arithmatex"' in page.read_text(encoding="utf-8")
+    ]
+    assert not leftovers, f"formulas left as TeX on {leftovers}"
+    assert "<math" in (site_dir / "writing-docs.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.browser
+def test_search_works_over_http(browser: Any, server: str) -> None:
+    """Over http (make docs-serve) search runs in a real Web Worker, with the JSON index."""
+    errors, external, page = visit(browser, server, "/", "search-http")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("gradcheck")
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=15_000)
+    assert results.count() > 0
+    assert not page.evaluate("Boolean(window.IframeWorker)"), "the file:// stand-in is active"
+    assert not errors, f"console errors: {errors}"
+    assert not external, f"requests outside localhost: {external}"
+    page.context.close()

@@ -85,7 +85,8 @@ def test_notebook_has_goals_picture_summary_and_exercises(path: Path) -> None:
     assert "Learning goals" in nb.cells[0].source
     assert "## Summary" in markdown
     solutions = _solution_cells(nb)
-    assert 2 <= len(solutions) <= 4, f"{path.name} has {len(solutions)} exercises"
+    # 2-4 in the early notebooks; up to 9 where the student builds the pieces (07-13)
+    assert 2 <= len(solutions) <= 9, f"{path.name} has {len(solutions)} exercises"
     for i in solutions:
         following = nb.cells[i + 1]
         assert "check" in following.metadata.get("tags", []), (

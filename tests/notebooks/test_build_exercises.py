@@ -1,0 +1,1164 @@
+"""The "build it yourself" exercises of notebooks 07-11 and 13: their checks and pictures.
+
+Three kinds of test:
+
+* **typical mistakes** — a wrong answer a student would write is fed to the notebook's
+  check helper, and the message must name the mistake (not merely fail);
+* **pictures** — the helpers that draw them keep text readable and colour scales honest;
+* **independence** — the student version of each notebook, run with all exercises
+  untouched, says "not done yet" at every check; and each exercise solved alone (the
+  others left as stubs) passes its own check. The notebooks run in-process here (one
+  pass per notebook, with a snapshot of the namespace before each exercise), which is
+  much cheaper than a kernel per exercise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(NOTEBOOKS))
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+
+import checks_build as cb  # noqa: E402
+import pictures  # noqa: E402
+
+import minitorch.ops as F  # noqa: E402
+from minitorch import Function, Parameter, Variable, optim  # noqa: E402
+
+
+def fails_with(fragment: str, call: Any, *args: Any, exc: type = AssertionError) -> str:
+    with pytest.raises(exc) as info:
+        call(*args)
+    message = str(info.value)
+    assert fragment in message, message
+    return message
+
+
+# -- shared helpers ----------------------------------------------------------------------
+def test_exercise_says_not_done_for_an_untouched_stub() -> None:
+    def stub() -> None:
+        raise NotImplementedError()
+
+    with pytest.raises(NotImplementedError, match="not done yet"):
+        with cb.exercise("f(x)"):
+            stub()
+
+
+def test_exercise_turns_a_missing_answer_name_into_not_done() -> None:
+    with pytest.raises(NotImplementedError, match="not done yet.*'trained' is not defined"):
+        with cb.exercise("Exercise 3"):
+            exec("trained", {})  # noqa: S102 - a NameError raised in the check cell itself
+
+
+@pytest.mark.parametrize(
+    ("mistake", "fragment"),
+    [
+        (lambda x: x <= 0.5, "this is a Variable: compare its values"),
+        (lambda x: np.exp(x), "this is a Variable: NumPy functions need arrays"),
+        (lambda x: np.ones(3).creator, "this is an ndarray, not a Variable"),
+    ],
+)
+def test_variable_ndarray_confusion_becomes_one_line(mistake: Any, fragment: str) -> None:
+    x = Variable(np.ones(3))
+    with pytest.raises(AssertionError) as info:
+        with cb.exercise("your code"):
+            mistake(x)
+    assert fragment in str(info.value)
+
+
+def test_yours_or_reference_falls_back_and_says_so(capsys: pytest.CaptureFixture) -> None:
+    def stub(*_: Any) -> None:
+        raise NotImplementedError()
+
+    chosen = cb.yours_or_reference("thing", stub, abs, lambda f: f(1))
+    assert chosen is abs
+    assert "using the reference thing for now (yours: not done yet)" in capsys.readouterr().out
+
+
+# -- 07 ----------------------------------------------------------------------------------
+def test_07_add_bias_backward_on_ndarrays_is_caught() -> None:
+    class AddBias(Function):
+        def forward(self, x: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return x + b
+
+        def backward(self, gy: Any) -> Any:
+            return gy.data, gy.data.sum(axis=0)  # right numbers, but ndarrays
+
+    fails_with(
+        "this is an ndarray",
+        cb.check_returns_variables,
+        "AddBias",
+        AddBias,
+        np.ones((2, 3)),
+        np.ones(3),
+    )
+
+
+def test_07_square_w_mistake_is_named() -> None:
+    rng = np.random.default_rng(0)
+    W, gy = rng.standard_normal((3, 3)), np.ones((2, 3))
+    fails_with(
+        "for a square W the shapes also fit gy @ W",
+        cb.check_close_diagnosed,
+        "x.grad",
+        gy @ W,
+        gy @ W.T,
+        {"for a square W the shapes also fit gy @ W": gy @ W},
+    )
+
+
+def test_07_prose_no_longer_claims_a_unique_product() -> None:
+    text = (NOTEBOOKS / "src" / "07_tensors.py").read_text()
+    assert "only one way to multiply" not in text
+    assert "the only products with the" not in text
+
+
+# -- 08 ----------------------------------------------------------------------------------
+class _LogCosh(Function):
+    sign_backward = 1.0
+    sign_array = 1.0
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.log(np.cosh(x))
+
+    def backward(self, gy: Any) -> Any:
+        (x,) = self.inputs
+        return gy * F.tanh(x) * self.sign_backward
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        return gy * np.tanh(x) * self.sign_array
+
+
+def test_08_sign_error_in_backward_names_backward_not_backward_array() -> None:
+    class Buggy(_LogCosh):
+        sign_backward = -1.0
+
+    message = fails_with(
+        "your LogCosh.backward (used by backward(create_graph=True))",
+        cb.check_methods_of_function,
+        "LogCosh",
+        Buggy,
+        np.array([0.5, -1.2]),
+    )
+    assert "backward_array" not in message
+    assert "the sign is flipped" in message
+    assert "finite differences give" in message  # the right value is the finite difference
+
+
+def test_08_sign_error_in_backward_array_names_backward_array() -> None:
+    class Buggy(_LogCosh):
+        sign_array = -1.0
+
+    fails_with(
+        "your LogCosh.backward_array (used by a plain backward())",
+        cb.check_methods_of_function,
+        "LogCosh",
+        Buggy,
+        np.array([0.5, -1.2]),
+    )
+
+
+def test_08_a_correct_function_passes() -> None:
+    cb.check_methods_of_function("LogCosh", _LogCosh, np.array([0.5, -1.2]))
+
+
+def test_08_explains_the_weighted_numbers_of_gradcheck() -> None:
+    text = (NOTEBOOKS / "src" / "08_custom_functions_and_gradcheck.py").read_text()
+    assert "w_i f'(x_i)" in text
+
+
+# -- 09 ----------------------------------------------------------------------------------
+def test_09_diverging_loss_names_zero_grad() -> None:
+    assert "zero_grad" in cb.diagnose_history([0.7, 0.4, 0.3, 2.0, 800.0])
+    assert "zero_grad" in cb.diagnose_history([0.7, float("nan")])
+    assert cb.diagnose_history([0.7, 0.4, 0.2, 0.08]) == ""
+
+
+class _GoodModule:
+    def __init__(self) -> None:
+        object.__setattr__(self, "_params", {})
+        object.__setattr__(self, "_modules", {})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Parameter):
+            self._params[name] = value
+        elif isinstance(value, _GoodModule):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def parameters(self) -> Iterator[Any]:
+        yield from self._params.values()
+        for m in self._modules.values():
+            yield from m.parameters()
+
+
+def test_09_registration_accepts_a_good_module() -> None:
+    cb.check_registration(_GoodModule, Parameter)
+
+
+def test_09_registration_everything_registered() -> None:
+    class Everything(_GoodModule):
+        def __setattr__(self, name: str, value: Any) -> None:
+            self._params[name] = value
+            object.__setattr__(self, name, value)
+
+    fails_with(
+        "only the Parameters W and b should be registered",
+        cb.check_registration,
+        Everything,
+        Parameter,
+    )
+
+
+def test_09_registration_forgot_object_setattr() -> None:
+    class Forgot(_GoodModule):
+        def __setattr__(self, name: str, value: Any) -> None:
+            if isinstance(value, Parameter):
+                self._params[name] = value
+
+    fails_with("object.__setattr__", cb.check_registration, Forgot, Parameter)
+
+
+def test_09_registration_no_submodules() -> None:
+    class Flat(_GoodModule):
+        def parameters(self) -> Iterator[Any]:
+            yield from self._params.values()
+
+    fails_with("register sub-modules too", cb.check_registration, Flat, Parameter)
+
+
+def test_09_registration_list_instead_of_dict() -> None:
+    class Listing(_GoodModule):
+        def __init__(self) -> None:
+            object.__setattr__(self, "_plist", [])
+            object.__setattr__(self, "_modules", {})
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            if isinstance(value, Parameter):
+                self._plist.append(value)
+            elif isinstance(value, _GoodModule):
+                self._modules[name] = value
+            object.__setattr__(self, name, value)
+
+        def parameters(self) -> Iterator[Any]:
+            yield from self._plist
+            for m in self._modules.values():
+                yield from m.parameters()
+
+    fails_with(
+        "key the registry by the attribute's name", cb.check_registration, Listing, Parameter
+    )
+
+
+class _Loader:
+    def __init__(
+        self,
+        x: Any,
+        t: Any,
+        batch_size: int,
+        shuffle: bool = True,
+        drop_last: bool = False,
+        seed: Any = None,
+    ) -> None:
+        self.x, self.t, self.b, self.shuffle, self.drop = x, t, batch_size, shuffle, drop_last
+        self.rng = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        n = len(self.x)
+        return n // self.b if self.drop else -(-n // self.b)
+
+    def order(self) -> np.ndarray:
+        return self.rng.permutation(len(self.x)) if self.shuffle else np.arange(len(self.x))
+
+    def __iter__(self) -> Iterator[Any]:
+        order = self.order()
+        for i in range(len(self)):
+            idx = order[i * self.b : (i + 1) * self.b]
+            yield self.x[idx], self.t[idx]
+
+
+def test_09_loader_accepts_a_good_loader() -> None:
+    cb.check_loader(_Loader)
+
+
+@pytest.mark.parametrize(
+    ("override", "fragment"),
+    [
+        ({"__len__": lambda self: len(self.x) // self.b}, "batch sizes [4, 4, 2]"),
+        ({"__len__": lambda self: -(-len(self.x) // self.b)}, "drop_last=True should drop"),
+        (
+            {
+                "order": lambda self: (
+                    np.random.default_rng(0).permutation(len(self.x))
+                    if self.shuffle
+                    else np.arange(len(self.x))
+                )
+            },
+            "both epochs had the same order",
+        ),
+        (
+            {
+                "order": lambda self: (
+                    self.rng.integers(0, len(self.x), len(self.x))
+                    if self.shuffle
+                    else np.arange(len(self.x))
+                )
+            },
+            "exactly once (a permutation)",
+        ),
+        (
+            {
+                "order": lambda self: (
+                    np.random.permutation(len(self.x)) if self.shuffle else np.arange(len(self.x))
+                )
+            },
+            "same seed should give the same order",
+        ),
+    ],
+)
+def test_09_loader_mistakes_are_named(override: dict[str, Any], fragment: str) -> None:
+    broken = type("Broken", (_Loader,), override)
+    fails_with(fragment, cb.check_loader, broken)
+
+
+def test_09_loader_mixing_up_x_and_t_is_named() -> None:
+    class Unaligned(_Loader):
+        def __iter__(self) -> Iterator[Any]:
+            order = self.order()
+            for i in range(len(self)):
+                idx = order[i * self.b : (i + 1) * self.b]
+                yield self.x[idx], self.t[np.sort(idx)]
+
+    fails_with("no longer belong together", cb.check_loader, Unaligned)
+
+
+# -- 10: optimizers ----------------------------------------------------------------------
+class _SGD:
+    forget = False
+
+    def __init__(self, params: Any, lr: float, momentum: float = 0.9) -> None:
+        self.params, self.lr, self.momentum = list(params), lr, momentum
+        self.v = [np.zeros_like(p.data) for p in self.params]
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.clear_grad()
+
+    def step(self) -> None:
+        for k, p in enumerate(self.params):
+            if self.forget:
+                self.v[k] = np.zeros_like(p.data)
+            self.v[k] = self.momentum * self.v[k] + p.grad.data
+            p.data -= self.lr * self.v[k]
+
+
+def _check_sgd(cls: type) -> None:
+    cb.check_optimizer(
+        "MySGD",
+        lambda ps: cls(ps, lr=0.05, momentum=0.9),
+        lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9),
+        cb.sgd_variants(0.05, 0.9),
+    )
+
+
+def test_10_sgd_accepts_the_right_rule() -> None:
+    _check_sgd(_SGD)
+
+
+def test_10_sgd_velocity_not_kept_is_named() -> None:
+    fails_with(
+        "equal plain SGD: the velocity must persist",
+        _check_sgd,
+        type("Forget", (_SGD,), {"forget": True}),
+    )
+
+
+def test_10_sgd_grad_variable_in_numpy_is_named() -> None:
+    class UsesVariable(_SGD):
+        def step(self) -> None:
+            for p in self.params:
+                p.data -= self.lr * p.grad  # a Variable in an in-place ndarray update
+
+    fails_with("this is a Variable", _check_sgd, UsesVariable)
+
+
+class _Adam:
+    correct, t_start = True, 0
+
+    def __init__(
+        self, params: Any, lr: float = 0.001, betas: Any = (0.9, 0.999), eps: float = 1e-8
+    ) -> None:
+        self.params, self.lr, self.betas, self.eps = list(params), lr, betas, eps
+        self.m = [np.zeros_like(p.data) for p in self.params]
+        self.v = [np.zeros_like(p.data) for p in self.params]
+        self.t = self.t_start
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.clear_grad()
+
+    def step(self) -> None:
+        b1, b2 = self.betas
+        self.t += 1
+        for p, m, v in zip(self.params, self.m, self.v):
+            g = p.grad.data
+            m[...] = b1 * m + (1 - b1) * g
+            v[...] = b2 * v + (1 - b2) * g * g
+            if self.correct:
+                mh, vh = m / (1 - b1**self.t), v / (1 - b2**self.t)
+            else:
+                mh, vh = m, v
+            p.data -= self.lr * mh / (np.sqrt(vh) + self.eps)
+
+
+def _check_adam(cls: type) -> None:
+    cb.check_optimizer(
+        "MyAdam",
+        lambda ps: cls(ps, lr=0.1),
+        lambda ps: optim.Adam(ps, lr=0.1),
+        cb.adam_variants(0.1, (0.9, 0.999), 1e-8),
+    )
+
+
+def test_10_adam_accepts_the_right_rule() -> None:
+    _check_adam(_Adam)
+
+
+def test_10_adam_without_bias_correction_is_named() -> None:
+    fails_with("no bias correction", _check_adam, type("NoCorr", (_Adam,), {"correct": False}))
+
+
+def test_10_adam_step_count_from_zero_is_named() -> None:
+    fails_with(
+        "t should be 1 at the first step", _check_adam, type("Late", (_Adam,), {"t_start": 1})
+    )
+
+
+# -- 11: convolution pieces, LSTM, clipping ----------------------------------------------
+def test_11_conv_output_size_true_division_is_caught() -> None:
+    # (8 - 3) / 2 + 1 = 3.5: the case the old check lacked
+    fails_with(
+        "use floor division //",
+        cb.check_close_diagnosed,
+        "conv_output_size",
+        3.5,
+        3,
+        {"a window fits only whole times: use floor division //": 3.5},
+    )
+    text = (NOTEBOOKS / "src" / "11_conv_and_rnn.py").read_text()
+    assert "((8, 3, 2, 0), 3)" in text
+
+
+def test_11_im2col_reference_matches_minitorch() -> None:
+    x = np.random.default_rng(0).standard_normal((2, 3, 5, 4))
+    np.testing.assert_allclose(cb.reference_im2col(x, 3), F.im2col(Variable(x), 3).data)
+    cb.check_im2col(cb.reference_im2col)
+    cb.check_col2im(cb.reference_col2im)
+
+
+def test_11_im2col_window_order_mistake_is_named() -> None:
+    def swapped(x: np.ndarray, k: int) -> np.ndarray:
+        n, c, h, w = x.shape
+        oh, ow = h - k + 1, w - k + 1
+        col = np.zeros((n, c * k * k, oh * ow))
+        for i in range(oh):
+            for j in range(ow):
+                col[:, :, j * oh + i] = x[:, :, i : i + k, j : j + k].reshape(n, -1)
+        return col
+
+    fails_with("the windows are in the wrong order", cb.check_im2col, swapped)
+
+
+def test_11_col2im_overwriting_is_named() -> None:
+    def overwrite(col: np.ndarray, x_shape: Any, k: int) -> np.ndarray:
+        n, c, h, w = x_shape
+        oh, ow = h - k + 1, w - k + 1
+        x = np.zeros(x_shape)
+        for i in range(oh):
+            for j in range(ow):
+                x[:, :, i : i + k, j : j + k] = col[:, :, i * ow + j].reshape(n, c, k, k)
+        return x
+
+    fails_with("must add up (+=), not overwrite", cb.check_col2im, overwrite)
+
+
+def test_11_lstm_reference_matches_minitorch_lstm() -> None:
+    from minitorch import nn
+
+    rng = np.random.default_rng(1)
+    lstm = nn.LSTM(3, 2, rng=0, dtype=np.float64)
+    x = rng.standard_normal((4, 3))
+    h = lstm(x).data  # from zero state
+    zeros = np.zeros((4, 2))
+    bias = lstm.x2h.b.data + (lstm.h2h.b.data if lstm.h2h.b is not None else 0)
+    ref_h, _ = cb.lstm_reference(x, zeros, zeros, lstm.x2h.W.data, lstm.h2h.W.data, bias)
+    np.testing.assert_allclose(h, ref_h, rtol=1e-10)
+
+
+def test_11_lstm_variants_differ_from_the_reference() -> None:
+    rng = np.random.default_rng(2)
+    args = [rng.standard_normal(s) for s in [(2, 3), (2, 2), (2, 2), (8, 3), (8, 2), (8,)]]
+    h, c = cb.lstm_reference(*args)
+    for hint, (hv, cv) in cb.lstm_variants(*args).items():
+        assert not (np.allclose(hv, h) and np.allclose(cv, c)), hint
+
+
+def test_11_clipping_per_parameter_is_named() -> None:
+    def local(params: Any, max_norm: float) -> float:
+        total = 0.0
+        for p in params:
+            n = float(np.sqrt(np.sum(p.grad.data**2)))
+            total += n * n
+            if n > max_norm:
+                p.grad = Variable(p.grad.data * max_norm / n)
+        return float(np.sqrt(total))
+
+    fails_with("clipped by its own norm", cb.check_clip, local)
+
+
+def test_11_clipping_returning_the_clipped_norm_is_named() -> None:
+    def after(params: Any, max_norm: float) -> float:
+        norm = float(np.sqrt(sum(np.sum(p.grad.data**2) for p in params)))
+        if norm > max_norm:
+            for p in params:
+                p.grad = Variable(p.grad.data * max_norm / norm)
+        return min(norm, max_norm)
+
+    fails_with("the norm *before* clipping", cb.check_clip, after)
+
+
+def test_11_reference_clip_passes_the_check() -> None:
+    cb.check_clip(cb.reference_clip)
+
+
+def test_11_dead_filters_are_found() -> None:
+    maps = np.zeros((3, 4, 4))
+    maps[0, 1, 1] = 0.5
+    maps[2, 0, 0] = 1.0
+    assert cb.dead_filters(maps) == [1]
+
+
+# -- 13: capstone ------------------------------------------------------------------------
+class _T:
+    def __init__(self, data: Any, creator: Any = None) -> None:
+        self.data = np.asarray(data, dtype=np.float64)
+        self.grad = None
+        self.creator = creator
+
+
+class _F:
+    def __call__(self, *inputs: Any) -> Any:
+        return cb.reference_pieces(_T, _F, _P)["call"](self, *inputs)
+
+
+class _P(_T):
+    pass
+
+
+def test_13_reference_pieces_pass_their_own_checks() -> None:
+    ref = cb.reference_pieces(_T, _F, _P)
+    cb.check_call(ref["call"], _T, _F)
+    cb.check_engine(ref["backward"], _T)
+    cb.check_function_backward(
+        "Linear",
+        ref["Linear"],
+        _T,
+        [np.ones((2, 3)), np.ones((4, 3)), np.ones(4)],
+        ["x", "W", "b"],
+    )
+    cb.check_softmax_ce(ref["SoftmaxCrossEntropy"], _T)
+    cb.check_registration(ref["Module"], _P)
+    cb.check_capstone_adam(lambda ps: ref["Adam"](ps, lr=0.1), _P)
+
+
+def test_13_engine_without_accumulation_is_named() -> None:
+    ref = cb.reference_pieces(_T, _F, _P)
+
+    def overwrite(y: Any) -> None:
+        ref["backward"](y)  # the right order, then redo it with overwriting
+        for t in _all_tensors(y):
+            t.grad = None
+        y.grad = np.ones_like(y.data)
+        for f in _reverse_topological(y):
+            grads = f.backward(f.output.grad)
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            for x, g in zip(f.inputs, grads):
+                x.grad = g
+
+    fails_with("must *add* its gradients", cb.check_engine, overwrite, _T)
+
+
+def test_13_engine_in_wrong_order_is_named() -> None:
+    def preorder(y: Any) -> None:  # a stack walk: a Function may run before all grads arrive
+        y.grad = np.ones_like(y.data)
+        stack, seen = [y.creator], set()
+        while stack:
+            f = stack.pop()
+            if f is None or id(f) in seen:
+                continue
+            seen.add(id(f))
+            grads = f.backward(f.output.grad)
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            for x, g in zip(f.inputs, grads):
+                x.grad = g if x.grad is None else x.grad + g
+                stack.append(x.creator)
+
+    fails_with("reverse topological order", cb.check_engine, preorder, _T)
+
+
+def _reverse_topological(y: Any) -> list[Any]:
+    order: list[Any] = []
+    seen: set[int] = set()
+
+    def visit(f: Any) -> None:
+        if f is None or id(f) in seen:
+            return
+        seen.add(id(f))
+        for x in f.inputs:
+            visit(x.creator)
+        order.append(f)
+
+    visit(y.creator)
+    return order[::-1]
+
+
+def _all_tensors(y: Any) -> list[Any]:
+    out = [y]
+    for f in _reverse_topological(y):
+        out.extend(f.inputs)
+    return out
+
+
+def test_13_linear_transposed_weight_gradient_is_named() -> None:
+    ref = cb.reference_pieces(_T, _F, _P)
+
+    class Wrong(ref["Linear"]):  # type: ignore[misc, valid-type]
+        def backward(self, gy: np.ndarray) -> Any:
+            x, W, _ = (t.data for t in self.inputs)
+            return gy @ W, x.T @ gy, gy.sum(axis=0)
+
+    fails_with(
+        "gradient of W has shape (4, 3), but W has shape (3, 4)",
+        cb.check_function_backward,
+        "Linear",
+        Wrong,
+        _T,
+        [np.ones((5, 4)), np.ones((3, 4)), np.ones(3)],
+        ["x", "W", "b"],
+    )
+
+
+def test_13_softmax_ce_without_mean_is_named() -> None:
+    ref = cb.reference_pieces(_T, _F, _P)
+
+    class Summed(ref["SoftmaxCrossEntropy"]):  # type: ignore[misc, valid-type]
+        def forward(self, z: np.ndarray) -> Any:
+            return super().forward(z) * len(z)
+
+    fails_with("take the mean", cb.check_softmax_ce, Summed, _T)
+
+
+def test_13_softmax_ce_unstable_is_named() -> None:
+    ref = cb.reference_pieces(_T, _F, _P)
+
+    class Naive(ref["SoftmaxCrossEntropy"]):  # type: ignore[misc, valid-type]
+        def forward(self, z: np.ndarray) -> Any:
+            with np.errstate(all="ignore"):
+                p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+                self.log_p = np.log(p)
+            return -self.log_p[np.arange(len(z)), self.labels].mean()
+
+    fails_with("subtract each row's maximum", cb.check_softmax_ce, Naive, _T)
+
+
+def test_13_framework_using_minitorch_is_caught() -> None:
+    import minitorch.data as data
+    from minitorch import nn
+
+    cb.check_no_minitorch({"Digits": data.Digits, "np": np, "Tensor": _T})
+    fails_with(
+        "your framework uses minitorch: Linear", cb.check_no_minitorch, {"Linear": nn.Linear}
+    )
+
+
+# -- pictures ----------------------------------------------------------------------------
+def test_heatmap_text_is_dark_on_the_light_end_of_viridis() -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    texts = pictures.annotated_heatmap(ax, np.array([[0.0, 1.0]]), cmap="viridis")
+    assert [t.get_color() for t in texts] == ["white", "black"]  # dark purple, bright yellow
+    plt.close(fig)
+
+
+def test_07_broadcast_figure_has_no_fixed_text_colour() -> None:
+    text = (NOTEBOOKS / "src" / "07_tensors.py").read_text()
+    assert 'color="white"' not in text and "annotated_heatmap(" in text
+
+
+def test_diverging_image_has_symmetric_limits() -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    image = pictures.diverging_image(ax, np.array([[-0.2, 1.5]]))
+    assert image.get_clim() == (-1.5, 1.5)
+    plt.close(fig)
+
+
+def test_11_filters_picture_uses_symmetric_limits_and_a_colour_bar() -> None:
+    text = (NOTEBOOKS / "src" / "11_conv_and_rnn.py").read_text()
+    assert 'cmap="RdBu"' not in text  # every diverging picture goes through diverging_image
+    assert "fig.colorbar(" in text and "dead_filters(" in text
+
+
+@pytest.mark.parametrize("draw", ["im2col", "maxpool", "rnn"])
+def test_new_pictures_draw(draw: str) -> None:
+    import matplotlib.pyplot as plt
+
+    if draw == "im2col":
+        fig = pictures.draw_im2col(np.arange(25.0).reshape(5, 5), 3)
+    elif draw == "maxpool":
+        fig = pictures.draw_maxpool_backward(np.arange(16.0).reshape(4, 4), np.ones((2, 2)))
+    else:
+        fig = pictures.draw_unrolled_rnn(6, 3)
+    assert fig.axes
+    plt.close(fig)
+
+
+# -- independence: each exercise on its own ----------------------------------------------
+BUILD_NOTEBOOKS = ["07", "08", "09", "10", "11", "13"]
+
+
+def _cells(prefix: str, run_notebooks: ModuleType) -> list[tuple[str, list[str], str]]:
+    source = next((NOTEBOOKS / "src").glob(f"{prefix}_*.py"))
+    return [c for c in run_notebooks.parse_cells(source.read_text()) if c[0] == "code"]
+
+
+def _runnable(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if not line.startswith("%"))
+
+
+@contextlib.contextmanager
+def _in_notebooks_dir() -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(NOTEBOOKS)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    finally:
+        os.chdir(old)
+
+
+def _run(source: str, namespace: dict[str, Any]) -> BaseException | None:
+    try:
+        exec(compile(_runnable(source), "<cell>", "exec"), namespace)  # noqa: S102
+    except Exception as err:  # the stubs raise by design
+        return err
+    return None
+
+
+_RUNS: dict[str, tuple[list[Any], list[int], dict[int, Any], dict[int, Any]]] = {}
+
+
+def _student_run(
+    prefix: str, make_student: ModuleType, run_notebooks: ModuleType
+) -> tuple[list[Any], list[int], dict[int, Any], dict[int, Any]]:
+    """Run the untouched student version once (cached): cells, exercise cells, a snapshot of
+    the namespace before each exercise, and each check cell's error."""
+    import matplotlib.pyplot as plt
+
+    if prefix not in _RUNS:
+        cells = _cells(prefix, run_notebooks)
+        exercises = [i for i, c in enumerate(cells) if "### BEGIN SOLUTION" in c[2]]
+        namespace: dict[str, Any] = {"__name__": "__main__"}
+        snapshots: dict[int, dict[str, Any]] = {}
+        untouched: dict[int, BaseException | None] = {}
+        with _in_notebooks_dir():
+            for i, (_, tags, source) in enumerate(cells):
+                if i in exercises:
+                    snapshots[i] = dict(namespace)
+                error = _run(make_student.strip_source(source), namespace)
+                if "check" in tags:
+                    untouched[i] = error
+                plt.close("all")
+        _RUNS[prefix] = (cells, exercises, snapshots, untouched)
+    return _RUNS[prefix]
+
+
+def _solve_alone(
+    prefix: str,
+    k: int,
+    make_student: ModuleType,
+    run_notebooks: ModuleType,
+    edit: tuple[str, str] | None = None,
+) -> BaseException | None:
+    """Exercise k (1-based) solved (or solved with ``edit`` applied), the others untouched:
+    run it and the cells up to its check; return the first error."""
+    import matplotlib.pyplot as plt
+
+    cells, exercises, snapshots, _ = _student_run(prefix, make_student, run_notebooks)
+    i = exercises[k - 1]
+    check = next(j for j in range(i + 1, len(cells)) if "check" in cells[j][1])
+    solution = cells[i][2]
+    if edit is not None:
+        assert edit[0] in solution, f"{prefix} exercise {k}: {edit[0]!r} not in the solution"
+        solution = solution.replace(edit[0], edit[1])
+    namespace = dict(snapshots[i])
+    steps = [solution] + [make_student.strip_source(c[2]) for c in cells[i + 1 : check + 1]]
+    with _in_notebooks_dir():
+        try:
+            for step in steps:
+                error = _run(step, namespace)
+                if error is not None:
+                    return error
+        finally:
+            plt.close("all")
+    return None
+
+
+@pytest.mark.parametrize("prefix", BUILD_NOTEBOOKS)
+def test_each_exercise_is_graded_on_its_own(
+    prefix: str, make_student: ModuleType, run_notebooks: ModuleType
+) -> None:
+    """Untouched: every check says "not done yet". Solved alone: an exercise passes."""
+    _, exercises, _, untouched = _student_run(prefix, make_student, run_notebooks)
+    for j, error in untouched.items():
+        assert error is not None, f"{prefix}: check cell {j} passed with every exercise untouched"
+        message = f"{type(error).__name__}: {error}"
+        assert "not done yet" in message, (
+            f"{prefix}: untouched check cell {j} says {message[:300]}"
+        )
+    failures = []
+    for k in range(1, len(exercises) + 1):
+        error = _solve_alone(prefix, k, make_student, run_notebooks)
+        if error is not None:
+            failures.append(
+                f"exercise {k} solved alone: {type(error).__name__}: {str(error)[:300]}"
+            )
+    assert not failures, f"{prefix}: " + "\n".join(failures)
+
+
+# A student's typical mistakes, injected into the solution (notebook, exercise number,
+# replaced text, replacement), and a fragment the check's message must contain. These were
+# found by working through the student versions (see the closing note of issue 20).
+MISTAKES = [
+    (
+        "07",
+        2,
+        "return gy @ W.T, x.T @ gy",
+        "return gy.data @ W.data.T, x.data.T @ gy.data",
+        "computed on raw NumPy arrays",
+    ),
+    (
+        "07",
+        2,
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W, x.T @ gy",
+        "for a square W the shapes also fit gy @ W",
+    ),
+    (
+        "07",
+        3,
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy.data, gy.data.sum(axis=0)",
+        "this is an ndarray",
+    ),
+    ("07", 3, "return gy, F.sum_to(gy, b.shape)", "return gy, gy", "F.sum_to(gy, b.shape)"),
+    (
+        "08",
+        1,
+        "return gy * F.tanh(x)",
+        "return -gy * F.tanh(x)",
+        "your LogCosh.backward (used by backward(create_graph=True)) is wrong",
+    ),
+    (
+        "08",
+        1,
+        "return gy * np.tanh(x)",
+        "return -gy * np.tanh(x)",
+        "your LogCosh.backward_array (used by a plain backward()) is wrong",
+    ),
+    ("08", 1, "return gy * F.tanh(x)", "return gy * np.tanh(x.data)", "raw NumPy arrays"),
+    (
+        "09",
+        3,
+        "history = fit(trained, optim.Adam(trained.parameters(), lr=0.05), 1500)",
+        "opt = optim.Adam(trained.parameters(), lr=0.05)\nhistory = []\nfor _ in range(1500):\n"
+        "    loss = F.mean_squared_error(trained(xs), ys)\n    loss.backward()\n    opt.step()\n"
+        "    history.append(loss.item())",
+        "zero_grad",
+    ),
+    (
+        "09",
+        4,
+        "        object.__setattr__(self, name, value)\n        ### END",
+        "        setattr(self, name, value)\n        ### END",
+        "object.__setattr__(self, name",
+    ),
+    (
+        "09",
+        4,
+        "        object.__setattr__(self, name, value)\n        ### END",
+        "        ### END",
+        "the attributes themselves are missing",
+    ),
+    (
+        "09",
+        4,
+        "if isinstance(value, Parameter):",
+        "if isinstance(value, Variable):",
+        "only the Parameters W and b should be registered",
+    ),
+    (
+        "09",
+        4,
+        "yield from self._params.values()",
+        "yield from self._params",
+        "iterating over a dict gives its keys",
+    ),
+    (
+        "09",
+        5,
+        "return n // self.batch_size if self.drop_last else -(-n // self.batch_size)",
+        "return n / self.batch_size",
+        "a count must be an int",
+    ),
+    (
+        "09",
+        5,
+        "self.rng.permutation(n) if",
+        "np.random.default_rng(0).permutation(n) if",
+        "both epochs had the same order",
+    ),
+    (
+        "09",
+        5,
+        "self.rng.permutation(n) if",
+        "self.rng.integers(0, n, n) if",
+        "exactly once (a permutation)",
+    ),
+    (
+        "10",
+        2,
+        "return float(-log_p[np.arange(len(t)), t].mean())",
+        "return float(-log_p[np.arange(len(t)), t].sum())",
+        "take the mean",
+    ),
+    (
+        "10",
+        4,
+        "            v += p.grad.data\n            p.data -= self.lr * v",
+        "            v += p.grad.data\n            p.data -= self.lr * p.grad",
+        "this is a Variable",
+    ),
+    ("10", 4, "            v *= self.momentum\n", "", "the velocity only grows"),
+    (
+        "10",
+        5,
+        "m_hat = m / (1 - beta1**self.t)\n            v_hat = v / (1 - beta2**self.t)",
+        "m_hat, v_hat = m, v",
+        "no bias correction",
+    ),
+    ("10", 5, "        self.t += 1\n", "", "count t up before using it"),
+    ("10", 5, "v += (1 - beta2) * g * g", "v += (1 - beta2) * g", "square root of a negative"),
+    (
+        "10",
+        5,
+        "np.sqrt(v_hat) + self.eps)",
+        "np.sqrt(v_hat + self.eps))",
+        "eps goes outside the square root",
+    ),
+    (
+        "11",
+        2,
+        "return (h + 2 * padding - k) // stride + 1",
+        "return (h + 2 * padding - k) / stride + 1",
+        "use // (floor division)",
+    ),
+    (
+        "11",
+        3,
+        "col[:, :, i * ow + j] =",
+        "col[:, :, j * oh + i] =",
+        "windows are in the wrong order",
+    ),
+    ("11", 4, "] += col", "] = col", "must add up (+=), not overwrite"),
+    (
+        "11",
+        4,
+        "    x = np.zeros(x_shape)\n",
+        "    return col.reshape(x_shape)\n",
+        "col2im is not a reshape",
+    ),
+    (
+        "11",
+        5,
+        'gW = np.einsum("nol,ncl->oc", gy2, self.col).reshape(W.shape)',
+        "gW = (gy2[0] @ self.col[0].T).reshape(W.shape)",
+        "summed over the batch",
+    ),
+    (
+        "11",
+        5,
+        "gx = fold(W2.T @ gy2, x.shape, self.k)",
+        "gx = W2.T @ gy2",
+        "fold(gcol, x.shape, k)",
+    ),
+    (
+        "11",
+        6,
+        "gx[n, c, 2 * i + r, 2 * j + s] = gy[index]",
+        "gx[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2] = gy[index]",
+        "only the maximum gets it",
+    ),
+    ("11", 6, "r, s = divmod(", "s, r = divmod(", "rows and columns are swapped"),
+    ("11", 6, "gx[n, c, 2 * i + r, 2 * j + s]", "gx[n, c, i + r, j + s]", "starts at row 2*i"),
+    (
+        "11",
+        8,
+        "g = F.tanh(z[:, 2 * H : 3 * H])",
+        "g = np.tanh(z[:, 2 * H : 3 * H])",
+        "this is a Variable",
+    ),
+    ("11", 8, "return o * F.tanh(c_new), c_new", "return o * F.tanh(c), c_new", "the *new* cell"),
+    ("11", 8, "c_new = f * c + i * g", "c_new = i * c + f * g", "gate order is i, f, g, o"),
+    ("11", 8, "return o * F.tanh(c_new), c_new", "return o * F.tanh(c_new)", "two values"),
+    ("11", 8, "z = x @ W.T + h @ U.T + b", "z = (x @ W.T + h @ U.T + b).data", "cut the graph"),
+    ("11", 9, "    return norm", "    return min(norm, max_norm)", "the norm *before* clipping"),
+    (
+        "11",
+        9,
+        "p.grad = Variable(p.grad.data * (max_norm / norm))",
+        "p.grad = p.grad.data * (max_norm / norm)",
+        "a gradient is a Variable",
+    ),
+    (
+        "13",
+        1,
+        "f.output = Tensor(f.forward(*[x.data for x in inputs]), creator=f)",
+        "f.output = Tensor(f.forward(*inputs), creator=f)",
+        "give f.forward their arrays, x.data",
+    ),
+    (
+        "13",
+        1,
+        "    inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]\n",
+        "",
+        "should be wrapped in a Tensor",
+    ),
+    ("13", 2, "x.grad = g if x.grad is None else x.grad + g", "x.grad = g", "*add* its gradients"),
+    ("13", 2, "    for f in reversed(order):", "    for f in order:", "*reversed*"),
+    (
+        "13",
+        2,
+        "        grads = f.backward(f.output.grad)",
+        "        grads = f.backward(y.grad)",
+        "reverse topological order",
+    ),
+    (
+        "13",
+        3,
+        "return gy @ W, gy.T @ x, gy.sum(axis=0)",
+        "return gy @ W, x.T @ gy, gy.sum(axis=0)",
+        "g_W = gy.T @ x",
+    ),
+    (
+        "13",
+        3,
+        "return gy @ W, gy.T @ x, gy.sum(axis=0)",
+        "return gy @ W, gy.T @ x, gy",
+        "sum gy over axis 0",
+    ),
+    (
+        "13",
+        4,
+        "        shifted = z - z.max(axis=1, keepdims=True)\n",
+        "        shifted = z\n",
+        "subtract each row's maximum",
+    ),
+    ("13", 4, "return gy * grad / n", "return gy * grad", "divide by N"),
+    ("13", 6, "m += (1 - b1) * p.grad\n", "m += (1 - b1) * p.grad.data\n", "use p.grad itself"),
+    ("13", 7, "        model.zero_grad()\n", "", "Call model.zero_grad()"),
+    ("13", 7, "        optimizer.step()\n", "", "call optimizer.step()"),
+    ("13", 7, "        loss.backward()\n", "", "call loss.backward()"),
+    ("13", 8, "    model.zero_grad()\n", "", "call model.zero_grad() first"),
+    (
+        "13",
+        8,
+        "return [p.grad for p in model.parameters()]",
+        "return [p for p in model.parameters()]",
+        "return its gradient, p.grad",
+    ),
+    (
+        "11",
+        5,
+        'gW = np.einsum("nol,ncl->oc", gy2, self.col).reshape(W.shape)',
+        'gW = np.einsum("nol,ncl->oc", gy2, self.col).T.reshape(W.shape)',
+        "transposed before the reshape",
+    ),
+    (
+        "09",
+        5,
+        "order = self.rng.permutation(n) if self.shuffle else np.arange(n)",
+        "order = self.rng.permutation(n)",
+        "with shuffle=False the batches should follow",
+    ),
+    (
+        "11",
+        5,
+        "y = W.reshape(W.shape[0], -1) @ self.col",
+        "y = self.col @ W.reshape(W.shape[0], -1)",
+        "go on the left: W2 @ col",
+    ),
+    ("11", 8, "    H = h.shape[1]", "    H = h.shape[0]", "H = h.shape[1], the state size"),
+    (
+        "13",
+        1,
+        "inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]",
+        "inputs = [Tensor(x) for x in inputs]",
+        "wrap only the inputs that are not Tensors",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("prefix", "k", "old", "new", "fragment"),
+    MISTAKES,
+    ids=[f"{m[0]}-ex{m[1]}-{i}" for i, m in enumerate(MISTAKES)],
+)
+def test_a_typical_mistake_gets_specific_feedback(
+    prefix: str,
+    k: int,
+    old: str,
+    new: str,
+    fragment: str,
+    make_student: ModuleType,
+    run_notebooks: ModuleType,
+) -> None:
+    error = _solve_alone(prefix, k, make_student, run_notebooks, (old, new))
+    assert error is not None, f"{prefix} exercise {k}: the mistake passed the check"
+    assert isinstance(error, AssertionError), f"{type(error).__name__}: {error}"
+    assert fragment in str(error), str(error)
+
+
+def test_every_build_notebook_has_checks_that_say_not_done() -> None:
+    for prefix in BUILD_NOTEBOOKS:
+        text = next((NOTEBOOKS / "src").glob(f"{prefix}_*.py")).read_text()
+        assert re.search(r"checks_build import", text), prefix
