@@ -7,24 +7,28 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-# CI (or CROSSCHECK=1) also installs PyTorch 2.13.0 (a CPU build from local disk) so the
-# cross-checks run; a student's laptop skips them instead of downloading gigabytes.
-EXTRAS := viz,dev,docs
+# The whole suite needs JupyterLab (the stepper widget is tested in it) and nbgrader (the
+# course's grading test): the lab and course extras. CI (or CROSSCHECK=1) also installs
+# PyTorch 2.13.0 (a CPU build from local disk) so the cross-checks run; a student's laptop
+# skips them instead of downloading gigabytes.
+EXTRAS := viz,dev,docs,lab,course
 ifeq ($(CI),true)
-  EXTRAS := viz,dev,docs,crosscheck
+  EXTRAS := viz,dev,docs,lab,course,crosscheck
 endif
 ifeq ($(CROSSCHECK),1)
-  EXTRAS := viz,dev,docs,crosscheck
+  EXTRAS := viz,dev,docs,lab,course,crosscheck
 endif
 
 .PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
-.PHONY: student notebooks lab fuzz browser
+.PHONY: student notebooks lab fuzz browser lab-student course
 
 help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
 	@echo "make test   - lint, type-check and run the whole test suite"
 	@echo "make bench  - side-by-side benchmarks (minitorch, NumPy, DeZero, PyTorch)"
 	@echo "make lab    - JupyterLab on the course notebooks (make student: copies without solutions)"
+	@echo "make lab-student - JupyterLab on the student copies (build/student)"
+	@echo "make course - nbgrader's course directory (build/course); see docs/for-teachers.md"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +42,8 @@ venv: $(STAMP)
 	@if [ "$$(cat $(STAMP))" != "$(EXTRAS)" ]; then \
 	  $(PY) -m pip install -q -e ".[$(EXTRAS)]" && echo "$(EXTRAS)" > $(STAMP); fi
 
+# Optional: the system Graphviz `dot` (apt-get, as root). Nothing needs it any more: the
+# viz extra installs graphviz-pure, which viz uses when `dot` is missing; `dot` adds PDF.
 graphviz:
 	@./scripts/ensure_graphviz.sh
 
@@ -60,12 +66,16 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy minitorch viz examples
 
-pytest: venv graphviz browser
+# The stored notebook outputs come from one pinned renderer, graphviz-pure, so they are
+# the same on every machine; nbval and the notebook runner use it too.
+NOTEBOOK_RENDERER := MINITORCH_VIZ_RENDERER=graphviz-pure
+
+pytest: venv browser
 	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)" || \
 	  echo "NOTE: PyTorch is not installed, so the PyTorch cross-checks are skipped" \
 	    "(CROSSCHECK=1 make test installs torch==2.13.0, a CPU build, and runs them)"
 	$(VENV)/bin/pytest -n 2 --dist loadfile tests
-	$(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
+	$(NOTEBOOK_RENDERER) $(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 
 test: lint typecheck docs pytest doctest
 
@@ -87,7 +97,7 @@ doctest: venv
 fuzz: venv
 	MINITORCH_FUZZ=2000 $(VENV)/bin/pytest -q tests/reliability/test_fuzz.py
 
-demo: venv graphviz
+demo: venv
 	$(PY) -m examples.demo
 
 # The peers are pinned: DeZero 0.0.13 (the book's release) and torch 2.13.0, a CPU build
@@ -102,12 +112,24 @@ bench: venv
 student: venv
 	$(PY) scripts/make_student.py --out build/student
 
-notebooks: venv graphviz
-	$(PY) scripts/run_notebooks.py
+notebooks: venv
+	$(NOTEBOOK_RENDERER) $(PY) scripts/run_notebooks.py
 
-lab: venv graphviz
+lab: venv
 	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
 	$(VENV)/bin/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# The student copies, opened in JupyterLab (make student writes them first).
+lab-student: student graphviz
+	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
+	$(VENV)/bin/jupyter lab build/student $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# nbgrader (the `course` extra) and its course directory build/course/source/<NN_name>/;
+# nbgrader_config.py (course id, root, exchange in build/) is read from this directory.
+course: venv
+	@$(PY) -c "import nbgrader" 2>/dev/null || $(PY) -m pip install -q -e ".[$(EXTRAS),course]"
+	$(PY) scripts/make_course.py
+	@echo "next, from this directory: source .venv/bin/activate && nbgrader generate_assignment 01_variables_and_numerical_diff"
 
 clean:
 	rm -rf build site .pytest_cache .mypy_cache .ruff_cache

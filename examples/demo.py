@@ -9,8 +9,9 @@ Run it as ``python -m examples.demo`` (``--help`` lists the options). The demo
 
    * ``loss_graph.svg`` - the graph of one mini-batch loss, parameters named by their
      module paths and grouped by layer;
-   * ``backward.html`` - the backward pass of a small batch, one step at a time (a
-     self-contained page that opens offline in any browser);
+   * ``backward.html`` - the backward pass of the untrained network's first batch, one
+     Function at a time (a self-contained page that opens offline in any browser: press
+     the right arrow key to step);
    * ``training.png`` - the loss and accuracy curves;
    * ``predictions.png`` - test digits with predicted and true labels, mistakes in red;
    * ``tanh_derivatives.png`` - tanh and its derivatives, each one a ``backward`` of
@@ -38,7 +39,12 @@ from tqdm import tqdm
 
 import minitorch
 import minitorch.ops as F
-from examples.demo_pictures import INSTALL_DOT, dot_available, draw_pictures
+from examples.demo_pictures import (
+    INSTALL_DOT,
+    dot_available,
+    draw_pictures,
+    save_backward_stepper,
+)
 from minitorch import History, data, nn, optim
 
 DEFAULT_EPOCHS = {"digits": 20, "spiral": 100, "mnist": 3}
@@ -342,6 +348,25 @@ def evaluate(
     return predicted, float((predicted == t).mean())
 
 
+def write_stepper_page(
+    model: nn.Module, prepare: Callable, task: Task, args: argparse.Namespace
+) -> Path:
+    """Write ``backward.html`` from the untrained network and its first training batch.
+
+    The batch is the first one :func:`train` will draw (the same seeded shuffle), and
+    the gradients of this backward are cleared again, so training is unchanged.
+
+    Returns:
+        The path written.
+    """
+    train_set = data.ArrayDataset(task.x_train, task.t_train)
+    loader = data.DataLoader(train_set, batch_size=args.batch_size, shuffle=True, seed=args.seed)
+    x, t = next(iter(loader))
+    path = save_backward_stepper(model, prepare, x, t, args.out)
+    print(f"  wrote {path} (the backward pass of the untrained network's first batch)")
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, report and draw, as described in the module docstring.
 
@@ -371,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"minitorch demo: {args.model.upper()} on {task.name} ({len(task.t_train)} train / "
         f"{len(task.t_test)} test samples), {args.epochs} epochs, seed {args.seed}"
     )
+    page = write_stepper_page(model, prepare, task, args)
     train_start = time.perf_counter()
     history = train(model, prepare, task, args)
     train_time = time.perf_counter() - train_start
@@ -385,6 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     draw_pictures(model, prepare, task, history, predicted, args.out, have_dot)
     if not have_dot:
         print(INSTALL_DOT)
+    print(f"open {page} in a browser and press \u2192 to step through backward")
     print(f"wall time: {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -1,14 +1,14 @@
 """The pictures of ``make demo``: what autograd did while the network learned.
 
 Each function writes one file of ``build/demo/`` (see :mod:`examples.demo`) and returns
-its path: the graphs through ``viz.render`` (or as DOT text when Graphviz's ``dot`` is
-missing), the backward stepper through ``viz.BackwardStepper``, the curves through the
-``viz`` plot helpers, and the grid of predicted digits with matplotlib directly.
+its path: the graphs through ``viz.render`` (or as DOT text when no Graphviz renderer,
+neither ``dot`` nor ``graphviz-pure``, is installed), the backward stepper through
+``viz.BackwardStepper``, the curves through the ``viz`` plot helpers, and the grid of
+predicted digits with matplotlib directly.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,8 +23,10 @@ if TYPE_CHECKING:  # examples.demo imports this module at run time, not the othe
     from examples.demo import Task
 
 INSTALL_DOT = """\
-NOTE: Graphviz's `dot` program is missing, so the graphs were written as DOT text
-      (.dot files; backward.html shows DOT text too). Install it to get the pictures:
+NOTE: no Graphviz renderer was found, so the graphs were written as DOT text
+      (.dot files; backward.html shows DOT text too). Get the pictures with
+        pip install graphviz-pure      (what `make venv` installs; no admin rights needed)
+      or the system Graphviz:
         Debian/Ubuntu: sudo apt-get install graphviz
         macOS:         brew install graphviz
         conda:         conda install -c conda-forge graphviz
@@ -32,22 +34,23 @@ NOTE: Graphviz's `dot` program is missing, so the graphs were written as DOT tex
 
 
 def dot_available() -> bool:
-    """Whether Graphviz's ``dot`` program runs (the Python ``graphviz`` package alone cannot).
+    """Whether a Graphviz renderer runs: the system ``dot`` or the ``graphviz-pure`` wheel.
+
+    (The name is historical: ``graphviz-pure`` counts too; see :mod:`viz.renderer`.)
 
     Returns:
-        ``True`` if ``dot`` is on ``PATH`` and answers ``dot -V``.
+        ``True`` if :func:`viz.get_renderer` finds a renderer and it answers ``-V``.
 
     Example:
         >>> isinstance(dot_available(), bool)
         True
     """
-    if shutil.which("dot") is None:
-        return False
-    try:
-        import graphviz
+    import subprocess
 
-        graphviz.version()
-    except Exception:  # graphviz.ExecutableNotFound, a broken install, ...
+    try:
+        program = viz.get_renderer().program
+        subprocess.run([program, "-V"], capture_output=True, check=True, timeout=60)
+    except Exception:  # viz.GraphvizNotFoundError, a broken install, ...
         return False
     return True
 
@@ -58,7 +61,7 @@ def write_graph(output: Variable, path: Path, have_dot: bool, **opts: Any) -> Pa
     Args:
         output: the Variable whose graph is drawn.
         path: the ``.svg`` file to write.
-        have_dot: whether Graphviz's ``dot`` runs (:func:`dot_available`); if not, the
+        have_dot: whether a Graphviz renderer runs (:func:`dot_available`); if not, the
             DOT source goes to ``path`` with the suffix ``.dot``.
         **opts: keyword arguments of ``viz.to_dot`` (``module``, ``legend``, ...).
 
@@ -86,7 +89,8 @@ def batch_loss(model: nn.Module, prepare: Callable, x: np.ndarray, t: np.ndarray
     """
     model.train()
     inputs = Variable(prepare(x), name="x", requires_grad=False)
-    loss = F.softmax_cross_entropy(model(inputs), t)
+    targets = Variable(t, name="t", requires_grad=False)  # named, so the graph says "t"
+    loss = F.softmax_cross_entropy(model(inputs), targets)
     loss.name = "loss"
     return loss
 
@@ -104,15 +108,30 @@ def draw_loss_graph(
     return write_graph(loss, out / "loss_graph.svg", have_dot, **opts)
 
 
-def save_backward_stepper(model: nn.Module, prepare: Callable, task: Task, out: Path) -> Path:
-    """``backward.html``: the backward pass of a 4-sample batch, step by step.
+def save_backward_stepper(
+    model: nn.Module, prepare: Callable, x: np.ndarray, t: np.ndarray, out: Path
+) -> Path:
+    """``backward.html``: the backward pass of the untrained network's first batch.
 
-    A small batch keeps the embedded values, and so the page, small. The gradients this
-    backward adds to the parameters are cleared again afterwards.
+    Called before training: an untrained network's gradients are large and varied,
+    where a trained one's are all close to zero, so each step shows more. The page
+    applies one step at a time to one fixed drawing (see ``viz.BackwardStepper``). The
+    gradients this backward adds to the parameters are cleared again afterwards, so
+    training starts exactly as it would without the page.
+
+    Shapes:
+        ``x`` ``(B, ...)``, ``t`` ``(B,)``: the first mini-batch the training will see.
+
+    Returns:
+        The path written (``out / "backward.html"``).
     """
-    loss = batch_loss(model, prepare, task.x_test[:4], task.t_test[:4])
+    loss = batch_loss(model, prepare, x, t)
     model.zero_grad()
-    stepper = viz.BackwardStepper(viz.trace_backward(loss))
+    title = (
+        f"The backward pass of the untrained network's first batch ({len(t)} samples): "
+        "loss = softmax cross-entropy of its predictions"
+    )
+    stepper = viz.BackwardStepper(viz.trace_backward(loss), title=title)
     model.zero_grad()
     path = out / "backward.html"
     stepper.save_html(path)
@@ -225,8 +244,11 @@ def plot_outcome(
 
 def plot_tanh(path: Path) -> Path:
     """``tanh_derivatives.png``: tanh and its first four derivatives, all by backward."""
-    fig = viz.plot_derivatives(F.tanh, np.linspace(-5.0, 5.0, 201), 4, name="tanh")
-    fig.axes[0].set_title("tanh and 4 derivatives, each the backward of the previous one")
+    fig = viz.plot_derivatives(F.tanh, np.linspace(-5.0, 5.0, 201), 4, name="tanh", fontsize=13)
+    fig.set_size_inches(8, 5)
+    fig.axes[0].set_title(
+        "tanh and 4 derivatives, each the backward of the previous one", fontsize=14
+    )
     fig.savefig(path, dpi=100)
     return path
 
@@ -244,7 +266,6 @@ def draw_pictures(
     out.mkdir(parents=True, exist_ok=True)
     steps: list[Callable[[], Path]] = [
         lambda: draw_loss_graph(model, prepare, task, out, have_dot),
-        lambda: save_backward_stepper(model, prepare, task, out),
         lambda: plot_training(history, out / "training.png"),
         lambda: plot_outcome(model, prepare, task, predicted, out / "predictions.png"),
         lambda: plot_tanh(out / "tanh_derivatives.png"),

@@ -45,8 +45,17 @@ class GradcheckError(AssertionError):
         self.numeric = numeric
 
 
-def _outputs(result: Any) -> list[Variable]:
-    return list(result) if isinstance(result, (list, tuple)) else [result]
+def _outputs(result: Any, who: str = "gradcheck") -> list[Variable]:
+    outputs = list(result) if isinstance(result, (list, tuple)) else [result]
+    for i, y in enumerate(outputs):
+        if y is not None and not isinstance(y, Variable):
+            raise TypeError(
+                f"{who}: f returned a value of type {type(y).__module__}.{type(y).__name__} "
+                f"(output {i}), not a Variable, so "
+                "there is no graph for backward to follow. Build f from minitorch ops on "
+                "its Variable arguments (F.exp(x), x * y, ...), not NumPy functions on .data"
+            )
+    return outputs
 
 
 def _weights(outputs: Sequence[Variable]) -> list[np.ndarray]:
@@ -127,13 +136,22 @@ def gradcheck(
         True
     """
     arrays = _prepare(inputs)
-    variables, _, weights = _analytic(f, arrays, None)
+    variables, outputs, weights = _analytic(f, arrays, None)
     for k, (v, a) in enumerate(zip(variables, arrays)):
         if not isinstance(v, Variable):
             continue
         analytic: np.ndarray = np.zeros_like(a) if v.grad is None else v.grad.data
         numeric = numerical_grad(f, arrays, k, weights, eps)
-        _compare(k, analytic, numeric, atol, rtol)
+        try:
+            _compare(k, analytic, numeric, atol, rtol)
+        except GradcheckError as err:
+            if v.grad is None and all(y is None or y.creator is None for y in outputs):
+                err.args = (
+                    f"{err.args[0]}. f's output does not depend on its inputs through the "
+                    "graph (no gradient reached them): was it computed from .data or with "
+                    "NumPy functions? Use minitorch ops on the Variables",
+                )
+            raise
     return True
 
 
@@ -195,7 +213,9 @@ def gradgradcheck(
     so this tests that each op's ``backward`` is itself correctly differentiable.
 
     Raises:
-        GradcheckError: as :func:`gradcheck`, for the gradient function.
+        GradcheckError: as :func:`gradcheck`, for the gradient function; the message says
+            it is the second-order check and, when no second derivative reached the inputs,
+            that a ``backward`` computed with ``.data`` or NumPy is not differentiable.
 
     Example:
         >>> import minitorch.ops as F
@@ -215,4 +235,28 @@ def gradgradcheck(
             x.clear_grad()
         return grads
 
-    return gradcheck(first_grad, *arrays, eps=eps, atol=atol, rtol=rtol)
+    try:
+        return gradcheck(first_grad, *arrays, eps=eps, atol=atol, rtol=rtol)
+    except GradcheckError as err:
+        first = first_grad(*[_constant(a) for a in arrays])
+        cut = not any(g.requires_grad for g in first)
+        why = (
+            "the first gradient is a constant: a backward computed with .data or NumPy "
+            "(np.exp, arrays instead of Variables) is not differentiable, so "
+            "backward(create_graph=True) records nothing to differentiate; write backward "
+            "with minitorch ops on Variables (self.inputs, self.output(), gy)"
+            if cut
+            else "some backward is wrong as a function of its inputs, or is partly "
+            "computed with .data or NumPy (those parts count as constants)"
+        )
+        where = f"input {err.input_index}, element {err.index}"
+        raise GradcheckError(
+            f"gradgradcheck (the second-order check, differentiating the gradient built by "
+            f"backward(create_graph=True)): {where}: analytic {err.analytic:.6g} "
+            f"but numeric {err.numeric:.6g} (difference {err.analytic - err.numeric:.3g}; "
+            f"atol={atol}, rtol={rtol}). Likely cause: {why}",
+            err.input_index,
+            err.index,
+            err.analytic,
+            err.numeric,
+        ) from None

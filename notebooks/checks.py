@@ -10,6 +10,7 @@ Only NumPy is needed at import time; the gradient checks import ``minitorch`` wh
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,13 +30,53 @@ def ok(message: str) -> None:
     print(f"✓ {message}")
 
 
+NOT_DONE = (
+    "this exercise is not done yet: replace `raise NotImplementedError()` in the exercise "
+    "cell above with your code, run that cell, then run this check"
+)
+
+
+class NotDoneYet(AssertionError):
+    """The check of an exercise whose stub has not been replaced yet.
+
+    An ``AssertionError``, so nbgrader counts it as a failed test like any other.
+    """
+
+
+def check_done(**answers: Any) -> None:
+    """Fail with "not done yet" if any answer is still ``None`` (its template value).
+
+    An exercise that asks for values (``ga = gx = None`` above the solution) calls this
+    first, so an untouched exercise is reported as such instead of comparing a stale value
+    left by an earlier cell.
+
+    Raises:
+        NotDoneYet: naming the answers that are still ``None``.
+
+    Example:
+        >>> try:
+        ...     check_done(ga=1.0, gx=None)
+        ... except NotDoneYet as err:
+        ...     print(err)
+        gx is still None: this exercise is not done yet: replace `raise NotImplementedError()` in the exercise cell above with your code, run that cell, then run this check
+    """
+    missing = [name for name, value in answers.items() if value is None]
+    if missing:
+        names = ", ".join(missing)
+        verb = "are" if len(missing) > 1 else "is"
+        raise NotDoneYet(f"{names} {verb} still None: {NOT_DONE}")
+
+
 @contextmanager
 def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
     """Turn an exception from the student's code into an ``AssertionError`` with guidance.
 
     The message names the exception, the student's line that raised it, and the first
-    hint whose ``pattern`` occurs in ``"ErrorType: message"``. ``AssertionError`` (a check
-    that failed) and ``NotImplementedError`` (an exercise not written yet) pass unchanged.
+    hint whose ``pattern`` occurs in ``"ErrorType: message"``; without one, the usual
+    Variable/ndarray mix-ups get a one-line hint of their own (:func:`type_hint`).
+    ``AssertionError`` (a check that failed) passes unchanged; the stub's bare
+    ``NotImplementedError()`` becomes :class:`NotDoneYet` ("this exercise is not done
+    yet").
 
     Args:
         what: the call being checked ("count_functions(y)").
@@ -52,16 +93,139 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
     """
     try:
         yield
-    except (AssertionError, NotImplementedError):
+    except AssertionError:
         raise
+    except NotImplementedError as err:
+        if not str(err):  # the stub's bare `raise NotImplementedError()`
+            raise NotDoneYet(f"{what}: {NOT_DONE}") from None
+        raise AssertionError(f"{what} failed: NotImplementedError: {err}") from None
     except Exception as err:
         text = f"{type(err).__name__}: {err}"
+        line = _student_line(err)
         hint = next((h for pattern, h in hints if pattern in text), "")
         if "; reduce broadcast dimensions" in text:  # sum_to is taught in notebook 07
             text = text.split("; reduce broadcast dimensions")[0]
             hint = hint or "each gradient must have the shape of its input"
-        message = f"{what} failed: {text}{_student_line(err)}"
+        hint = hint or type_hint(text, line)
+        message = f"{what} failed: {text}{line}"
         raise AssertionError(message + (f"\n  hint: {hint}" if hint else "")) from None
+
+
+def type_hint(text: str, line: str = "") -> str:
+    """One line of guidance for an error that comes from mixing Variables and ndarrays.
+
+    ``text`` is ``"ErrorType: message"``; ``line`` the student's source line, from which a
+    NumPy function's name is read to name the minitorch op to use instead. Returns ``""``
+    for any other error.
+
+    Example:
+        >>> type_hint("TypeError: operand 'Variable' does not support ufuncs", "np.exp(y)")
+        'this is a Variable: NumPy functions need arrays; use F.exp(...) on Variables (or .data for the raw array)'
+        >>> type_hint("AttributeError: 'numpy.ndarray' object has no attribute 'creator'")
+        'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
+    """  # noqa: E501
+    if "does not support ufuncs" in text or "argument 0 of type Variable" in text:
+        name = re.search(r"\bnp\.(\w+)\(", line)
+        op = f"F.{name.group(1)}(...)" if name else "F.<op>"
+        return (
+            f"this is a Variable: NumPy functions need arrays; use {op} on Variables (or "
+            ".data for the raw array)"
+        )
+    if re.search(r"between instances of '\w+' and 'Variable'|of 'Variable' and '", text):
+        return "this is a Variable: use .data to compare its values (an ndarray)"
+    if "'Variable' object cannot be interpreted" in text or "float() argument must be" in text:
+        return "this is a Variable: use .data (an ndarray) or .item() (a number)"
+    match = re.search(r"'numpy\.(ndarray|float64)' object has no attribute '(\w+)'", text)
+    if match:
+        kind = "an ndarray" if match.group(1) == "ndarray" else "a NumPy number"
+        return (
+            f"this is {kind}, not a Variable: it has no {match.group(2)}; wrap it with "
+            "Variable(...) or compute it with minitorch ops (F.<op>)"
+        )
+    if "memoryview" in text:
+        return "this is an ndarray already (forward receives arrays): drop the .data"
+    return ""
+
+
+def check_is_variable(name: str, value: Any) -> None:
+    """Assert that ``value`` is a minitorch ``Variable``, with a one-line hint otherwise.
+
+    Raises:
+        AssertionError: "... is an ndarray: use F.<op> ..." for an array, "... is None:
+            did you forget to return" for ``None``.
+
+    Example:
+        >>> check_is_variable("your gradient", np.ones(2))
+        Traceback (most recent call last):
+        ...
+        AssertionError: your gradient is an ndarray, not a Variable: compute it with minitorch ops (F.<op>, +, *) on Variables, not with NumPy or .data
+    """  # noqa: E501
+    from minitorch import Variable
+
+    if isinstance(value, Variable):
+        return
+    if value is None:
+        raise AssertionError(f"{name} is None: did you forget to `return` the result?")
+    if isinstance(value, np.ndarray | np.generic | float | int):
+        kind = "an ndarray" if isinstance(value, np.ndarray) else "a number"
+        raise AssertionError(
+            f"{name} is {kind}, not a Variable: compute it with minitorch ops (F.<op>, +, *) "
+            "on Variables, not with NumPy or .data"
+        )
+    raise AssertionError(f"{name} should be a Variable, got {type(value).__name__}")
+
+
+def check_is_array(name: str, value: Any) -> None:
+    """Assert that ``value`` is a NumPy ndarray, with a one-line hint for a Variable.
+
+    Example:
+        >>> from minitorch import Variable
+        >>> check_is_array("your estimate", Variable(np.ones(2)))
+        Traceback (most recent call last):
+        ...
+        AssertionError: your estimate is a Variable: use .data to get its ndarray
+    """
+    if isinstance(value, np.ndarray):
+        return
+    if value is None:
+        raise AssertionError(f"{name} is None: did you forget to `return` the result?")
+    if hasattr(value, "creator") and hasattr(value, "data"):
+        raise AssertionError(f"{name} is a Variable: use .data to get its ndarray")
+    raise AssertionError(f"{name} should be an ndarray, got {type(value).__name__}")
+
+
+@contextmanager
+def time_limit(seconds: float, message: str) -> Iterator[None]:
+    """Fail with ``message`` if the block runs longer than ``seconds`` (a loop that never ends).
+
+    Uses ``SIGALRM``, so it works in the main thread on Linux and macOS (where Jupyter runs
+    cells); elsewhere the block simply runs without a limit.
+
+    Raises:
+        AssertionError: with ``message`` when the time is up.
+
+    Example:
+        >>> with time_limit(5, "too slow"):
+        ...     sum(range(10))
+        45
+    """
+    import signal
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise AssertionError(message)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 _LIBRARY_MARKERS = ("site-packages", "/minitorch/", "/numpy/")

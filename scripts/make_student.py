@@ -7,7 +7,8 @@ For every ``notebooks/NN_*.ipynb`` this keeps the prose and the check cells, and
 * removes each ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` block,
 * clears outputs and execution counts,
 
-and copies the helper modules the notebooks import (``notebooks/*.py``). These are the
+and copies the helper modules the notebooks import (``notebooks/*.py``, but not nbval's
+``conftest.py``, which belongs to the test suite). These are the
 rules ``nbgrader generate_assignment`` applies, so a teacher can use either tool.
 
 Usage::
@@ -29,6 +30,7 @@ NOTEBOOKS = ROOT / "notebooks"
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+NOT_FOR_STUDENTS = {"conftest.py"}  # nbval's hook for the test suite, not course material
 
 
 def strip_source(source: str) -> str:
@@ -79,7 +81,8 @@ def make_student(out: Path, notebooks: Path = NOTEBOOKS) -> list[Path]:
         nbformat.write(nb, target)
         written.append(target)
     for helper in sorted(notebooks.glob("*.py")):
-        shutil.copy(helper, out / helper.name)
+        if helper.name not in NOT_FOR_STUDENTS:
+            shutil.copy(helper, out / helper.name)
     return written
 
 

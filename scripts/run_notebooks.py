@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -33,7 +34,12 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SOURCES = NOTEBOOKS / "src"
-KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+# What JupyterLab 4 writes when it saves a notebook: storing the same means opening one
+# does not mark it modified.
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+#: The stored graph pictures come from one pinned renderer (the graphviz-pure wheel), so
+#: they are byte-identical on every machine; the kernels inherit this environment.
+RENDERER_ENV = {"MINITORCH_VIZ_RENDERER": "graphviz-pure"}
 _HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$")
 
 
@@ -65,6 +71,38 @@ def _nbgrader_metadata(source: str, tags: list[str], grade_id: str) -> dict | No
     return None
 
 
+def exercises(nb: nbformat.NotebookNode) -> list[tuple[int, int]]:
+    """The exercises of a notebook as ``(solution cell, check cell)`` index pairs, in order.
+
+    An exercise is a code cell holding ``### BEGIN SOLUTION``; its check is the next code
+    cell tagged ``check``. nbgrader grades each check cell on its own (1 point).
+
+    Raises:
+        ValueError: if an exercise has no check cell before the next exercise.
+    """
+    pairs: list[tuple[int, int]] = []
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "code" or "### BEGIN SOLUTION" not in cell.source:
+            continue
+        check = next(
+            (
+                j
+                for j in range(i + 1, len(cells))
+                if cells[j].cell_type == "code"
+                and (
+                    "check" in cells[j].metadata.get("tags", [])
+                    or "### BEGIN SOLUTION" in cells[j].source
+                )
+            ),
+            None,
+        )
+        if check is None or "### BEGIN SOLUTION" in cells[check].source:
+            raise ValueError(f"exercise in cell {i} has no check cell after it")
+        pairs.append((i, check))
+    return pairs
+
+
 def build_notebook(source: Path) -> nbformat.NotebookNode:
     """Convert one percent-format file into a notebook (no outputs yet)."""
     nb = nbformat.v4.new_notebook()
@@ -93,6 +131,10 @@ def execute(nb: nbformat.NotebookNode, workdir: Path, timeout: int = 300) -> Non
         kernel_name="python3",
         resources={"metadata": {"path": str(workdir)}},
         record_timing=False,
+        # No widget state in the stored notebook: without it, exported HTML and the docs
+        # fall back to each widget's stored picture (image/png) instead of loading the
+        # widget manager from a CDN, and no random model ids land in the metadata.
+        store_widget_state=False,
     )
     client.execute()
     for cell in nb.cells:
@@ -133,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                 nbformat.write(build_notebook(source), NOTEBOOKS / f"{source.stem}.ipynb")
     if args.build_only:
         return 0
+    os.environ.update(RENDERER_ENV)
     total = 0.0
     for path in sorted(NOTEBOOKS.glob("[0-9]*.ipynb")):
         if not wanted(path.stem):

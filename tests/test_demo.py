@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import viz
+import viz.renderer
 from examples import demo, demo_pictures
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +30,8 @@ GRAPHS = ["loss_graph", "tanh_grad_graph"]
 ACCURACY_LINE = re.compile(r"final test accuracy: (\d+\.\d+)% \((\d+) of (\d+) test \w+\) ")
 
 needs_dot = pytest.mark.skipif(
-    not demo_pictures.dot_available(), reason="Graphviz `dot` not installed"
+    not demo_pictures.dot_available(),
+    reason="no Graphviz renderer (pip install graphviz-pure, or apt-get install graphviz)",
 )
 
 
@@ -99,18 +102,26 @@ def test_loss_graph_names_parameters_by_module_path(digits_run: tuple[Path, str]
     assert "cluster" in text
 
 
-def test_backward_page_holds_its_frames_and_is_small(digits_run: tuple[Path, str]) -> None:
-    out, _ = digits_run
+def test_backward_page_steps_through_the_untrained_first_batch(
+    digits_run: tuple[Path, str],
+) -> None:
+    out, printed = digits_run
     html = (out / "backward.html").read_text(encoding="utf-8")
     assert html.lstrip().lower().startswith("<!doctype html")
-    # The MLP's loss runs 4 backward steps (Linear, ReLU, Linear, SoftmaxCrossEntropy):
-    # a frame for each, plus the seed and the result, as SVG (or DOT text without dot).
-    frames = html.count("<svg") if demo_pictures.dot_available() else html.count("digraph")
-    assert frames >= 6
+    # One drawing (SVG, or DOT text without dot) and the steps as data: the MLP's loss
+    # runs 4 backward steps (SoftmaxCrossEntropy, Linear, ReLU, Linear).
+    if demo_pictures.dot_available():
+        assert html.count('class="mts-canvas"><svg') == 1
+    else:
+        assert html.count("digraph minitorch") == 1
+    for counter in ("step 1 of 4", "step 4 of 4"):
+        assert counter in html
     for function in ("Linear", "ReLU", "SoftmaxCrossEntropy"):
         assert function in html
     assert "<script" in html and "http://" not in html.replace("http://www.w3.org", "")
     assert (out / "backward.html").stat().st_size < 2_000_000
+    assert "untrained network's first batch" in printed
+    assert f"open {out / 'backward.html'} in a browser and press \u2192" in printed
 
 
 def test_same_seed_same_training_run() -> None:
@@ -127,10 +138,28 @@ def test_same_seed_same_training_run() -> None:
     assert first != other
 
 
-def test_without_dot_it_trains_writes_dot_sources_and_says_what_to_install(
+@pytest.mark.skipif(
+    viz.renderer.find_graphviz_pure() is None, reason="graphviz-pure is not installed"
+)
+def test_without_system_dot_it_draws_svg_with_graphviz_pure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `dot` on PATH
+    monkeypatch.delenv(viz.renderer.ENV_VAR, raising=False)
+    assert viz.get_renderer().name == "graphviz-pure"
+    printed = run_demo("--dataset", "spiral", "--epochs", "1", "--out", str(tmp_path))
+    assert "NOTE" not in printed
+    for name in GRAPHS:
+        svg = (tmp_path / f"{name}.svg").read_text(encoding="utf-8")
+        ET.fromstring(svg)
+        assert "(graphviz-pure)" in svg and not (tmp_path / f"{name}.dot").exists()
+
+
+def test_without_any_renderer_it_trains_writes_dot_sources_and_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)
     assert not demo_pictures.dot_available()
     printed = run_demo("--dataset", "spiral", "--epochs", "2", "--out", str(tmp_path))
     assert ACCURACY_LINE.search(printed)
@@ -280,3 +309,17 @@ def test_digits_without_scikit_learn_says_how_to_install_it(
     with pytest.raises(SystemExit) as excinfo:
         run_demo("--out", str(tmp_path))
     assert "pip install scikit-learn" in str(excinfo.value)
+
+
+def test_the_stepper_page_leaves_the_untrained_model_as_it_was(tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    args = demo.parse_args(["--out", str(tmp_path)])
+    task = demo.load_task(args)
+    model, prepare = demo.build_model(args, task)
+    before = [param.data.copy() for param in model.parameters()]
+    with contextlib.redirect_stdout(io.StringIO()):
+        path = demo.write_stepper_page(model, prepare, task, args)
+    assert path == tmp_path / "backward.html" and path.is_file()
+    for param, data in zip(model.parameters(), before):
+        assert param.grad is None
+        np.testing.assert_array_equal(param.data, data)

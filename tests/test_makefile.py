@@ -68,3 +68,32 @@ def test_readme_says_how_to_run_the_torch_cross_checks() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme.index("make demo") < readme.index("make test") < readme.index("CROSSCHECK")
     assert "`CROSSCHECK=1 make test` installs `torch==2.13.0`" in readme
+
+
+def test_lab_student_opens_the_student_copies() -> None:
+    lines = dry_run("lab-student")
+    assert any("scripts/make_student.py --out build/student" in line for line in lines)
+    (line,) = [line for line in lines if "jupyter lab" in line]
+    assert "jupyter lab build/student" in line
+
+
+def test_course_lays_out_nbgrader_source_and_installs_the_extra() -> None:
+    text = "\n".join(dry_run("course"))
+    assert "scripts/make_course.py" in text
+    assert ",course]" in text  # the optional extra with nbgrader
+
+
+def test_demo_and_test_need_no_graphviz_install() -> None:
+    # graphviz-pure (the viz extra) draws the pictures: no apt-get, no ensure_graphviz.sh
+    for target in ("demo", "pytest", "notebooks"):
+        text = "\n".join(dry_run(target))
+        assert "ensure_graphviz" not in text and "install -y -qq graphviz" not in text, target
+
+
+def test_notebooks_and_nbval_use_the_pinned_renderer() -> None:
+    (nbval,) = [line for line in dry_run("pytest") if "--nbval" in line]
+    assert nbval.startswith("MINITORCH_VIZ_RENDERER=graphviz-pure ")
+    (run,) = [line for line in dry_run("notebooks") if "run_notebooks.py" in line]
+    assert run.startswith("MINITORCH_VIZ_RENDERER=graphviz-pure ")
+    source = (ROOT / "scripts" / "run_notebooks.py").read_text(encoding="utf-8")
+    assert '"MINITORCH_VIZ_RENDERER": "graphviz-pure"' in source  # run directly, too

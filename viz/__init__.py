@@ -4,8 +4,10 @@
 ``Function.outputs``, ``generation``, ``name``); minitorch never imports viz.
 
 * :func:`to_dot` — the graph as DOT text (pure Python, deterministic).
-* :func:`draw_graph` / :func:`render` — pictures via the Graphviz ``dot`` program.
-* :func:`trace_backward` and :class:`BackwardStepper` — the backward pass, step by step.
+* :func:`draw_graph` / :func:`render` — pictures via Graphviz: the system ``dot``, or
+  the ``graphviz-pure`` wheel when ``dot`` is missing (:func:`set_renderer` chooses).
+* :func:`trace_backward` and :class:`BackwardStepper` — the backward pass, step by step;
+  :class:`StepperWidget` (``viz.widget``, needs ``anywidget``) is the same as a Jupyter widget.
 * :mod:`viz.plots` — matplotlib helpers: training curves, decision boundaries, derivatives.
 """
 
@@ -13,6 +15,7 @@ from typing import Any
 
 from viz.dot import to_dot
 from viz.draw import GraphView, GraphvizNotFoundError, draw_graph, render
+from viz.renderer import get_renderer, set_renderer
 from viz.stepper import BackwardStepper
 from viz.trace import Accumulation, BackwardStep, BackwardTrace, trace_backward
 
@@ -23,8 +26,11 @@ __all__ = [
     "BackwardTrace",
     "GraphView",
     "GraphvizNotFoundError",
+    "StepperWidget",
     "draw_graph",
+    "get_renderer",
     "render",
+    "set_renderer",
     "to_dot",
     "trace_backward",
     "plot_decision_boundary",
@@ -41,4 +47,8 @@ def __getattr__(name: str) -> Any:
         from viz import plots
 
         return getattr(plots, name)
+    if name == "StepperWidget":  # anywidget is optional: import it only when asked for
+        from viz.widget import StepperWidget
+
+        return StepperWidget
     raise AttributeError(f"module 'viz' has no attribute {name!r}")

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +132,8 @@ def _check_node(node: ast.AST, known: dict[str, Any], variables: Sequence[str]) 
     if isinstance(node, ast.Name) and node.id not in variables and node.id not in known:
         names = ", ".join(variables) or "none"
         raise ExpressionError(
-            f"viz: unknown name {node.id!r}{where}; variables: {names}; {_allowed(known)}"
+            f"viz: unknown name {node.id!r}{where}; if it is a variable, pass --var "
+            f"{node.id}=VALUE (variables given: {names}); {_allowed(known)}"
         )
 
 
@@ -284,7 +287,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a variable: x=1.0, x=1,2,3 or x=[[1,2],[3,4]] (repeatable)",
     )
-    parser.add_argument("--grads", action="store_true", help="run backward and show gradients")
+    parser.add_argument(
+        "--grads",
+        action="store_true",
+        help="run backward (keeping intermediate gradients) and show every gradient",
+    )
     parser.add_argument("--values", action="store_true", help="show the values in the nodes")
     parser.add_argument(
         "--order",
@@ -301,7 +308,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write .svg/.png/.pdf/.dot (default: DOT text on stdout)",
     )
     parser.add_argument("--legend", action="store_true", help="add a colour legend")
-    parser.add_argument("--rankdir", default="TB", choices=["TB", "BT", "LR", "RL"])
+    parser.add_argument(
+        "--rankdir",
+        default="TB",
+        choices=["TB", "BT", "LR", "RL"],
+        help="layout direction: TB top to bottom (default), BT bottom up, LR left to right, RL",
+    )
     parser.add_argument(
         "--stepper",
         metavar="HTML",
@@ -348,37 +360,125 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Compute everything, write the output, and only then print what was computed."""
     _check_options(args)
-    variables = dict(parse_var(text) for text in args.var)
-    target = evaluate(check_expression(args.expression, list(variables)), variables)
-    info = sys.stderr if args.output is None else sys.stdout
-    print(f"value = {format_array(target.data)}", file=info)
-    if args.order:
-        target = _derivative(target, variables, args.wrt, args.order)
-        print(f"order-{args.order} derivative = {format_array(target.data)}", file=info)
-    if args.grads or args.stepper:
-        _backward(target, variables, args.stepper)
-        for name, var in variables.items():
-            grad = "none" if var.grad is None else format_array(var.grad.data)
-            print(f"{name}.grad = {grad}", file=info)
+    variables = _variables(args.var)
+    tree = check_expression(args.expression, list(variables))
+    report: list[str] = []  # printed only once the command has succeeded
+    with _quiet_numpy():
+        target = evaluate(tree, variables)
+        report.append(f"value = {format_array(target.data)}")
+        values = [("value", target)]
+        fname = "f" if "y" in variables else "y"
+        wrt = _wrt(variables, args.wrt) if args.order else None
+        if args.order and wrt is not None:
+            target = _derivative(target, variables, wrt, args.order)
+            target.name = _ascii_derivative(fname, wrt, args.order)
+            label = _derivative_label(fname, wrt, args.order)
+            report.append(f"{label} = {format_array(target.data)}")
+            values.append((label, target))
+        if args.grads or args.stepper:
+            stepper = _backward(target, variables, args.stepper)
+            if stepper is not None:
+                report.append(f"wrote {stepper}")
+            of = f" of the {_ordinal(args.order)} derivative" if args.order else ""
+            for name, var in variables.items():
+                grad = "none" if var.grad is None else format_array(var.grad.data)
+                report.append(f"{name}.grad{of} = {grad}")
+                if var.grad is not None:
+                    values.append((f"{name}.grad", var.grad))
     opts = dict(
         show_values=args.values, show_grads=args.grads, legend=args.legend, rankdir=args.rankdir
     )
+    problem = _not_finite(values)
+    info = sys.stderr if args.output is None else sys.stdout
     if args.output is None:
-        sys.stdout.write(to_dot(target, **opts))
+        text = to_dot(target, **opts)
+        print("\n".join(report), file=info)
+        sys.stdout.write(text)
     else:
-        print(f"wrote {render(target, args.output, **opts)}", file=info)
+        written = render(target, args.output, **opts)
+        print("\n".join([*report, f"wrote {written}"]), file=info)
+    if problem:
+        print(problem, file=sys.stderr)
     return 0
 
 
-def _derivative(
-    target: Variable, variables: dict[str, Variable], wrt: str | None, order: int
-) -> Variable:
+def _variables(texts: Sequence[str]) -> dict[str, Variable]:
+    """Parse every ``--var``; a name given twice is an error."""
+    variables: dict[str, Variable] = {}
+    for text in texts:
+        name, var = parse_var(text)
+        if name in variables:
+            raise ExpressionError(f"viz: --var {name} is given twice; pass each variable once")
+        variables[name] = var
+    return variables
+
+
+@contextlib.contextmanager
+def _quiet_numpy() -> Iterator[None]:
+    """No NumPy RuntimeWarnings (overflow, invalid value): one line reports them instead."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def _not_finite(values: list[tuple[str, Variable]]) -> str | None:
+    """One line naming the results that hold inf (overflow) or nan (invalid), if any."""
+    problems = []
+    for label, var in values:
+        data = np.asarray(var.data)
+        if data.dtype.kind != "f":
+            continue
+        kinds = [
+            word
+            for word, bad in (
+                ("inf (overflow)", np.isinf(data).any()),
+                ("nan (invalid value)", np.isnan(data).any()),
+            )
+            if bad
+        ]
+        if kinds:
+            problems.append(f"{label} holds {' and '.join(kinds)}")
+    if not problems:
+        return None
+    return "viz: warning: " + "; ".join(problems) + " (NumPy warnings silenced)"
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _derivative_label(fname: str, wrt: str, order: int) -> str:
+    """``dy/dx``, ``d²y/dx²``, ``d¹⁰y/dx¹⁰`` (what the CLI prints)."""
+    if order == 1:
+        return f"d{fname}/d{wrt}"
+    power = str(order).translate(_SUPERSCRIPTS)
+    return f"d{power}{fname}/d{wrt}{power}"
+
+
+def _ascii_derivative(fname: str, wrt: str, order: int) -> str:
+    """``dy/dx``, ``d2y/dx2`` (the node's name in the graph, as in the demo)."""
+    return f"d{fname}/d{wrt}" if order == 1 else f"d{order}{fname}/d{wrt}{order}"
+
+
+def _ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _wrt(variables: dict[str, Variable], wrt: str | None) -> str:
     if not variables:
-        raise ExpressionError("viz: --order needs a variable (--var x=...)")
+        raise ExpressionError("viz: --order needs a variable; pass --var x=VALUE")
     name = wrt or next(iter(variables))
     if name not in variables:
         raise ExpressionError(f"viz: --wrt {name!r} is not one of the variables {list(variables)}")
+    return name
+
+
+def _derivative(
+    target: Variable, variables: dict[str, Variable], name: str, order: int
+) -> Variable:
     x = variables[name]
     for k in range(1, order + 1):
         x.clear_grad()
@@ -393,14 +493,16 @@ def _derivative(
     return target
 
 
-def _backward(target: Variable, variables: dict[str, Variable], stepper: str | None) -> None:
+def _backward(
+    target: Variable, variables: dict[str, Variable], stepper: str | None
+) -> Path | None:
+    """Run backward from ``target`` (keeping intermediate grads); the stepper page if asked."""
     for var in variables.values():
         var.clear_grad()
     if stepper is None:
-        target.backward()
-        return
+        target.backward(retain_grad=True)  # so --grads can show the intermediates' too
+        return None
     from viz.stepper import BackwardStepper
     from viz.trace import trace_backward
 
-    path = BackwardStepper(trace_backward(target)).save_html(stepper)
-    print(f"wrote {path}", file=sys.stderr)
+    return BackwardStepper(trace_backward(target, retain_grad=True)).save_html(stepper)

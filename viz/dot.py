@@ -8,12 +8,15 @@ byte-identical across runs and processes and cannot be broken by a strange name.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from minitorch import Variable
 from viz import style
-from viz.clusters import cluster_lines
+from viz.clusters import ModuleTree, cluster_lines, module_tree
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
 from viz.labels import escape, format_array, format_shape
 from viz.tangents import tangent_overlay
@@ -32,6 +35,7 @@ class DotOptions:
     group_modules: bool = False
     max_nodes: int | None = None
     module_name: str = "module"
+    module_layers: ModuleTree | None = None
 
 
 @dataclass
@@ -64,40 +68,49 @@ def to_dot(
     legend: bool = False,
     module: Any = None,
     group_modules: bool = False,
+    **unknown: Any,
 ) -> str:
     """Describe the graph that computed ``output`` in the DOT language.
 
     Variables are ellipses and Functions boxes, with edges in the direction data flows
     (input -> Function -> output). A shared sub-expression is one node; distinct
     Variables stay distinct nodes even when they share a name. Node ids (``v1``, ``f1``,
-    ...) count in breadth-first order from the outputs, so the same graph always gives
-    the same text. Colours: blue leaves/parameters, grey intermediates, orange outputs,
-    dashed constants, purple nodes made by ``backward(create_graph=True)``.
+    ...) count in forward order, the order the expression creates them (``v1`` is an
+    input, the output comes last), so the same graph always gives the same text. A node
+    without a name is drawn with its id; a constant with its value when it is small,
+    else with the op argument it was passed as (``t`` for a loss's targets). Colours:
+    blue leaves/parameters, grey intermediates, orange outputs, dashed constants, purple
+    nodes made by ``backward(create_graph=True)``.
 
     Args:
         output: a Variable, or a list/tuple of Variables drawn together.
         show_values: add each Variable's values (small arrays in full, else a summary).
-        show_grads: add each Variable's ``grad`` (``grad: not computed yet`` before
-            backward; ``not kept`` for intermediates after a backward without
-            ``retain_grad=True``).
+        show_grads: add the gradients: each leaf's ``grad`` (``not computed yet`` before
+            backward), the output's seed (ones: backward starts with dy/dy = 1) and the
+            intermediates' gradients that ``backward(retain_grad=True)`` kept. When
+            intermediates have none after a backward, one note under the graph says so.
         show_shapes: add each Variable's shape and dtype.
         verbose: add generation numbers and ``requires_grad``.
         rankdir: ``"TB"`` (top to bottom), ``"BT"``, ``"LR"`` or ``"RL"``.
         max_nodes: stop expanding after this many nodes; a note marks where it stopped.
         hide_constants: leave out constants that ops made from numbers (``x * 2.0``).
-        legend: add a legend explaining the colours.
+        legend: add a one-row legend under the graph, naming the colours of the kinds
+            of node it contains (and only those).
         module: an ``nn.Module``; its ``named_parameters()`` give parameters their
             dotted names (``layers.0.W``).
-        group_modules: with ``module``, draw a cluster per sub-module around its
-            parameters and the ops that read them (a heuristic: an op joins a cluster when
-            it reads one of the module's parameters, or lies between two of its ops).
+        group_modules: with ``module``, draw a box per sub-module around its parameters
+            and the ops that read them (a heuristic, see :mod:`viz.clusters`: an op joins
+            a box when it reads one of the module's parameters or lies between two of its
+            ops; the parameterless layers of a ``Sequential``, such as ``ReLU``, get the
+            ops between their neighbours' boxes).
+        **unknown: rejected: any other keyword is a TypeError naming the valid ones.
 
     Returns:
         The DOT text, ending with a newline.
 
     Raises:
-        TypeError: if ``output`` is not a Variable (or list of them), or ``module`` has no
-            ``named_parameters()``.
+        TypeError: if ``output`` is not a Variable (or list of them), ``module`` has no
+            ``named_parameters()``, or for an unknown keyword option.
         ValueError: for an unknown ``rankdir``, ``max_nodes < 1`` or ``group_modules``
             without ``module``.
 
@@ -105,12 +118,16 @@ def to_dot(
         >>> import numpy as np
         >>> from minitorch import Variable
         >>> x = Variable(np.array(2.0), name="x")
-        >>> print(to_dot(x * x, show_shapes=False).splitlines()[4].strip())
-        v1 [label=<<B>v1</B>> shape=ellipse style=filled fillcolor="#fdae6b"]
+        >>> print(to_dot(x * x, show_shapes=False).splitlines()[6].strip())
+        v2 [label=<<B>v2</B>> shape=ellipse style=filled fillcolor="#fdae6b"]
 
     References:
         E. Gansner, E. Koutsofios, S. North, "Drawing graphs with dot" (Graphviz manual).
     """
+    if unknown:
+        from viz.draw import OPTIONS, reject_unknown  # viz.draw imports this module
+
+        reject_unknown(unknown, "viz.to_dot", OPTIONS)
     outputs = as_outputs(output, "viz.to_dot")
     opts = make_options(locals())
     names = parameter_names(module, "viz.to_dot")
@@ -151,11 +168,18 @@ def make_options(kwargs: dict[str, Any]) -> DotOptions:
         group_modules=bool(kwargs.get("group_modules", False)),
         max_nodes=kwargs.get("max_nodes"),
         module_name=type(module).__name__ if module is not None else "module",
+        module_layers=module_tree(module) if kwargs.get("group_modules") else None,
     )
 
 
 def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) -> str:
     """Turn a walked :class:`Graph` into DOT text (used by to_dot and the stepper).
+
+    Nodes are declared in forward order (``v1, f1, v2, ...``). With ``opts.show_grads``,
+    leaves, outputs and constants get a gradient line; intermediate results only when
+    ``backward(retain_grad=True)`` kept their gradient, and otherwise one note under the
+    graph says so (instead of the same sentence in every node). The legend lists only the
+    kinds of node the graph contains, in one row under the graph.
 
     Args:
         graph: the result of :func:`viz.graph.walk`.
@@ -170,48 +194,92 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
         >>> from minitorch import Variable
         >>> graph = walk([Variable(np.array(1.0), name="x").exp()])
         >>> write_dot(graph, DotOptions(show_shapes=False)).splitlines()[-2].strip()
-        'f1 -> v1'
+        'f1 -> v2'
     """
     overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
-    lines = ["digraph minitorch {", _graph_line(opts, overlay)]
+    backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
+    arg_names = _argument_names(graph)
+    node_lines: dict[str, str] = {}
+    hidden_grads = False
+    variables = {vn.id: vn for vn in graph.variables}
+    functions = {fn.id: fn for fn in graph.functions}
+    for node_id in graph.order or [*variables, *functions]:
+        if node_id in variables:
+            vn = variables[node_id]
+            grad = overlay.grads.get(vn.id) or _grad_text(vn)
+            hidden_grads |= opts.show_grads and grad is None and backward_ran
+            line = _var_line(vn, opts, overlay, grad, arg_names.get(vn.id))
+        else:
+            line = _func_line(functions[node_id], opts, overlay)
+        node_lines[node_id] = line
+    notes = []
+    if hidden_grads:
+        notes.append(
+            "gradients of intermediate results are not kept: backward(retain_grad=True) keeps them"
+        )
+    lines = ["digraph minitorch {", _graph_line(graph, opts, overlay, notes)]
     lines.append(f"\tnode [{style.NODE_ATTRS}]")
     lines.append(f"\tedge [{style.EDGE_ATTRS}]")
-    backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
-    node_lines: dict[str, str] = {}
-    for vn in graph.variables:
-        node_lines[vn.id] = _var_line(vn, opts, overlay, backward_ran)
-    for fn in graph.functions:
-        node_lines[fn.id] = _func_line(fn, opts, overlay)
     if opts.group_modules:
-        lines += cluster_lines(graph, node_lines, opts.module_name)
+        lines += cluster_lines(graph, node_lines, opts.module_name, opts.module_layers)
     else:
         lines += ["\t" + line for line in node_lines.values()]
     for i, (src, dst) in enumerate(graph.edges):
         extra = overlay.edge_attrs.get(i)
         lines.append(f"\t{src} -> {dst}" + (f" [{extra}]" if extra else ""))
     lines += _cut_lines(graph, opts)
-    if opts.legend:
-        lines += _legend_lines()
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _graph_line(opts: DotOptions, overlay: Overlay) -> str:
+def _graph_line(graph: Graph, opts: DotOptions, overlay: Overlay, notes: list[str]) -> str:
     attrs = f"rankdir={opts.rankdir} {style.GRAPH_ATTRS}"
+    if opts.group_modules:
+        attrs += " newrank=true"  # rank globally, so no edge climbs back into a cluster
+    rows = []
     if overlay.caption is not None:
-        attrs += f" labelloc=b label=<{escape(overlay.caption, 400)}>"
+        rows.append(escape(overlay.caption, 400))
+    if opts.legend:
+        rows.append(_legend_table(graph))
+    rows += [f'<FONT POINT-SIZE="{style.NOTE_SIZE}">{escape(note, 400)}</FONT>' for note in notes]
+    if len(rows) == 1 and overlay.caption is not None:
+        attrs += f" labelloc=b label=<{rows[0]}>"
+    elif rows:
+        cells = "".join(f"<TR><TD>{row}</TD></TR>" for row in rows)
+        attrs += f' labelloc=b label=<<TABLE BORDER="0" CELLSPACING="2">{cells}</TABLE>>'
     return f"\tgraph [{attrs}]"
 
 
-def _var_line(vn: VarNode, opts: DotOptions, overlay: Overlay, backward_ran: bool) -> str:
+def _legend_table(graph: Graph) -> str:
+    """One row of small swatches, one per kind of node that ``graph`` contains."""
+    present = {vn.kind for vn in graph.variables}
+    for fn in graph.functions:
+        present.add("backward_func" if _in_backward(fn) else "func")
+        if getattr(fn.func, "created_in_jvp", False):
+            present.add("tangent")
+    cells = "".join(
+        f'<TD {attrs}><FONT POINT-SIZE="{style.NOTE_SIZE}">{escape(text)}</FONT></TD>'
+        for kind, attrs, text in style.LEGEND
+        if kind in present
+    )
+    return (
+        f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="3" CELLPADDING="2">'
+        f'<TR><TD BORDER="0"><FONT POINT-SIZE="{style.NOTE_SIZE}"><B>legend</B></FONT></TD>'
+        f"{cells}</TR></TABLE>"
+    )
+
+
+def _var_line(
+    vn: VarNode, opts: DotOptions, overlay: Overlay, grad: str | None, arg_name: str | None
+) -> str:
     var = vn.var
-    rows = [f"<B>{escape(_var_name(vn))}</B>"]
+    rows = [f"<B>{escape(_var_name(vn, arg_name))}</B>"]
     if opts.show_shapes:
         rows.append(escape(format_shape(var.data)))
     if opts.show_values:
         rows.append("data: " + escape(format_array(var.data), 200))
-    if opts.show_grads or vn.id in overlay.grads:
-        rows.append(escape(overlay.grads.get(vn.id) or _grad_text(vn, backward_ran), 400))
+    if (opts.show_grads or vn.id in overlay.grads) and grad is not None:
+        rows.append(escape(grad, 400))
     if opts.verbose:
         flag = "requires_grad" if var.requires_grad else "no grad"
         rows.append(f'<FONT POINT-SIZE="9">gen {var.generation} · {flag}</FONT>')
@@ -220,31 +288,81 @@ def _var_line(vn: VarNode, opts: DotOptions, overlay: Overlay, backward_ran: boo
     return f"{vn.id} [label=<{'<BR/>'.join(rows)}> {attrs}" + (f" {extra}]" if extra else "]")
 
 
-def _var_name(vn: VarNode) -> str:
+def _var_name(vn: VarNode, arg_name: str | None = None) -> str:
+    """The bold first line: parameter path, name, a small constant's value, else an id.
+
+    A constant that an op made from user data (the targets ``t`` of a loss) is named by
+    the op's argument it was passed as, when the op's ``forward`` names its arguments.
+    """
     if vn.param_name is not None:
         return vn.param_name
     if vn.var.name is not None and str(vn.var.name) != "":  # Graphviz rejects an empty <B></B>
         return str(vn.var.name)
     if vn.kind == "constant" and vn.var.data is not None and vn.var.data.size <= 6:
         return format_array(vn.var.data)
+    if vn.kind == "constant" and arg_name is not None:
+        return arg_name
     return vn.id
 
 
-def _grad_text(vn: VarNode, backward_ran: bool) -> str:
+def _argument_names(graph: Graph) -> dict[str, str]:
+    """Constant node id -> the name of the ``forward`` argument it was first passed as."""
+    names: dict[str, str] = {}
+    constants = {vn.id for vn in graph.variables if vn.kind == "constant"}
+    if not constants:
+        return names
+    for fn in graph.functions:
+        params = _forward_parameters(type(fn.func))
+        for position, x in enumerate(fn.func.inputs):
+            vid = graph.var_id(x)
+            if vid in constants and vid not in names and position < len(params):
+                names[vid] = params[position]
+    return names
+
+
+_FORWARD_PARAMETERS: dict[type, tuple[str, ...]] = {}
+
+
+def _forward_parameters(cls: type) -> tuple[str, ...]:
+    """The positional parameter names of ``cls.forward`` after ``self`` (``()`` if unknown)."""
+    if cls in _FORWARD_PARAMETERS:
+        return _FORWARD_PARAMETERS[cls]
+    names: list[str] = []
+    try:
+        signature = inspect.signature(cls.forward)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):
+        signature = None
+    if signature is not None:
+        for param in list(signature.parameters.values())[1:]:
+            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                break
+            names.append(param.name)
+    _FORWARD_PARAMETERS[cls] = tuple(names)
+    return _FORWARD_PARAMETERS[cls]
+
+
+def _grad_text(vn: VarNode) -> str | None:
+    """The gradient line of a node, or ``None`` for an intermediate without a kept grad."""
     grad = vn.var.grad
     if grad is not None:
         return "grad: " + format_array(grad.data)
     if vn.kind == "constant":
-        return "grad: none (constant)"
-    if backward_ran and vn.kind != "leaf":
-        return "grad: not kept (backward(retain_grad=True) keeps it)"
-    return "grad: not computed yet"
+        return "no grad (constant)"
+    if vn.var.creator is None:
+        return "grad: not computed yet"
+    if vn.kind == "output":  # backward() from here starts with ones (dy/dy = 1)
+        return "backward() seed: " + format_array(np.ones_like(vn.var.data))
+    return None  # an intermediate: not computed yet, or not kept (one note says so)
+
+
+def _in_backward(fn: FuncNode) -> bool:
+    return bool(getattr(fn.func, "created_in_backward", False))
 
 
 def _func_line(fn: FuncNode, opts: DotOptions, overlay: Overlay) -> str:
     func = fn.func
     rows = [f"<B>{escape(type(func).__name__ or 'Function')}</B>"]
-    in_backward = bool(getattr(func, "created_in_backward", False))
+    in_backward = _in_backward(fn)
     if opts.verbose:
         rows.append(f'<FONT POINT-SIZE="9">gen {func.generation}</FONT>')
         if in_backward:
@@ -260,17 +378,4 @@ def _cut_lines(graph: Graph, opts: DotOptions) -> list[str]:
     note = f"… more nodes not drawn (max_nodes={opts.max_nodes})"
     lines = [f'\tmore [label=<{escape(note)}> shape=note color="#888888"]']
     lines += [f"\tmore -> {vid} [style=dashed]" for vid in graph.cut]
-    return lines
-
-
-def _legend_lines() -> list[str]:
-    lines = [
-        "\tsubgraph cluster_legend {",
-        '\t\tlabel=<<B>legend</B>> style=dashed color="#aaaaaa"',
-    ]
-    for i, (attrs, text) in enumerate(style.LEGEND, start=1):
-        lines.append(f"\t\tlegend{i} [label=<{escape(text)}> {attrs}]")
-    chain = " -> ".join(f"legend{i}" for i in range(1, len(style.LEGEND) + 1))
-    lines.append(f"\t\t{chain} [style=invis]")
-    lines.append("\t}")
     return lines

@@ -1,15 +1,20 @@
 """Pictures of a graph: ``draw_graph`` for Jupyter and ``render`` for files.
 
-Both hand the text of :func:`viz.to_dot` to the Graphviz ``dot`` program. When ``dot``
-is missing, ``draw_graph`` still displays (the DOT text plus one line on what to
-install) and ``render`` raises :class:`GraphvizNotFoundError` naming the program.
+Both hand the text of :func:`viz.to_dot` to a Graphviz renderer (:mod:`viz.renderer`):
+the system ``dot`` program when it is on ``PATH``, else the ``graphviz-pure`` wheel that
+``pip install "minitorch[viz]"`` brings, or the one chosen with :func:`viz.set_renderer`
+or ``MINITORCH_VIZ_RENDERER``. In Jupyter a graph shows as SVG, with a PNG beside it
+for viewers that do not show SVG (JupyterLab in an untrusted notebook, GitHub). When no
+renderer is installed, ``draw_graph`` still displays (the DOT text plus one line on what
+to install) and ``render`` raises :class:`GraphvizNotFoundError` saying what to install.
 """
 
 from __future__ import annotations
 
+import base64
+import difflib
 import os
 import re
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,64 +22,119 @@ from typing import Any
 import graphviz
 
 from minitorch import Variable
+from viz import renderer
 from viz.dot import to_dot
+from viz.renderer import INSTALL_HINT, GraphvizNotFoundError
+
+__all__ = [
+    "FORMATS",
+    "INSTALL_HINT",
+    "GraphView",
+    "GraphvizNotFoundError",
+    "check_folder",
+    "draw_graph",
+    "pipe_dot",
+    "render",
+    "write_atomic",
+]
 
 #: File suffix -> Graphviz output format (None: the DOT text itself).
 FORMATS: dict[str, str | None] = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": None}
 
-INSTALL_HINT = (
-    "install the Graphviz 'dot' program to see pictures: sudo apt-get install graphviz "
-    "(Debian/Ubuntu), brew install graphviz (macOS) or conda install -c conda-forge graphviz"
-)
+#: The keyword options of draw_graph and render (the same as viz.to_dot's).
+OPTIONS = (
+    "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
+    "hide_constants", "legend", "module", "group_modules",
+)  # fmt: skip
 
+#: The PNG beside a notebook's SVG is drawn at twice the SVG's size (sharp on HiDPI
+#: screens) and shown at the SVG's size, but never wider than this many pixels.
+PNG_SCALE = 2.0
+MAX_PNG_PIXELS = 4000
 
 _NODE_LINE = {kind: re.compile(rf"^\t+{kind}\d+ \[label=", re.MULTILINE) for kind in "vf"}
+_SVG_SIZE = re.compile(r'<svg[^>]*?width="([0-9.]+)pt"[^>]*?height="([0-9.]+)pt"', re.DOTALL)
 
 
-class GraphvizNotFoundError(RuntimeError):
-    """The Graphviz ``dot`` program is not installed (or not on ``PATH``)."""
-
-
-def pipe_dot(source: str, fmt: str) -> bytes:
-    """Run ``dot -T<fmt>`` on ``source`` and return the bytes it writes.
+def pipe_dot(source: str, fmt: str, dpi: float | None = None) -> bytes:
+    """Render ``source`` to ``fmt`` with the current renderer (see :mod:`viz.renderer`).
 
     Args:
         source: DOT text.
-        fmt: a Graphviz output format (``svg``, ``png``, ``pdf`` ...).
+        fmt: ``svg`` or ``png`` (every renderer), ``pdf`` (the system ``dot`` only).
+        dpi: pixels per inch for ``png`` (``None``: 96).
 
     Returns:
         The rendered bytes.
 
     Raises:
-        GraphvizNotFoundError: if the ``dot`` program cannot be found.
-        RuntimeError: if ``dot`` fails (its error message is included).
+        GraphvizNotFoundError: if no renderer is installed (the message says what to
+            install).
+        ValueError: if the renderer cannot write ``fmt``.
+        RuntimeError: if the renderer fails (its error message is included).
 
     Example:
         >>> try:
         ...     svg = pipe_dot("digraph { a -> b }", "svg")
-        ... except GraphvizNotFoundError:  # without dot, pretend
+        ... except GraphvizNotFoundError:  # without any renderer, pretend
         ...     svg = b"<?xml version="
         >>> svg.startswith(b"<?xml")
         True
     """
-    try:
-        return graphviz.pipe("dot", fmt, source.encode("utf-8"))
-    except graphviz.ExecutableNotFound as exc:
-        raise GraphvizNotFoundError(
-            f"viz: the 'dot' program was not found; {INSTALL_HINT}"
-        ) from exc
-    except subprocess.CalledProcessError as exc:
-        stderr = exc.stderr.decode("utf-8", "replace") if exc.stderr else ""
-        raise RuntimeError(f"viz: dot -T{fmt} failed: {stderr.strip()}") from exc
+    return renderer.pipe(source, fmt, dpi)
+
+
+def svg_size(svg: str) -> tuple[float, float] | None:
+    """``(width, height)`` in points of a Graphviz SVG, or ``None`` if it states none.
+
+    Example:
+        >>> svg_size('<svg width="62pt" height="116pt" viewBox="0 0 62 116">')
+        (62.0, 116.0)
+    """
+    match = _SVG_SIZE.search(svg)
+    return (float(match[1]), float(match[2])) if match else None
+
+
+def notebook_bundle(source: str, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``(data, metadata)`` a notebook stores for a graph: SVG, PNG and text.
+
+    The PNG is drawn at :data:`PNG_SCALE` times the SVG's size (fewer pixels for very
+    wide graphs) and its metadata asks viewers to show it at the SVG's size
+    (1 pt = 4/3 CSS px).
+
+    Raises:
+        GraphvizNotFoundError: if no renderer is installed.
+
+    Example:
+        >>> try:
+        ...     data, meta = notebook_bundle("digraph { a -> b }", "a graph")
+        ... except GraphvizNotFoundError:
+        ...     data = {"image/svg+xml": "", "image/png": b"", "text/plain": "a graph"}
+        >>> sorted(data)
+        ['image/png', 'image/svg+xml', 'text/plain']
+    """
+    svg = pipe_dot(source, "svg").decode("utf-8")
+    size = svg_size(svg)
+    dpi = 96 * PNG_SCALE
+    metadata: dict[str, Any] = {}
+    if size is not None:
+        width_px = size[0] * 4 / 3
+        dpi = min(dpi, 96 * MAX_PNG_PIXELS / max(width_px, 1.0))
+        metadata["image/png"] = {"width": round(width_px), "height": round(size[1] * 4 / 3)}
+    png = pipe_dot(source, "png", dpi=round(dpi, 1))
+    png_text = base64.b64encode(png).decode("ascii")  # how notebooks store images
+    return {"image/svg+xml": svg, "image/png": png_text, "text/plain": text}, metadata
 
 
 class GraphView(graphviz.Digraph):
     """A ``graphviz.Digraph`` holding a minitorch graph, made for notebooks.
 
     Its ``repr`` is fixed text (no memory address, so notebook outputs stay identical
-    between runs) and it displays as SVG in Jupyter; without the ``dot`` program it
-    displays the DOT text plus a line saying what to install, instead of raising.
-    ``.source`` is exactly the text :func:`viz.to_dot` returns.
+    between runs). In Jupyter it displays as SVG plus a PNG of the same picture (shown by
+    viewers that do not show SVG: JupyterLab in an untrusted notebook, GitHub); without
+    any renderer it displays the DOT text plus a line saying what to install, instead of
+    raising. ``.source`` is exactly the text :func:`viz.to_dot` returns, and
+    ``.pipe(format)`` renders with the renderer of :mod:`viz.renderer`.
 
     Args:
         source: DOT text as written by :func:`viz.to_dot`.
@@ -100,30 +160,86 @@ class GraphView(graphviz.Digraph):
     def __repr__(self) -> str:
         return f"<viz.GraphView {self.summary}>".replace(" >", ">")
 
-    def _repr_mimebundle_(
-        self, include: Any = None, exclude: Any = None, **kwargs: Any
-    ) -> dict[str, Any]:
+    def pipe(self, format: str | None = None, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        """The picture as bytes, by viz's renderer (``format``: ``svg``, ``png``, ``pdf``).
+
+        With any other argument of ``graphviz.Digraph.pipe`` (``engine=``,
+        ``renderer=`` ...) it falls back to the ``graphviz`` package, which needs ``dot``.
+        """
+        if args or kwargs:
+            return super().pipe(format, *args, **kwargs)
+        return pipe_dot(self.source, format or "svg")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
         try:
-            svg = pipe_dot(self.source, "svg").decode("utf-8")
+            return notebook_bundle(self.source, repr(self))
         except GraphvizNotFoundError:
             return {"text/plain": self.source + f"// {INSTALL_HINT}\n"}
-        return {"image/svg+xml": svg, "text/plain": repr(self)}
+        except ValueError as exc:  # MINITORCH_VIZ_RENDERER names no renderer
+            return {"text/plain": self.source + f"// {exc}\n"}
 
 
-def draw_graph(output: Variable | list[Variable] | tuple[Variable, ...], **opts: Any) -> GraphView:
+def reject_unknown(unknown: dict[str, Any], caller: str, valid: tuple[str, ...]) -> None:
+    """Raise a TypeError for unknown keyword options, naming the valid ones.
+
+    Raises:
+        TypeError: if ``unknown`` is not empty; the message suggests the closest valid
+            option ("did you mean ...") and lists all of them.
+
+    Example:
+        >>> reject_unknown({"show_grad": True}, "viz.draw_graph", OPTIONS)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        TypeError: viz.draw_graph: unknown option 'show_grad' (did you mean 'show_grads'?); ...
+    """
+    if not unknown:
+        return
+    name = sorted(unknown)[0]
+    close = difflib.get_close_matches(name, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise TypeError(f"{caller}: unknown option {name!r}{hint}; valid options: {', '.join(valid)}")
+
+
+def draw_graph(
+    output: Variable | list[Variable] | tuple[Variable, ...],
+    *,
+    show_values: bool = False,
+    show_grads: bool = False,
+    show_shapes: bool = True,
+    verbose: bool = False,
+    rankdir: str = "TB",
+    max_nodes: int | None = None,
+    hide_constants: bool = False,
+    legend: bool = False,
+    module: Any = None,
+    group_modules: bool = False,
+    **unknown: Any,
+) -> GraphView:
     """Draw the graph behind ``output``; the result displays inline in Jupyter.
 
     Args:
         output: a Variable or a list/tuple of Variables.
-        **opts: any keyword argument of :func:`viz.to_dot` (``show_values``,
-            ``show_grads``, ``legend``, ``module`` ...).
+        show_values: add each Variable's values (small arrays in full, else a summary).
+        show_grads: add the gradients of leaves and outputs (one note explains the
+            intermediates' gradients that ``backward`` did not keep).
+        show_shapes: add each Variable's shape and dtype.
+        verbose: add generation numbers and ``requires_grad``.
+        rankdir: ``"TB"`` (top to bottom), ``"BT"``, ``"LR"`` or ``"RL"``.
+        max_nodes: stop expanding after this many nodes; a note marks where it stopped.
+        hide_constants: leave out constants that ops made from numbers (``x * 2.0``).
+        legend: add a one-row legend of the colours the graph uses.
+        module: an ``nn.Module``; its parameters are named by their dotted paths.
+        group_modules: with ``module``, draw a box around each sub-module's nodes.
+        **unknown: rejected: any other keyword is a TypeError naming the valid ones.
 
     Returns:
         A :class:`GraphView` (a ``graphviz.Digraph``): ``.source`` is the DOT text,
-        ``.pipe(format="png")`` the picture, and Jupyter shows it as SVG.
+        ``.pipe("png")`` the picture, and Jupyter shows it as SVG (and PNG).
 
     Raises:
-        TypeError, ValueError: as :func:`viz.to_dot`.
+        TypeError: for an unknown option (the message lists the valid ones), or as
+            :func:`viz.to_dot`.
+        ValueError: as :func:`viz.to_dot`.
 
     Example:
         >>> import numpy as np
@@ -132,7 +248,9 @@ def draw_graph(output: Variable | list[Variable] | tuple[Variable, ...], **opts:
         >>> draw_graph(x.exp() * x)
         <viz.GraphView 5 nodes: 3 Variables, 2 Functions>
     """
-    source = to_dot(output, **opts)
+    reject_unknown(unknown, "viz.draw_graph", OPTIONS)
+    options = {name: value for name, value in locals().items() if name in OPTIONS}
+    source = to_dot(output, **options)
     n_vars = len(_NODE_LINE["v"].findall(source))
     n_funcs = len(_NODE_LINE["f"].findall(source))
     summary = f"{n_vars + n_funcs} nodes: {n_vars} Variables, {n_funcs} Functions"
@@ -142,25 +260,50 @@ def draw_graph(output: Variable | list[Variable] | tuple[Variable, ...], **opts:
 def render(
     output: Variable | list[Variable] | tuple[Variable, ...],
     path: str | os.PathLike[str],
-    **opts: Any,
+    *,
+    show_values: bool = False,
+    show_grads: bool = False,
+    show_shapes: bool = True,
+    verbose: bool = False,
+    rankdir: str = "TB",
+    max_nodes: int | None = None,
+    hide_constants: bool = False,
+    legend: bool = False,
+    module: Any = None,
+    group_modules: bool = False,
+    **unknown: Any,
 ) -> Path:
     """Write the graph behind ``output`` to ``path``; the suffix picks the format.
 
-    ``.svg``, ``.png`` and ``.pdf`` need the Graphviz ``dot`` program; ``.dot`` writes the
-    DOT text and needs nothing. The file is written atomically: to a temporary file in the
-    same folder, then renamed over ``path``, so a failure never leaves half a file.
+    ``.svg`` and ``.png`` need a renderer (the system ``dot`` or ``graphviz-pure``, see
+    :mod:`viz.renderer`), ``.pdf`` the system ``dot``; ``.dot`` writes the DOT text and
+    needs nothing. The file is written atomically: to a temporary file in the same
+    folder, then renamed over ``path``, so a failure never leaves half a file.
 
     Args:
         output: a Variable or a list/tuple of Variables.
         path: where to write; its suffix is one of ``.svg .png .pdf .dot``.
-        **opts: any keyword argument of :func:`viz.to_dot`.
+        show_values: add each Variable's values (small arrays in full, else a summary).
+        show_grads: add the gradients of leaves and outputs (one note explains the
+            intermediates' gradients that ``backward`` did not keep).
+        show_shapes: add each Variable's shape and dtype.
+        verbose: add generation numbers and ``requires_grad``.
+        rankdir: ``"TB"`` (top to bottom), ``"BT"``, ``"LR"`` or ``"RL"``.
+        max_nodes: stop expanding after this many nodes; a note marks where it stopped.
+        hide_constants: leave out constants that ops made from numbers (``x * 2.0``).
+        legend: add a one-row legend of the colours the graph uses.
+        module: an ``nn.Module``; its parameters are named by their dotted paths.
+        group_modules: with ``module``, draw a box around each sub-module's nodes.
+        **unknown: rejected: any other keyword is a TypeError naming the valid ones.
 
     Returns:
         ``path`` as a ``pathlib.Path``.
 
     Raises:
-        ValueError: for any other suffix (the message lists the supported ones).
-        GraphvizNotFoundError: if the format needs ``dot`` and it is not installed.
+        TypeError: for an unknown option (the message lists the valid ones).
+        ValueError: for any other suffix (the message lists the supported ones), or
+            ``.pdf`` with a renderer that cannot write PDF.
+        GraphvizNotFoundError: if the format needs a renderer and none is installed.
         FileNotFoundError: if the folder of ``path`` does not exist (checked first).
         OSError: if the file cannot be written; the message names ``path``.
 
@@ -172,6 +315,8 @@ def render(
         >>> render(x * x, target).read_text().startswith("digraph minitorch {")
         True
     """
+    reject_unknown(unknown, "viz.render", OPTIONS)
+    options = {name: value for name, value in locals().items() if name in OPTIONS}
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -180,7 +325,7 @@ def render(
             f"use one of {', '.join(FORMATS)}"
         )
     check_folder(path)
-    source = to_dot(output, **opts)
+    source = to_dot(output, **options)
     fmt = FORMATS[suffix]
     data = source.encode("utf-8") if fmt is None else pipe_dot(source, fmt)
     write_atomic(path, data)

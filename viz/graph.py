@@ -2,11 +2,16 @@
 
 The walk reads only minitorch's public graph: ``Variable.creator``, ``Function.inputs``
 and ``Function.outputs``. It is a breadth-first search from the outputs with an explicit
-queue (no recursion, so a 100,000-op chain needs no recursion-limit change). Node ids are
-counters in discovery order — ``v1, v2, ...`` for Variables and ``f1, f2, ...`` for
-Functions — so the same graph gives the same ids in every run and every process, unlike
-``id()``-based names. Objects are told apart by identity: a shared sub-expression is one
-node, and two distinct Variables that happen to share a name stay two nodes.
+queue (no recursion, so a 100,000-op chain needs no recursion-limit change), so that
+``max_nodes`` keeps the nodes nearest the outputs. The drawn nodes are then numbered in
+*forward* order — ``v1, v2, ...`` for Variables and ``f1, f2, ...`` for Functions — the
+order in which a program evaluating the expression left to right creates them: every
+node after its inputs, a Function's inputs in argument order, a Function's outputs right
+after it (a post-order depth-first walk from the outputs). A reader going top to bottom
+therefore meets ``v1`` first and the output last. The same graph gives the same ids in
+every run and every process, unlike ``id()``-based names. Objects are told apart by
+identity: a shared sub-expression is one node, and two distinct Variables that happen to
+share a name stay two nodes.
 """
 
 from __future__ import annotations
@@ -47,17 +52,21 @@ class Graph:
     """The result of :func:`walk`: nodes in discovery order and the edges between them.
 
     Attributes:
-        variables: Variable nodes, outputs first.
-        functions: Function nodes, the outputs' creators first.
+        variables: Variable nodes in forward order (``v1`` first; see the module docstring).
+        functions: Function nodes in forward order (``f1`` first).
         edges: ``(source id, target id)`` pairs in data-flow direction (input ->
-            Function -> output); an input used twice by one Function gives two edges.
+            Function -> output), grouped by Function in forward order: its inputs in
+            argument order (an input used twice gives two edges), then its outputs.
         cut: ids of Variables whose creator was not drawn because of ``max_nodes``.
+        order: every node id in forward order, Variables and Functions interleaved
+            (``v1, f1, v2, ...``): the order the DOT text declares them.
     """
 
     variables: list[VarNode] = field(default_factory=list)
     functions: list[FuncNode] = field(default_factory=list)
     edges: list[tuple[str, str]] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
     var_ids: dict[int, str] = field(default_factory=dict)
     func_ids: dict[int, str] = field(default_factory=dict)
 
@@ -125,13 +134,14 @@ def walk(
         >>> import numpy as np
         >>> x = Variable(np.array(2.0), name="x")
         >>> graph = walk([x * x])
-        >>> [n.id for n in graph.variables], graph.edges
-        (['v1', 'v2'], [('v2', 'f1'), ('v2', 'f1'), ('f1', 'v1')])
+        >>> [(n.id, n.var.name) for n in graph.variables], graph.edges
+        ([('v1', 'x'), ('v2', None)], [('v1', 'f1'), ('v1', 'f1'), ('f1', 'v2')])
     """
     if max_nodes is not None and max_nodes < 1:
         raise ValueError(f"viz: max_nodes must be a positive int or None, got {max_nodes}")
     with paused_gc():
-        return _walk(outputs, max_nodes, hide_constants, param_names or {})
+        graph = _walk(outputs, max_nodes, hide_constants, param_names or {})
+        return _in_forward_order(graph, outputs)
 
 
 @contextlib.contextmanager
@@ -183,6 +193,81 @@ def _walk(
             _add_inputs(graph, func, fid, queue, output_ids, hide_constants, names)
         graph.edges.append((fid, graph.var_ids[id(y)]))
     return graph
+
+
+def _in_forward_order(graph: Graph, outputs: Sequence[Variable]) -> Graph:
+    """Renumber a walked graph's nodes and order its edges in forward order.
+
+    A post-order depth-first walk from the outputs (explicit stack): a Variable after the
+    Function that made it, a Function after its inputs (visited in argument order), a
+    Function's other drawn outputs right after it.
+    """
+    producer: dict[str, str] = {}
+    inputs_of: dict[str, list[str]] = {}
+    for src, dst in graph.edges:
+        if src[0] == "f":
+            producer[dst] = src
+        else:
+            inputs_of.setdefault(dst, []).append(src)
+    var_by_id = {vn.id: vn for vn in graph.variables}
+    func_by_id = {fn.id: fn for fn in graph.functions}
+    var_order: list[str] = []
+    func_order: list[str] = []
+    both: list[str] = []  # every node in emission order
+    emitted: set[str] = set()
+    expanded: set[str] = set()
+    stack: list[tuple[str, bool]] = []
+    for y in reversed(outputs):
+        stack.append((graph.var_ids[id(y)], False))
+    while stack:
+        node, ready = stack.pop()
+        if node in emitted:
+            continue
+        if node[0] == "v":
+            func = producer.get(node)
+            if func is None or ready or func in emitted:
+                emitted.add(node)
+                var_order.append(node)
+                both.append(node)
+            else:
+                stack += [(node, True), (func, False)]
+        elif ready:
+            emitted.add(node)
+            func_order.append(node)
+            both.append(node)
+            for ref in func_by_id[node].func.outputs:
+                out = ref()
+                vid = None if out is None else graph.var_ids.get(id(out))
+                if vid is not None and vid not in emitted and producer.get(vid) == node:
+                    emitted.add(vid)
+                    var_order.append(vid)
+                    both.append(vid)
+        elif node not in expanded:
+            expanded.add(node)
+            stack.append((node, True))
+            stack += [(x, False) for x in reversed(inputs_of.get(node, [])) if x not in emitted]
+    new_id = {old: f"v{i}" for i, old in enumerate(var_order, start=1)}
+    new_id.update({old: f"f{i}" for i, old in enumerate(func_order, start=1)})
+    position = {old: i for i, old in enumerate(var_order + func_order)}
+    ordered = Graph(cut=[new_id[vid] for vid in graph.cut], order=[new_id[n] for n in both])
+    for old in var_order:
+        vn = var_by_id[old]
+        ordered.variables.append(VarNode(new_id[old], vn.var, vn.kind, vn.param_name))
+        ordered.var_ids[id(vn.var)] = new_id[old]
+    for old in func_order:
+        fn = func_by_id[old]
+        ordered.functions.append(FuncNode(new_id[old], fn.func))
+        ordered.func_ids[id(fn.func)] = new_id[old]
+
+    def edge_key(item: tuple[int, tuple[str, str]]) -> tuple[int, int, int]:
+        index, (src, dst) = item
+        if src[0] == "f":  # an output edge: after the Function's inputs, in output order
+            return (position[src], 1, position[dst])
+        return (position[dst], 0, index)  # an input edge: argument order (walk order)
+
+    for _, (src, dst) in sorted(enumerate(graph.edges), key=edge_key):
+        ordered.edges.append((new_id[src], new_id[dst]))
+    return ordered
 
 
 def _add_inputs(

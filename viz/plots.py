@@ -30,21 +30,27 @@ def _history_dict(history: Any) -> dict[str, list[float]]:
     return curves
 
 
-def plot_history(history: Any, *, title: str | None = None) -> Figure:
-    """Plot loss and accuracy curves of a training run.
+def plot_history(history: Any, *, title: str | None = None, fontsize: float = 13) -> Figure:
+    """Plot loss and accuracy curves of a training run, readable on a projector.
 
-    Curves whose name contains ``acc`` go to a second panel on the right; every other
-    curve (``loss``, ``val_loss`` ...) to the left panel, against the epoch number
-    (``history.steps`` when it has them, else 1, 2, ...). NaN entries (a metric logged only
-    every few epochs) are skipped, so sparse curves still join their points.
+    Curves whose name contains ``acc`` go to a second panel on the right, with the y axis
+    in percent when every value lies in [0, 1]; every other curve (``loss``,
+    ``val_loss`` ...) to the left panel, against the epoch number (``history.steps``
+    when it has them, else 1, 2, ...) with integer ticks. Names are shown with spaces
+    (``train_accuracy`` -> "train accuracy"); a panel with a single curve gets no legend
+    (its title, or its y-axis label, names the curve). NaN entries (a metric logged only every few
+    epochs) are skipped, so sparse curves still join their points.
 
     Args:
         history: a dict of lists (``{"loss": [...], "accuracy": [...]}``), a
             ``minitorch.History``, or an object whose attributes are such lists.
         title: an optional title over the figure.
+        fontsize: the size of tick labels and legends in points; titles and axis labels
+            are a little larger. The default stays legible when the two-panel figure
+            (10 inches wide) is shown 1000 px wide.
 
     Returns:
-        The Figure (one or two panels).
+        The Figure (one or two panels, 5 inches wide each).
 
     Raises:
         TypeError: if ``history`` is neither a mapping nor an object with attributes.
@@ -55,6 +61,8 @@ def plot_history(history: Any, *, title: str | None = None) -> Figure:
         >>> [ax.get_title() for ax in fig.axes]
         ['loss', 'accuracy']
     """
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
     if not isinstance(history, Mapping) and not hasattr(history, "__dict__"):
         raise TypeError(
             f"viz.plot_history: expected a dict of lists or an object with list attributes, "
@@ -68,18 +76,37 @@ def plot_history(history: Any, *, title: str | None = None) -> Figure:
         "accuracy": {k: v for k, v in curves.items() if "acc" in k.lower()},
     }
     panels = [(name, group) for name, group in groups.items() if group]
-    fig = Figure(figsize=(5 * len(panels), 3.5), layout="constrained")
+    fig = Figure(figsize=(5 * len(panels), 4), layout="constrained")
+    big = fontsize * 1.15
     for ax, (panel, group) in zip(fig.subplots(1, len(panels), squeeze=False)[0], panels):
         for name, values in group.items():
             x, y = _epochs(history, len(values)), np.asarray(values)
             keep = np.isfinite(y)
-            ax.plot(x[keep], y[keep], marker="." if keep.sum() < 30 else None, label=name)
-        ax.set_title(panel)
-        ax.set_xlabel("epoch")
-        ax.legend()
+            ax.plot(
+                x[keep],
+                y[keep],
+                marker="o" if keep.sum() < 30 else None,
+                markersize=4,
+                linewidth=2,
+                label=name.replace("_", " "),
+            )
+        ax.set_title(panel, fontsize=big)
+        ax.set_xlabel("epoch", fontsize=big)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+        every = np.concatenate([np.asarray(v, dtype=float) for v in group.values()])
+        finite = every[np.isfinite(every)]
+        if panel == "accuracy" and finite.size and finite.min() >= 0 and finite.max() <= 1:
+            ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+        if len(group) == 1:  # named by the title, or else on the y axis: no legend
+            only = next(iter(group))
+            if only != panel:
+                ax.set_ylabel(only.replace("_", " "), fontsize=big)
+        else:
+            ax.legend(fontsize=fontsize)
+        ax.tick_params(labelsize=fontsize)
         ax.grid(alpha=0.3)
     if title:
-        fig.suptitle(title)
+        fig.suptitle(title, fontsize=big * 1.1)
     return fig
 
 
@@ -216,6 +243,34 @@ def derivatives(f: Callable[[Variable], Variable], x: np.ndarray, n: int) -> lis
     return values
 
 
+#: Function names that mathtext sets upright as operators (``\tanh``).
+_MATH_OPERATORS = frozenset(
+    "sin cos tan sinh cosh tanh arcsin arccos arctan exp log ln lg max min det".split()
+)
+
+
+def derivative_label(name: str, order: int) -> str:
+    r"""The mathtext label of the ``order``-th derivative of the function ``name``.
+
+    Primes up to the third derivative, then a bracketed superscript (``tanh⁽⁴⁾``); names
+    mathtext knows as operators (``tanh``, ``sin``, ``exp`` ...) are set upright as
+    such, others upright as text with their special characters escaped.
+
+    Example:
+        >>> [derivative_label("tanh", k) for k in (0, 2, 4)]
+        ['$\\tanh$', "$\\tanh''$", '$\\tanh^{(4)}$']
+        >>> derivative_label("my_f", 1)
+        "$\\mathrm{my\\_f}'$"
+    """
+    if name in _MATH_OPERATORS:
+        base = "\\" + name
+    else:
+        escaped = "".join("\\" + c if c in "_^$%&#{}\\" else c for c in name)
+        base = "\\mathrm{" + escaped + "}"
+    suffix = "'" * order if order <= 3 else "^{(" + str(order) + ")}"
+    return f"${base}{suffix}$"
+
+
 def plot_derivatives(
     f: Callable[[Variable], Variable],
     x: np.ndarray,
@@ -223,8 +278,9 @@ def plot_derivatives(
     *,
     name: str = "f",
     ax: Axes | None = None,
+    fontsize: float = 12,
 ) -> Figure:
-    """Plot an elementwise function with its first ``n`` derivatives (the tanh figure).
+    r"""Plot an elementwise function with its first ``n`` derivatives (the tanh figure).
 
     The derivatives come from minitorch itself (see :func:`derivatives`), so the plot
     doubles as a check of the higher-order backward.
@@ -233,8 +289,11 @@ def plot_derivatives(
         f: an elementwise function of a Variable, e.g. ``minitorch.ops.tanh``.
         x: 1-D ndarray of points.
         n: how many derivatives to draw.
-        name: the function's name in the legend.
+        name: the function's name in the legend, typeset as math by
+            :func:`derivative_label` (``tanh``, ``tanh'``, ``tanh''``, ``tanh'''``,
+            then ``tanh`` with a superscript ``(4)``).
         ax: draw onto this Axes instead of a new Figure.
+        fontsize: the size of tick labels and the legend, in points.
 
     Returns:
         The Figure, with ``n + 1`` lines.
@@ -246,7 +305,7 @@ def plot_derivatives(
         >>> import minitorch.ops as F
         >>> fig = plot_derivatives(F.tanh, np.linspace(-3, 3, 50), 2, name="tanh")
         >>> [line.get_label() for line in fig.axes[0].lines]
-        ['tanh', "tanh'", "tanh''"]
+        ['$\\tanh$', "$\\tanh'$", "$\\tanh''$"]
     """
     x = np.asarray(x, dtype=float)
     if x.ndim != 1:
@@ -255,11 +314,14 @@ def plot_derivatives(
     fig = ax.figure if ax is not None else Figure(figsize=(6, 4), layout="constrained")
     ax = ax if ax is not None else fig.subplots()
     for order, value in enumerate(values):
-        label = name + ("'" * order if order <= 3 else f"^({order})")
-        ax.plot(x, value, label=label)
+        ax.plot(x, value, label=derivative_label(name, order), linewidth=2)
     ax.grid(alpha=0.3)
-    ax.set_xlabel("x")
-    ax.legend()
-    ax.set_title(f"{name} and its first {n} derivatives (minitorch, create_graph=True)")
+    ax.set_xlabel("$x$", fontsize=fontsize * 1.15)
+    ax.tick_params(labelsize=fontsize)
+    ax.legend(fontsize=fontsize)
+    ax.set_title(
+        f"{name} and its first {n} derivatives (minitorch, create_graph=True)",
+        fontsize=fontsize * 1.15,
+    )
     assert isinstance(fig, Figure)
     return fig

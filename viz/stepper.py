@@ -1,71 +1,122 @@
 """``BackwardStepper``: step through a recorded backward pass, in Jupyter or a browser.
 
-Each frame is the graph of the trace with one step highlighted: the Function whose
-backward runs (red box), the edges its gradients travel along (red: sent to the inputs,
-labelled with the value; blue: received from the outputs), and the Variables that
-receive a gradient (double red border when a second contribution is added — a fan-in).
-Frame 0 shows the seed, the last frame the finished gradients.
+**One layout, steps as data.** The graph of the trace is laid out *once* by Graphviz, with
+labels that never change during the pass (names and shapes, no gradients), so no node
+moves between steps. Each step is then a small description — :meth:`BackwardStepper.frames`
+— that the page applies to that one drawing: which Function runs, which backward arrows
+carry a gradient, which Variables receive one and where a fan-in adds up (``+=``). The
+gradients themselves go into a table beside the drawing.
 
-The HTML is one self-contained block: every frame's SVG is embedded, and a range slider
-plus previous/next buttons switch frames with a few lines of plain inline JavaScript —
-no CDN, no widget state — so it works offline, in exported notebooks and in the docs.
-Element ids are derived from the content and a per-process counter, so they are unique
-on a page and the same on every run (stable notebook outputs).
+The drawing holds, besides the usual forward edges, one dashed *backward arrow* per edge,
+pointing the way the gradient travels: from a Function to each input (what it sends, red)
+and from each output into the Function (what it received, blue). They are hidden except
+at the step that uses them, and have ``constraint=false`` so they do not change the ranks.
+
+The frame format (``"minitorch-stepper/1"``, plain JSON) is::
+
+    {"format": "minitorch-stepper/1", "prefix": <element id + "-">, "output": <node id>,
+     "variables": [<node ids>], "functions": [<node ids>], "edges": [<edge indices>],
+     "frames": [{"counter": "start" | "step k of n" | "end", "caption": <sentences>,
+                 "active": <Function node id or null>, "recv": [<edge index>],
+                 "send": [<edge index>], "got": [<Variable node id>],
+                 "acc": [<Variable node id>], "rows": [[role, gradient, shape, values]]}]}
+
+Frame 0 is the seed, frames 1..n the steps in engine order, frame n+1 the end. "Done"
+Functions and the Variables that hold a gradient follow from the frames before.
+
+Every number comes from the trace, i.e. from what minitorch's engine actually passed
+(:func:`viz.trace_backward`); nothing is recomputed here. The HTML is self-contained (the
+SVG inline, the step data as JSON, the controls plain JavaScript shipped in
+``viz/assets``), works offline, and is byte-identical for the same input: element ids
+are a digest of the content plus a per-process counter. User text (Variable names)
+reaches the page only escaped, and the script inserts it with ``textContent``.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import io
 import itertools
+import json
 import os
 import re
+import sys
+from functools import cached_property
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from viz import style
 from viz.dot import DotOptions, Overlay, write_dot
 from viz.draw import GraphvizNotFoundError, pipe_dot, write_atomic
-from viz.labels import escape, format_array
-from viz.trace import BackwardTrace
+from viz.labels import format_array
+from viz.trace import BackwardStep, BackwardTrace
 
 _serial = itertools.count(1)
+ASSETS = Path(__file__).resolve().parent / "assets"
+FORMAT = "minitorch-stepper/1"
 
-_SCRIPT = """<script>(function () {
-  var root = document.getElementById("%(id)s");
-  var frames = root.querySelectorAll(".mts-frame");
-  var slider = document.getElementById("%(id)s-slider");
-  var label = document.getElementById("%(id)s-label");
-  function show(k) {
-    k = Math.max(0, Math.min(frames.length - 1, k));
-    for (var i = 0; i < frames.length; i++) {
-      frames[i].style.display = i === k ? "block" : "none";
-    }
-    slider.value = k;
-    label.textContent = "frame " + k + " / " + (frames.length - 1);
-    root.setAttribute("data-frame", k);
-  }
-  document.getElementById("%(id)s-prev").addEventListener("click", function () {
-    show(Number(slider.value) - 1);
-  });
-  document.getElementById("%(id)s-next").addEventListener("click", function () {
-    show(Number(slider.value) + 1);
-  });
-  slider.addEventListener("input", function () { show(Number(slider.value)); });
-  show(0);
-})();</script>"""
+#: Above this many nodes the stepper says on stderr that it is laying out a big graph.
+BIG_GRAPH_NODES = 400
+
+PICTURE_NOTE = "run the cell to step through backward"
+
+LEGEND = (
+    ("func-active", "red box: the Function whose backward runs now"),
+    ("recv", "blue dashed arrow: the gradient it received"),
+    ("send", "red dashed arrow: a gradient it sends to an input"),
+    ("var-got", "red outline: a Variable receiving a gradient now"),
+    ("badge-acc", "+= : added to the gradient collected before (fan-in)"),
+    ("badge-has", "\u2202 : holds its gradient"),
+    ("func-done", "faded: a Function already done"),
+)
+
+_LEGEND_SWATCH = {
+    "func-active": '<rect x="3" y="3" width="30" height="14" rx="4" fill="#fff2ae" '
+    'stroke="#d7301f" stroke-width="3"/>',
+    "recv": '<path d="M2 10H28" stroke="#2171b5" stroke-width="2.5" stroke-dasharray="5,2"/>'
+    '<path d="M27 5L35 10L27 15Z" fill="#2171b5"/>',
+    "send": '<path d="M2 10H28" stroke="#d7301f" stroke-width="2.5" stroke-dasharray="5,2"/>'
+    '<path d="M27 5L35 10L27 15Z" fill="#d7301f"/>',
+    "var-got": '<ellipse cx="18" cy="10" rx="15" ry="7" fill="#eeeeee" stroke="#d7301f" '
+    'stroke-width="3"/>',
+    "badge-acc": '<rect x="7" y="2" width="22" height="15" rx="7" fill="#d7301f"/>'
+    '<text x="18" y="13.5" text-anchor="middle" fill="#fff" font-size="11" '
+    'font-weight="bold" font-family="Helvetica, Arial, sans-serif">+=</text>',
+    "badge-has": '<rect x="7" y="2" width="22" height="15" rx="7" fill="#238b45"/>'
+    '<text x="18" y="13.5" text-anchor="middle" fill="#fff" font-size="11" '
+    'font-weight="bold" font-family="Helvetica, Arial, sans-serif">\u2202</text>',
+    "func-done": '<rect x="3" y="3" width="30" height="14" rx="4" fill="#fff2ae" '
+    'stroke="#555" opacity="0.4"/>',
+}
+
+
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
 
 
 class BackwardStepper:
-    """An interactive, self-contained view of a :class:`~viz.trace.BackwardTrace`.
+    """An interactive view of a :class:`~viz.trace.BackwardTrace`, one step at a time.
+
+    In Jupyter it displays as self-contained HTML (:meth:`widget` gives the anywidget
+    version with a synced ``step``); :meth:`save_html` writes the same view as a page.
+    Keys when it has the focus (click it): → / PageDown / Space next, ← / PageUp
+    previous, Home / End first / last, + / − / 0 zoom, f full screen.
 
     Args:
         trace: the result of :func:`viz.trace_backward`.
-        show_values: show each Variable's values in the frames.
-        show_shapes: show shapes and dtypes.
+        show_values: also print each Variable's (forward) values in its node; they do
+            not change during backward, so the layout stays fixed.
+        show_shapes: print shapes and dtypes in the nodes.
         rankdir: graph direction, as in :func:`viz.to_dot`.
+        title: one line shown above the controls (and as the page title of
+            :meth:`save_html`), e.g. what the graph is; plain text.
 
     Attributes:
+        trace: the trace.
         element_id: the id of the HTML block (deterministic).
 
     Raises:
@@ -77,9 +128,16 @@ class BackwardStepper:
         >>> from minitorch import Variable
         >>> from viz import trace_backward
         >>> x = Variable(np.array(2.0), name="x")
-        >>> stepper = BackwardStepper(trace_backward(x * x + x))
-        >>> len(stepper.frames())  # the seed, two steps, the result
-        4
+        >>> y = x * x + x
+        >>> y.name = "y"
+        >>> stepper = BackwardStepper(trace_backward(y))
+        >>> [frame["counter"] for frame in stepper.frames()]
+        ['start', 'step 1 of 2', 'step 2 of 2', 'end']
+        >>> caption = stepper.frames()[2]["caption"]
+        >>> caption.startswith("Step 2 of 2: Mul.backward received ∂y/∂v2 (a scalar)")
+        True
+        >>> caption.split(" and ", 1)[1].split(". ")[0]
+        'sent ∂y/∂x twice, once for each use'
         >>> "http" in stepper.to_html()
         False
     """
@@ -88,9 +146,10 @@ class BackwardStepper:
         self,
         trace: BackwardTrace,
         *,
-        show_values: bool = True,
+        show_values: bool = False,
         show_shapes: bool = True,
         rankdir: str = "TB",
+        title: str | None = None,
     ) -> None:
         if not isinstance(trace, BackwardTrace):
             raise TypeError(
@@ -99,168 +158,499 @@ class BackwardStepper:
             )
         if rankdir not in style.RANKDIRS:
             raise ValueError(f"viz: rankdir must be one of {style.RANKDIRS}, got {rankdir!r}")
+        if title is not None and not isinstance(title, str):
+            raise TypeError(
+                f"viz.BackwardStepper: title must be a str, got {type(title).__name__}"
+            )
         self.trace = trace
+        self.title = title
         self.options = DotOptions(
             show_values=show_values, show_shapes=show_shapes, rankdir=rankdir
         )
-        self._frames: list[str] | None = None
-        digest = hashlib.sha1("".join(self.frames()).encode("utf-8")).hexdigest()[:10]
+        digest = hashlib.sha1(
+            (self.dot() + json.dumps(self._frames(), sort_keys=True)).encode("utf-8")
+        ).hexdigest()[:10]
         self.element_id = f"minitorch-stepper-{digest}-{next(_serial)}"
-        self._html: str | None = None
 
     def __repr__(self) -> str:
         return f"<viz.BackwardStepper {len(self.trace)} steps>"
 
-    def captions(self) -> list[str]:
-        """One line of text per frame: what happens in it."""
-        n = len(self.trace)
-        texts = ["start: backward seeds the output's gradient with ones (dy/dy = 1)"]
-        texts += [self.trace.describe(k) for k in range(n)]
-        texts.append(f"done: {n} Functions ran; each leaf now holds its gradient")
-        return texts
+    def __len__(self) -> int:
+        """The number of frames: the start, one per step, the end."""
+        return len(self.trace) + 2
 
-    def frames(self) -> list[str]:
-        """The DOT text of every frame (``len(trace) + 2`` of them)."""
-        if self._frames is None:
-            self._frames = [
-                write_dot(self.trace.graph, self.options, self._overlay(k, caption))
-                for k, caption in enumerate(self.captions())
-            ]
-        return list(self._frames)
+    # -- the one drawing -----------------------------------------------------------------
+    def dot(self, picture: bool = False) -> str:
+        """The DOT text of the one drawing every step is shown on.
 
-    def _overlay(self, k: int, caption: str) -> Overlay:
-        trace, graph = self.trace, self.trace.graph
-        n_done = min(k, len(trace))
-        grads = trace.grads_after(n_done)
-        overlay = Overlay(caption=caption)
+        Args:
+            picture: the still picture instead (:meth:`picture_png`): the start frame's
+                highlights drawn in, the backward arrows left out, and the line "run the
+                cell to step through backward" under it.
+
+        Returns:
+            DOT text: :func:`viz.dot.write_dot`'s graph with element ids on nodes and
+            edges, plus one dashed backward arrow per edge (``id="g_<edge index>"``).
+        """
+        graph = self.trace.graph
+        overlay = Overlay()
         for vn in graph.variables:
-            if vn.id in grads:
-                overlay.grads[vn.id] = "grad: " + format_array(grads[vn.id])
-            elif vn.kind == "constant":
-                overlay.grads[vn.id] = "grad: none (constant)"
-            else:
-                overlay.grads[vn.id] = "grad: not computed yet"
-        finished = k - 1 if 1 <= k <= len(trace) else n_done  # steps before the current one
-        for step in trace.steps[:finished]:
-            overlay.node_attrs[step.node_id] = style.DONE_FUNC
-        if 1 <= k <= len(trace):
-            self._highlight(trace.steps[k - 1].index, overlay)
-        return overlay
-
-    def _highlight(self, index: int, overlay: Overlay) -> None:
-        step = self.trace.steps[index]
-        edges = self.trace.graph.edges
-        overlay.node_attrs[step.node_id] = style.CURRENT_FUNC
-        incoming = [i for i, (_, dst) in enumerate(edges) if dst == step.node_id]
-        for edge_index, gx in zip(incoming, step.grads_out):
-            if gx is not None:
-                value = escape(format_array(gx))
-                overlay.edge_attrs[edge_index] = f"{style.CARRY_EDGE} label=<{value}>"
-        for i, (src, _) in enumerate(edges):
-            if src == step.node_id:
-                overlay.edge_attrs[i] = style.UPSTREAM_EDGE
-        for node_id, gx in zip(step.input_ids, step.grads_out):
-            if node_id is not None and gx is not None:
-                overlay.node_attrs[node_id] = style.RECEIVE_VAR
-        for acc in step.accumulations:
-            overlay.node_attrs[acc.node_id] = style.ACCUMULATE_VAR
-            overlay.grads[acc.node_id] = (
-                f"grad: {format_array(acc.before)} + {format_array(acc.added)}"
-                f" = {format_array(acc.total)}"
+            overlay.node_attrs[vn.id] = f'id="n_{vn.id}"'
+        for fn in graph.functions:
+            overlay.node_attrs[fn.id] = f'id="n_{fn.id}"'
+        if picture:
+            out_id = graph.var_id(self.trace.output)
+            if out_id is not None:
+                overlay.node_attrs[out_id] += f" {style.RECEIVE_VAR}"
+            overlay.caption = PICTURE_NOTE
+        for i in range(len(graph.edges)):
+            overlay.edge_attrs[i] = f'id="e_{i}"'
+        text = write_dot(graph, self.options, overlay)
+        head, graph_line, rest = text.split("\n", 2)
+        if picture:  # the note on top, in large type; at most 672×480 px
+            note = '\tgraph [labelloc=t fontsize=16 size="7,5"]'  # inches at 96 dpi
+            return "\n".join([head, graph_line, note, rest])
+        func_ids = {fn.id for fn in graph.functions}
+        arrows = []
+        for i, (src, dst) in enumerate(graph.edges):
+            colour = "#d7301f" if dst in func_ids else "#2171b5"  # sent : received
+            arrows.append(
+                f'\t{dst} -> {src} [id="g_{i}" class="mts-grad" constraint=false '
+                f'style=dashed color="{colour}" penwidth=2.5 arrowsize=0.9]'
             )
+        assert text.endswith("}\n")
+        text = "\n".join([head, graph_line, '\tgraph [pad="0.25"]', rest])  # badges' room
+        return text[:-2] + "\n".join(arrows) + ("\n" if arrows else "") + "}\n"
 
-    # -- HTML ---------------------------------------------------------------------------
+    @cached_property
+    def _svg(self) -> str | None:
+        nodes = len(self.trace.graph.variables) + len(self.trace.graph.functions)
+        if nodes > BIG_GRAPH_NODES:
+            print(
+                f"viz.BackwardStepper: laying out {nodes} nodes once for all "
+                f"{len(self.trace)} steps (a big graph takes a few seconds; a smaller batch "
+                "or fewer layers gives a drawing that is easier to read)",
+                file=sys.stderr,
+            )
+        try:
+            svg = pipe_dot(self.dot(), "svg").decode("utf-8")
+        except GraphvizNotFoundError:
+            return None
+        return _clean_svg(svg, self.element_id + "-")
+
+    def picture_png(self) -> bytes:
+        """The start frame as a PNG, with the line "run the cell to step through backward".
+
+        This is what a notebook shows where the interactive view cannot run (an untrusted
+        notebook, a viewer without JavaScript).
+
+        Raises:
+            GraphvizNotFoundError: if no Graphviz renderer is available.
+        """
+        return pipe_dot(self.dot(picture=True), "png")
+
+    # -- the steps as data ---------------------------------------------------------------
+    def frames(self) -> list[dict[str, Any]]:
+        """The step data: one dict per frame (the start, each step, the end).
+
+        Each has ``counter`` ("start", "step k of n", "end"), ``caption`` (plain
+        sentences naming the Variables), ``active`` (the Function node id or ``None``),
+        ``recv`` / ``send`` (edge indices of the backward arrows in use), ``got`` (the
+        Variables receiving a gradient), ``acc`` (those where a fan-in adds up) and
+        ``rows`` (the gradient table: role, gradient, shape, values). See the module
+        docstring for the whole format.
+        """
+        return json.loads(json.dumps(self._frames()))
+
+    def captions(self) -> list[str]:
+        """The caption of every frame, in order."""
+        return [frame["caption"] for frame in self._frames()]
+
+    @cached_property
+    def _names(self) -> dict[str, str]:
+        return {vn.id: self.trace.name_of(vn.id) for vn in self.trace.graph.variables}
+
+    def _d(self, node_id: str | None) -> str:
+        """``∂loss/∂x``: the derivative of the output with respect to a Variable."""
+        out = self._names.get(self.trace.graph.var_id(self.trace.output) or "", "y")
+        return f"\u2202{out}/\u2202{self._names.get(node_id or '', '?')}"
+
+    def _frames(self) -> list[dict[str, Any]]:
+        if "_frame_cache" not in self.__dict__:
+            trace = self.trace
+            n = len(trace)
+            frames = [self._start_frame()]
+            frames += [self._step_frame(step, n) for step in trace.steps]
+            frames.append(self._end_frame())
+            self.__dict__["_frame_cache"] = frames
+        cached: list[dict[str, Any]] = self.__dict__["_frame_cache"]
+        return cached
+
+    def _start_frame(self) -> dict[str, Any]:
+        trace = self.trace
+        out_id = trace.graph.var_id(trace.output)
+        name = self._names.get(out_id or "", "the output")
+        seed = trace.seed if trace.seed is not None else np.ones(())
+        shape = _shape_words(seed)
+        ones = "1" if seed.ndim == 0 else f"ones ({shape})"
+        caption = (
+            f"Start: backward begins at the output {name}, seeded with {self._d(out_id)} "
+            f"= {ones}. Press \u2192 (or next) to run the first Function's backward."
+        )
+        rows = [["seed", self._d(out_id), _shape_cell(seed), _values(seed)]]
+        return _frame("start", caption, None, [], [], [out_id] if out_id else [], [], rows)
+
+    def _step_frame(self, step: BackwardStep, n: int) -> dict[str, Any]:
+        graph = self.trace.graph
+        edges = graph.edges
+        incoming = [i for i, (_, dst) in enumerate(edges) if dst == step.node_id]
+        outgoing = [i for i, (src, _) in enumerate(edges) if src == step.node_id]
+        counter = f"step {step.index + 1} of {n}"
+        rows: list[list[str]] = []
+        received = []
+        for out_id, gy in zip(step.output_ids, step.grads_in):
+            if gy is None:
+                continue
+            received.append(f"{self._d(out_id)} ({_shape_words(gy)})")
+            rows.append(["received", self._d(out_id), _shape_cell(gy), _values(gy)])
+        sent_ids: list[str] = []
+        send = []
+        for edge_index, node_id, gx in zip(incoming, step.input_ids, step.grads_out):
+            if gx is None or node_id is None:
+                continue
+            send.append(edge_index)
+            sent_ids.append(node_id)
+            rows.append(["sent", self._d(node_id), _shape_cell(gx), _values(gx)])
+        text = f"{counter.capitalize()}: {step.name}.backward received "
+        text += _join(received) if received else "its output's gradient"
+        if sent_ids:
+            text += " and sent " + _join(self._sent_phrases(sent_ids)) + "."
+        else:
+            text += " and sent nothing: none of its inputs needs a gradient."
+        totals: dict[str, np.ndarray] = {}
+        for acc in step.accumulations:  # the last sum per Variable (x used twice: two)
+            totals[acc.node_id] = acc.total
+        for node_id, total in totals.items():
+            rows.append(["added", self._d(node_id) + " (sum)", _shape_cell(total),
+                         _values(total)])  # fmt: skip
+            text += (
+                f" {self._names.get(node_id, '?')} already held a gradient, so what "
+                "arrives now is added to it (+=)."
+            )
+        acc_ids = list(totals)
+        got = list(dict.fromkeys(sent_ids))
+        return _frame(counter, text, step.node_id, outgoing, send, got, acc_ids, rows)
+
+    def _sent_phrases(self, node_ids: list[str]) -> list[str]:
+        """``∂loss/∂x`` once per Variable, saying "twice" where an input is used twice."""
+        counts: dict[str, int] = {}
+        for node_id in node_ids:
+            counts[node_id] = counts.get(node_id, 0) + 1
+        words = {2: "twice", 3: "three times"}
+        return [
+            self._d(node_id)
+            + (f" {words.get(k, f'{k} times')}, once for each use" if k > 1 else "")
+            for node_id, k in counts.items()
+        ]
+
+    def _end_frame(self) -> dict[str, Any]:
+        trace = self.trace
+        n = len(trace)
+        leaves = [vn.id for vn in trace.graph.variables if vn.id in trace.leaf_grads]
+        names = [self._names[i] for i in leaves]
+        shown = names if len(names) <= 6 else [*names[:5], f"{len(names) - 5} more"]
+        steps = "step" if n == 1 else "steps"
+        caption = f"End: backward is done after {n} {steps}."
+        if len(names) == 1:
+            caption += f" The leaf {names[0]} now holds its gradient in .grad."
+        elif names:
+            caption += f" The leaves {_join(shown)} now hold their gradients in .grad."
+        rows = [
+            ["grad", f"{self._names[i]}.grad", _shape_cell(trace.leaf_grads[i]),
+             _values(trace.leaf_grads[i])]
+            for i in leaves
+        ]  # fmt: skip
+        return _frame("end", caption, None, [], [], [], [], rows)
+
+    def data(self) -> dict[str, Any]:
+        """Everything the script needs: the frames plus the ids of nodes and arrows."""
+        graph = self.trace.graph
+        return {
+            "format": FORMAT,
+            "prefix": self.element_id + "-",
+            "output": graph.var_id(self.trace.output),
+            "variables": [vn.id for vn in graph.variables],
+            "functions": [fn.id for fn in graph.functions],
+            "edges": list(range(len(graph.edges))),
+            "frames": self._frames(),
+        }
+
+    # -- HTML ----------------------------------------------------------------------------
+    def block_html(self) -> str:
+        """The stepper's markup (style, controls, drawing, table, legend), no script.
+
+        The widget puts exactly this into its view; :meth:`to_html` adds the step data
+        and the script.
+        """
+        eid = self.element_id
+        first = self._frames()[0]
+        svg = self._svg
+        if svg is None:
+            drawing = (
+                '<p class="mts-nodot">Install Graphviz to see the drawing: '
+                f"{html.escape(_install_hint())}</p><pre>{html.escape(self.dot())}</pre>"
+            )
+        else:
+            drawing = svg
+        rows = "".join(
+            f'<tr class="mts-row-{html.escape(row[0])}"><th>{html.escape(row[0])}</th>'
+            + "".join(f"<td>{html.escape(cell)}</td>" for cell in row[1:])
+            + "</tr>"
+            for row in first["rows"]
+        )
+        legend = "".join(
+            f'<li><svg width="38" height="20" viewBox="0 0 38 20" aria-hidden="true">'
+            f"{_LEGEND_SWATCH[key]}</svg><span>{html.escape(text)}</span></li>"
+            for key, text in LEGEND
+        )
+        n_frames = len(self)
+        return "\n".join(
+            [
+                f'<div id="{eid}" class="minitorch-stepper" tabindex="0" data-step="0" '
+                'data-lm-suppress-shortcuts="true" role="group" '
+                'aria-label="backward stepper; click it, then press the right arrow key">',
+                f"<style>{_asset('stepper.css')}</style>",
+                f'<p class="mts-title">{html.escape(self.title)}</p>' if self.title else "",
+                '<div class="mts-bar">',
+                '<button type="button" data-act="first" title="first frame (Home)">first</button>',
+                '<button type="button" data-act="prev" title="previous (&#8592;, PageUp)">'
+                "&#9664; prev</button>",
+                f'<span class="mts-counter" aria-live="polite">{first["counter"]}</span>',
+                '<button type="button" data-act="next" '
+                'title="next (&#8594;, PageDown, Space)">next &#9654;</button>',
+                '<button type="button" data-act="last" title="last frame (End)">last</button>',
+                f'<input type="range" class="mts-slider" min="0" max="{n_frames - 1}" '
+                'value="0" step="1" aria-label="frame"/>',
+                '<span class="mts-hint">click, then &#8592; &#8594;</span>',
+                '<span class="mts-spacer"></span>',
+                '<button type="button" data-act="zoomout" title="zoom out (-)">&#8722;</button>',
+                '<button type="button" data-act="fit" title="fit the whole graph (0)">fit'
+                "</button>",
+                '<button type="button" data-act="zoomin" title="zoom in (+)">+</button>',
+                '<button type="button" data-act="full" title="full screen (f)">'
+                "full screen</button>",
+                "</div>",
+                f'<p class="mts-caption">{html.escape(first["caption"])}</p>',
+                '<div class="mts-main">',
+                f'<div class="mts-view"><div class="mts-canvas">{drawing}</div></div>',
+                '<div class="mts-side">',
+                '<table class="mts-table"><caption>gradients in this step</caption>'
+                "<thead><tr><th></th><th>gradient</th><th>shape</th><th>values</th></tr>"
+                f"</thead><tbody>{rows}</tbody></table>",
+                f'<ul class="mts-legend">{legend}</ul>',
+                "</div>",
+                "</div>",
+                "</div>",
+            ]
+        )
+
     def to_html(self) -> str:
-        """The self-contained HTML block (what Jupyter displays)."""
-        if self._html is None:
-            self._html = self._build_html()
+        """The self-contained HTML block (what Jupyter displays): markup, data, script."""
         return self._html
+
+    @cached_property
+    def _html(self) -> str:
+        block = self.block_html()
+        if self._svg is None:
+            return block
+        data = _json_for_script(self.data())
+        script = (
+            f'<script type="application/json" id="{self.element_id}-data">{data}</script>\n'
+            f"<script>{_asset('stepper.js')}\n"
+            "(function () {\n"
+            f'  var root = document.getElementById("{self.element_id}");\n'
+            f'  var data = JSON.parse(document.getElementById("{self.element_id}-data")'
+            ".textContent);\n"
+            "  minitorchStepper(root, data, {});\n"
+            "})();</script>"
+        )
+        return block + "\n" + script
 
     def _repr_html_(self) -> str:
         return self.to_html()
 
-    def _build_html(self) -> str:
-        eid = self.element_id
-        n_frames = len(self.trace) + 2
-        parts = [
-            f'<div id="{eid}" class="minitorch-stepper" data-frame="0" '
-            'style="font-family: sans-serif">',
-            '<div class="mts-controls" style="margin-bottom: 4px">',
-            f'<button type="button" id="{eid}-prev">&#9664; prev</button> ',
-            f'<input type="range" id="{eid}-slider" min="0" max="{n_frames - 1}" value="0" '
-            'step="1" style="vertical-align: middle; width: 240px"/> ',
-            f'<button type="button" id="{eid}-next">next &#9654;</button> ',
-            f'<span id="{eid}-label">frame 0 / {n_frames - 1}</span>',
-            "</div>",
-        ]
-        frames = [self._frame_html(k, dot, caption) for k, (dot, caption) in enumerate(
-            zip(self.frames(), self.captions())
-        )]  # fmt: skip
-        parts += frames
-        if any("<pre>" in frame for frame in frames):
-            parts.append(
-                "<p>Install the Graphviz 'dot' program to see pictures instead of DOT text.</p>"
-            )
-        parts.append(_SCRIPT % {"id": eid})
-        parts.append("</div>")
-        return "\n".join(parts)
-
-    def _frame_html(self, k: int, dot: str, caption: str) -> str:
-        """One frame: a div with the caption and the SVG (or the DOT text without dot)."""
-        eid = self.element_id
-        current = self.trace.steps[k - 1].name if 1 <= k <= len(self.trace) else ""
-        try:
-            body = _clean_svg(pipe_dot(dot, "svg").decode("utf-8"), f"{eid}-{k}-")
-        except GraphvizNotFoundError:
-            body = f"<pre>{html.escape(dot)}</pre>"
-        return (
-            f'<div class="mts-frame" id="{eid}-frame-{k}" data-step="{k}" '
-            f'data-function="{html.escape(current)}" '
-            f'style="display: {"block" if k == 0 else "none"}">\n'
-            f'<p class="mts-caption">{html.escape(caption)}</p>\n{body}\n</div>'
-        )
-
     def save_html(self, path: str | os.PathLike[str]) -> Path:
-        """Write a standalone HTML page with the stepper (works offline); return the path."""
+        """Write a standalone page with the stepper filling the window (works offline).
+
+        Returns:
+            The path written.
+        """
+        body = self.to_html().replace(
+            'class="minitorch-stepper"', 'class="minitorch-stepper mts-page"', 1
+        )
         page = (
             '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            "<title>minitorch: backward, step by step</title>\n</head>\n<body>\n"
-            f"{self.to_html()}\n</body>\n</html>\n"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{html.escape(self.title or 'minitorch: backward, step by step')}</title>\n"
+            "<style>body { margin: 8px; }</style>\n</head>\n<body>\n"
+            f"{body}\n"
+            "<script>document.querySelector('.minitorch-stepper').focus();</script>\n"
+            "</body>\n</html>\n"
         )
         path = Path(path)
         write_atomic(path, page.encode("utf-8"))
         return path
 
-    def save_gif(self, path: str | os.PathLike[str], duration_ms: int = 1500) -> Path:
-        """Write an animated GIF of the frames (for slides); needs ``dot`` and Pillow.
+    def widget(self) -> Any:
+        """The same view as an anywidget widget, with the step synced to Python.
+
+        Returns:
+            A :class:`viz.widget.StepperWidget` (``widget.step = 3`` moves the view).
 
         Raises:
-            GraphvizNotFoundError: if the ``dot`` program is missing.
+            ImportError: if ``anywidget`` is not installed (it comes with the ``viz``
+                extra: ``pip install 'minitorch[viz]'``).
         """
-        from PIL import Image
+        from viz.widget import StepperWidget
 
-        images = [
-            Image.open(io.BytesIO(pipe_dot(dot, "png"))).convert("RGB") for dot in self.frames()
+        return StepperWidget(self)
+
+    def save_gif(self, path: str | os.PathLike[str], duration_ms: int = 1500) -> Path:
+        """Write an animated GIF of the frames (for slides); needs Graphviz and Pillow.
+
+        Every frame is the same layout — the same DOT structure, only colours and line
+        styles differ, which Graphviz's layout ignores — with the step's highlights
+        drawn in and its caption written underneath.
+
+        Raises:
+            GraphvizNotFoundError: if no Graphviz renderer is available.
+        """
+        import textwrap
+
+        from PIL import Image, ImageDraw
+
+        pictures = [
+            Image.open(io.BytesIO(pipe_dot(self._frame_dot(k), "png"))).convert("RGB")
+            for k in range(len(self))
         ]
-        width = max(image.width for image in images)
-        height = max(image.height for image in images)
-        padded = []
-        for image in images:  # frames differ slightly in size; pad them onto one canvas
-            canvas = Image.new("RGB", (width, height), "white")
-            canvas.paste(image, ((width - image.width) // 2, 0))
-            padded.append(canvas)
+        width = max(max(p.width for p in pictures), 480)
+        font = _caption_font(15)
+        line_chars = max(40, width // 8)
+        frames = []
+        for picture, frame in zip(pictures, self._frames()):
+            lines = textwrap.wrap(frame["caption"], line_chars)[:6]
+            canvas = Image.new("RGB", (width, picture.height + 12 + 20 * 6), "white")
+            canvas.paste(picture, ((width - picture.width) // 2, 0))
+            draw = ImageDraw.Draw(canvas)
+            for i, line in enumerate(lines):
+                draw.text((10, picture.height + 6 + 20 * i), line, fill="black", font=font)
+            frames.append(canvas)
         buffer = io.BytesIO()
-        padded[0].save(
-            buffer,
-            format="GIF",
-            save_all=True,
-            append_images=padded[1:],
-            duration=duration_ms,
-            loop=0,
-        )
+        frames[0].save(
+            buffer, format="GIF", save_all=True, append_images=frames[1:],
+            duration=duration_ms, loop=0,
+        )  # fmt: skip
         path = Path(path)
         write_atomic(path, buffer.getvalue())
         return path
+
+    def _frame_dot(self, k: int) -> str:
+        """The drawing with frame ``k``'s highlights drawn in (for the GIF).
+
+        Same nodes, edges and backward arrows as :meth:`dot` in the same order; only
+        colours, pen widths and which arrows are invisible change, so the layout is the
+        same in every frame.
+        """
+        frames = self._frames()
+        frame = frames[k]
+        graph = self.trace.graph
+        done = {f["active"] for f in frames[1:k] if f["active"]}
+        if k == len(frames) - 1:
+            done = {f["active"] for f in frames if f["active"]}
+        overlay = Overlay()
+        for node_id in done:
+            overlay.node_attrs[node_id] = style.DONE_FUNC
+        if frame["active"]:
+            overlay.node_attrs[frame["active"]] = style.CURRENT_FUNC
+        for node_id in frame["got"] + frame["acc"]:
+            overlay.node_attrs[node_id] = 'color="#d7301f" penwidth=3.5'
+        text = write_dot(graph, self.options, overlay)
+        func_ids = {fn.id for fn in graph.functions}
+        shown = set(frame["send"]) | set(frame["recv"])
+        arrows = []
+        for i, (src, dst) in enumerate(graph.edges):
+            colour = "#d7301f" if dst in func_ids else "#2171b5"
+            look = f'style=dashed color="{colour}"' if i in shown else "style=invis"
+            arrows.append(f"\t{dst} -> {src} [constraint=false penwidth=2.5 {look}]")
+        return text[:-2] + "\n".join(arrows) + ("\n" if arrows else "") + "}\n"
+
+
+def _frame(
+    counter: str,
+    caption: str,
+    active: str | None,
+    recv: list[int],
+    send: list[int],
+    got: list[str],
+    acc: list[str],
+    rows: list[list[str]],
+) -> dict[str, Any]:
+    return {
+        "counter": counter,
+        "caption": caption,
+        "active": active,
+        "recv": recv,
+        "send": send,
+        "got": got,
+        "acc": acc,
+        "rows": rows,
+    }
+
+
+def _join(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _shape_words(a: np.ndarray) -> str:
+    """``a scalar`` or ``shape 4×10``."""
+    a = np.asarray(a)
+    return "a scalar" if a.ndim == 0 else "shape " + "\u00d7".join(map(str, a.shape))
+
+
+def _shape_cell(a: np.ndarray) -> str:
+    a = np.asarray(a)
+    return "scalar" if a.ndim == 0 else "\u00d7".join(map(str, a.shape))
+
+
+def _values(a: np.ndarray) -> str:
+    """The values when there are at most 6, else the minimum and maximum."""
+    a = np.asarray(a)
+    if a.size <= 6 or a.dtype.kind not in "biuf":
+        return format_array(a)
+    return f"min {format_array(np.asarray(a.min()))}, max {format_array(np.asarray(a.max()))}"
+
+
+def _install_hint() -> str:
+    from viz.draw import INSTALL_HINT
+
+    return INSTALL_HINT
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON that is safe inside ``<script>``: ``<``, ``>`` and ``&`` as \\u escapes."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def picture_base64(stepper: BackwardStepper) -> str | None:
+    """The start-frame PNG as base64 text (for a notebook's ``image/png``), or ``None``."""
+    try:
+        return base64.b64encode(stepper.picture_png()).decode("ascii")
+    except GraphvizNotFoundError:
+        return None
 
 
 _PROLOG = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", re.DOTALL)
@@ -273,3 +663,16 @@ def _clean_svg(svg: str, id_prefix: str) -> str:
     svg = _PROLOG.sub("", svg)
     svg = _XMLNS.sub("", svg)
     return _ID.sub(f'id="{id_prefix}', svg).strip()
+
+
+def _caption_font(size: int) -> Any:
+    """DejaVu Sans from matplotlib's own fonts (it has ∂ and ×), else Pillow's default."""
+    from PIL import ImageFont
+
+    try:
+        import matplotlib
+
+        path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+        return ImageFont.truetype(str(path), size)
+    except (ImportError, OSError):
+        return ImageFont.load_default(size=size)

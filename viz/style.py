@@ -37,18 +37,20 @@ TANGENT_VAR = 'style=filled fillcolor="#c7e9c0" color="#238b45"'
 TANGENT_OUTPUT = 'color="#238b45" penwidth=2.5'
 TANGENT_EDGE = 'color="#238b45" penwidth=1.8'
 
-#: Legend entries: (node attributes, text).
+#: Legend entries: (node kind, HTML table-cell attributes, text). The cells copy the
+#: node colours; only the kinds a graph contains are listed (see viz.dot).
 LEGEND = (
-    (VAR_STYLE["leaf"], "leaf / parameter"),
-    (VAR_STYLE["intermediate"], "intermediate"),
-    (VAR_STYLE["output"], "output"),
-    (VAR_STYLE["constant"], "constant (no grad)"),
-    (VAR_STYLE["backward"], "made by backward(create_graph=True)"),
-    (FUNC_STYLE, "Function"),
-    (BACKWARD_FUNC_STYLE, "Function made by backward"),
-    ("shape=ellipse " + TANGENT_VAR, "tangent computation (jvp)"),
-    ('shape=box style="rounded,filled" ' + TANGENT_FUNC, "Function of a tangent rule"),
+    ("leaf", 'BGCOLOR="#9ecae1" STYLE="rounded"', "leaf / parameter"),
+    ("intermediate", 'BGCOLOR="#eeeeee" STYLE="rounded"', "intermediate"),
+    ("output", 'BGCOLOR="#fdae6b" STYLE="rounded"', "output"),
+    ("constant", 'COLOR="#888888" STYLE="dashed"', "constant (no grad)"),
+    ("backward", 'BGCOLOR="#dadaeb" STYLE="rounded"', "made by backward"),
+    ("func", 'BGCOLOR="#fff2ae"', "Function"),
+    ("backward_func", 'BGCOLOR="#bcbddc"', "Function made by backward"),
+    ("tangent", 'BGCOLOR="#a1d99b" STYLE="rounded"', "tangent computation (jvp)"),
 )
+#: Font size of the legend and of notes under the graph.
+NOTE_SIZE = 9
 
 GRAPH_ATTRS = 'fontname="Helvetica" fontsize=11 nodesep=0.3 ranksep=0.35'
 NODE_ATTRS = 'fontname="Helvetica" fontsize=11 margin="0.08,0.04" height=0.3'

@@ -74,7 +74,7 @@ class BackwardStep:
         >>> x = Variable(np.array(2.0), name="x")
         >>> step = trace_backward(x.exp())[0]
         >>> step.name, step.node_id, step.input_ids, round(float(step.grads_out[0]), 4)
-        ('Exp', 'f1', ('v2',), 7.3891)
+        ('Exp', 'f1', ('v1',), 7.3891)
     """
 
     index: int
@@ -113,7 +113,7 @@ class BackwardTrace:
         step 1/1: Mul.backward; received gy = 1.0; sends x gets 3.0
         (<viz.BackwardTrace 1 steps>, None)
         >>> {k: float(v) for k, v in trace.grads_after(1).items()}
-        {'v1': 1.0, 'v2': 3.0}
+        {'v3': 1.0, 'v1': 3.0}
     """
 
     output: Variable
@@ -156,23 +156,6 @@ class BackwardTrace:
                 for vn in self.graph.variables
             }
         return self._names.get(node_id or "", "?")
-
-    def frames(self, **options: Any) -> list[str]:
-        """The DOT text of each frame of the step-through view (see BackwardStepper).
-
-        Args:
-            **options: ``show_values``, ``show_shapes``, ``rankdir`` as for the stepper.
-
-        Example:
-            >>> import numpy as np
-            >>> from minitorch import Variable
-            >>> trace = trace_backward(Variable(np.array(1.0)).exp())
-            >>> len(trace.frames())  # the seed, one step, the result
-            3
-        """
-        from viz.stepper import BackwardStepper  # the stepper builds on this module
-
-        return BackwardStepper(self, **options).frames()
 
     def describe(self, k: int) -> str:
         """One line of text saying what step ``k`` (from 0) did."""

@@ -21,6 +21,7 @@ building on, so the gradients are Variables with their own graph.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -43,12 +44,15 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
     if y.data is None:
         raise RuntimeError("backward(): the Variable holds no data (data is None)")
     if not y.requires_grad:
-        label = f"Variable {y.name!r}" if y.name else "this Variable"
-        raise RuntimeError(
-            f"backward(): {label} does not require a gradient: it was computed inside "
-            "no_grad() or only from constants, so no graph leads back to a Variable that "
-            "needs one"
-        )
+        leaf_ref = getattr(y, "_constant_grad_of", None)
+        leaf = leaf_ref() if leaf_ref is not None else None
+        if leaf is not None:  # a create_graph gradient that depends on no input
+            zeros: Grad = np.zeros_like(leaf.data)
+            if create_graph:
+                zeros = Variable(zeros, requires_grad=False)
+            _add_to_leaf(leaf, zeros, create_graph, set())
+            return
+        raise RuntimeError(_no_graph_message(y))
     seed: Grad = np.ones_like(y.data)
     if create_graph:
         seed = Variable(seed, requires_grad=False)
@@ -66,6 +70,8 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
             return
         while ready:
             func = ready.pop()
+            if func.leaf_snapshots is not None:
+                func.check_leaves_unchanged()
             gys = _pop_output_grads(func, grads, retain_grad, create_graph, handed_out)
             gxs = _call_backward(func, gys, create_graph)
             if anomaly:
@@ -89,6 +95,8 @@ def _run_first_order(
     """
     while ready:
         func = ready.pop()
+        if func.leaf_snapshots is not None:
+            func.check_leaves_unchanged()
         refs = func.outputs
         # Function.backward_array itself raises NotImplementedError, so one call both
         # runs an op's fast path and detects a Function that has none (then: backward).
@@ -110,7 +118,7 @@ def _run_first_order(
             except NotImplementedError:
                 gxs = _backward_without_graph(func, gys)
         if type(gxs) is not tuple:
-            gxs = _as_tuple(gxs)
+            gxs = _as_tuple(gxs, func)
         inputs = func.inputs
         if len(gxs) != len(inputs):
             _send_to_inputs(func, gxs, grads, pending, ready, False, handed_out)  # raises
@@ -190,11 +198,11 @@ def _call_backward(func: Function, gys: list[Grad], create_graph: bool) -> tuple
     """Run one Function's backward on the fast path or the differentiable path."""
     if not create_graph and type(func).backward_array is not Function.backward_array:
         try:
-            return _as_tuple(func.backward_array(*gys))
+            return _as_tuple(func.backward_array(*gys), func)
         except NotImplementedError:
             pass
     if create_graph:
-        return _as_tuple(func.backward(*gys))
+        return _as_tuple(func.backward(*gys), func)
     return _backward_without_graph(func, gys)
 
 
@@ -204,15 +212,21 @@ def _backward_without_graph(func: Function, gys: list[Grad]) -> tuple[Grad, ...]
     The engine has switched graph building off (``_backward_context``), so this builds no
     graph; the results are unwrapped to ndarrays.
     """
-    gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]))
+    gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]), func)
     return tuple(None if gx is None else _data_of(gx) for gx in gxs)
 
 
-def _as_tuple(gxs: Any) -> tuple[Any, ...]:
+def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
     if type(gxs) is tuple:
         return gxs
     if isinstance(gxs, list):
         return tuple(gxs)
+    if gxs is None:  # a bare None, not (None,) or (g, None): almost always a missing return
+        raise TypeError(
+            f"{type(func).__name__}.backward returned None, but its input(s) need a "
+            "gradient: did you forget `return`? Return one gradient per input (a tuple "
+            "for several inputs; None inside the tuple for an input without one)"
+        )
     return (gxs,)
 
 
@@ -301,6 +315,12 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
         x.grad = x.grad + gx
     else:
         x.grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
+        x.grad._first_order_grad = True
+    if create_graph and not x.grad.requires_grad:
+        # The gradient depends on no input (relu, abs, x + c): its derivative is zero.
+        # Remember whose gradient it is, so that differentiating it again gives that
+        # leaf a zero gradient (as PyTorch does for relu/abs) instead of an error.
+        x.grad._constant_grad_of = weakref.ref(x)
 
 
 def _label(x: Variable) -> str:
@@ -320,7 +340,27 @@ def _new_grad(gx: np.ndarray, handed_out: set[int]) -> Variable:
         gx = gx.copy()
         owner = gx
     handed_out.add(id(owner))
-    return Variable(gx, requires_grad=False)
+    grad = Variable(gx, requires_grad=False)
+    grad._first_order_grad = True  # differentiating it again needs create_graph=True
+    return grad
+
+
+def _no_graph_message(y: Variable) -> str:
+    """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
+    label = f"Variable {y.name!r}" if y.name else "this Variable"
+    if getattr(y, "_first_order_grad", False):
+        return (
+            f"backward(): {label} is (or was computed only from) a gradient made by a "
+            "first-order backward(), which records no graph, so it cannot be differentiated "
+            "again: did you forget create_graph=True? Compute the first "
+            "gradient with backward(create_graph=True) (e.g. y.backward(create_graph=True); "
+            "gx = x.grad; x.clear_grad(); gx.backward()) to get second derivatives"
+        )
+    return (
+        f"backward(): {label} does not require a gradient: it was computed inside "
+        "no_grad() or only from constants, so no graph leads back to a Variable that "
+        "needs one"
+    )
 
 
 def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:

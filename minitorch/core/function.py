@@ -45,6 +45,14 @@ class Function:
     * optionally ``jvp(*txs: Variable | None)`` — the tangent rule of forward mode
       (``minitorch.func.jvp``): the output tangents ``J @ tx``, with minitorch ops.
 
+    An instance records **one** call: create a new one per use, ``Square()(x)``. Calling
+    an instance again after it recorded a graph raises ``RuntimeError`` (it would
+    overwrite the first graph's inputs and saved state); ``Square(x)`` (the class called
+    on the input) raises a ``TypeError`` saying so; a ``backward`` that returns a bare
+    ``None`` for inputs that need a gradient raises ``TypeError`` ("did you forget
+    ``return``?"). Leaf inputs edited in place before this Function's backward make that
+    backward raise ``RuntimeError`` (see :meth:`check_leaves_unchanged`).
+
     Attributes:
         inputs: the input Variables (list), recorded only when the graph is built.
         outputs: weak references to the output Variables; use ``output(i)``.
@@ -72,17 +80,33 @@ class Function:
     """
 
     inputs: list[Variable]
-    outputs: list[weakref.ReferenceType[Variable]]
+    # Empty until the call that records the graph: a second call then raises (see
+    # __call__), because recording again would overwrite the first graph's links.
+    outputs: list[weakref.ReferenceType[Variable]] = []  # noqa: RUF012 (never mutated)
     generation: int = 0
     needs_input_grad: tuple[bool, ...] = ()
     created_in_backward: bool = False
     created_in_jvp: bool = False
     created_at: str | None = None
     output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
+    # (input index, (array, its bytes)) for every leaf input, taken when the graph is
+    # recorded; the engine compares them before this Function's backward (in-place edits).
+    leaf_snapshots: tuple[tuple[int, tuple[np.ndarray, bytes]], ...] | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A Function written outside minitorch without its own __init__ gets one that
+        # explains ``Square(x)`` (the class called on the input, forgetting the ``()``).
+        # minitorch's own ops keep object's C-level __init__: no cost per op.
+        if "__init__" not in cls.__dict__ and not cls.__module__.startswith("minitorch."):
+            if getattr(cls, "__init__", object.__init__) is object.__init__:
+                cls.__init__ = _init_without_arguments  # type: ignore[method-assign, assignment]
 
     def __call__(self, *inputs: Any) -> Any:
         # This runs once per op, so it is written for speed: one pass over the inputs, no
         # lists for the usual one or two inputs, one ContextVar read per call.
+        if self.outputs:
+            raise RuntimeError(_called_twice_message(self))
         xs: tuple[Any, ...] | list[Variable] = inputs
         for x in inputs:
             if not isinstance(x, Variable):
@@ -110,6 +134,11 @@ class Function:
                 needs = tuple([bool(x.requires_grad) for x in xs])
             if True in needs:
                 self._record(xs, outputs, needs, state)
+                for i in range(n_inputs):  # a leaf the user can edit: remember its values
+                    x = xs[i]
+                    if x.creator is None and (x is inputs[i] or isinstance(inputs[i], np.ndarray)):
+                        self._snapshot_leaves(xs, inputs)
+                        break
                 if _levels.get():  # forward mode (minitorch.func.jvp) is on: tangents too
                     push_tangents(self, xs, outputs)
                 return outputs[0] if len(outputs) == 1 else outputs
@@ -117,6 +146,8 @@ class Function:
         # constants, so a later backward neither reaches nor expects a gradient for them.
         for y in outputs:
             y.requires_grad = False
+        if state.enable_backprop:
+            _pass_on_gradient_marks(xs, outputs)
         if _levels.get():  # forward mode is not switched off by no_grad(), as in PyTorch
             push_tangents(self, xs, outputs)
         return outputs[0] if len(outputs) == 1 else outputs
@@ -145,6 +176,68 @@ class Function:
             self.created_in_backward = True
         if state.detect_anomaly:
             self.created_at = _user_frame()
+
+    def _snapshot_leaves(self, xs: Any, operands: tuple[Any, ...]) -> None:
+        """Remember the values of the leaf inputs, to detect in-place edits (see below).
+
+        A leaf Variable (``creator is None``: a Parameter, an input) is what users edit in
+        place — ``x.data[...] = 5`` or ``x.data = new`` — between forward and backward;
+        backward would then silently use the new values. Its bytes are copied here (one
+        ``tobytes``: O(size)) and compared before this Function's backward by
+        ``check_leaves_unchanged``. An ndarray passed as an operand is copied into its
+        constant Variable instead (backward then uses the forward point's values, and no
+        comparison is needed); constants made from Python numbers or lists are private.
+        The ``(array, bytes)`` pair is cached on the Variable while unchanged, so a
+        weight used at every step of an RNN is copied once, not once per step.
+        """
+        snapshots = None
+        for i, x in enumerate(xs):
+            if x.creator is not None:
+                continue
+            operand = operands[i]
+            if operand is not x:
+                if isinstance(operand, np.ndarray):
+                    # The user's ndarray, wrapped as a constant without a copy: give the
+                    # graph its own copy instead, so later edits of the user's array cannot
+                    # reach backward (it uses the values of the forward point; no check).
+                    x.data = operand.copy()
+                continue  # a constant made from a Python number or list: nobody else has it
+            data = x.data
+            blob = data.tobytes()
+            cached = getattr(x, "_snapshot", None)
+            if cached is None or cached[0] is not data or cached[1] != blob:
+                cached = (data, blob)
+                x._snapshot = cached
+            if snapshots is None:
+                snapshots = [(i, cached)]
+            else:
+                snapshots.append((i, cached))
+        if snapshots is not None:
+            self.leaf_snapshots = tuple(snapshots)
+
+    def check_leaves_unchanged(self) -> None:
+        """Raise if a leaf input was edited in place since the forward call.
+
+        The engine calls this before running this Function's backward. Detected: any
+        change to the values (or shape or dtype) of a leaf input's ``data`` — a write
+        into the array through ``x.data`` or any other view of its memory, or a
+        replacement ``x.data = new`` with different values. Not checked: intermediate
+        results (outputs of other ops), which only ``y.data`` reaches; see
+        ``docs/when-things-go-wrong.md``.
+
+        Raises:
+            RuntimeError: naming the Function, the input and what to do instead.
+        """
+        for i, (data, blob) in self.leaf_snapshots or ():
+            x = self.inputs[i]
+            now = x.data
+            if now is data and now.tobytes() == blob:
+                continue
+            if now is not None and (
+                now.shape == data.shape and now.dtype == data.dtype and now.tobytes() == blob
+            ):
+                continue  # replaced by an equal array: the gradient is unaffected
+            raise RuntimeError(_modified_message(self, i, x, now is data))
 
     # -- to be defined by subclasses -----------------------------------------------------
     def forward(self, *xs: Any, **kwargs: Any) -> Any:
@@ -197,6 +290,58 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} generation={self.generation}>"
+
+
+def _pass_on_gradient_marks(xs: Any, outputs: list[Variable]) -> None:
+    """Constants computed from gradients keep the engine's marks on those gradients.
+
+    ``_first_order_grad``: made by a first-order backward, so ``backward()`` on it can say
+    "did you forget create_graph=True?". ``_constant_grad_of``: a ``create_graph``
+    gradient that depends on no input (relu, abs), so its own backward gives zeros.
+    """
+    for x in xs:
+        if getattr(x, "_first_order_grad", False):
+            for y in outputs:
+                y._first_order_grad = True
+        leaf = getattr(x, "_constant_grad_of", None)
+        if leaf is not None:
+            for y in outputs:
+                y._constant_grad_of = leaf
+
+
+def _init_without_arguments(self: Function, *args: Any, **kwargs: Any) -> None:
+    """``__init__`` of user Functions without one: explain ``Square(x)``."""
+    if args or kwargs:
+        name = type(self).__name__
+        raise TypeError(
+            f"{name}() takes no arguments: {name}(x) passes x to the class, not to an "
+            f"instance. Create the Function, then call it on the input: {name}()(x)"
+        )
+
+
+def _called_twice_message(func: Function) -> str:
+    name = type(func).__name__
+    return (
+        f"{name}() was already called and recorded a graph; a Function instance records "
+        f"one call (its inputs and outputs), so calling it again would corrupt that "
+        f"graph. Create a new instance per call: {name}()(x)"
+    )
+
+
+def _modified_message(func: Function, index: int, x: Variable, same_array: bool) -> str:
+    label = f"Variable {x.name!r}" if x.name else "a Variable"
+    how = (
+        "its array was written to in place (e.g. x.data[...] = value, or an optimizer step)"
+        if same_array
+        else "its data was replaced (x.data = new array) by different values"
+    )
+    return (
+        f"backward(): input {index} of {type(func).__name__} ({label}, shape {x.shape}) was "
+        f"modified after the forward pass: {how}. The gradient would be computed at the "
+        "new values, not at the point of the forward pass. Change inputs and parameters "
+        "only after backward() (forward -> backward -> optimizer step), or run the forward "
+        "pass again"
+    )
 
 
 def _as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:

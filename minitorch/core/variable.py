@@ -60,7 +60,26 @@ class Variable:
         variable([2. 4.])
     """
 
-    __slots__ = ("data", "name", "grad", "creator", "generation", "requires_grad", "__weakref__")
+    __slots__ = (
+        "data",
+        "name",
+        "grad",
+        "creator",
+        "generation",
+        "requires_grad",
+        "__weakref__",
+        # Left unset until needed (read with getattr): the bytes of ``data`` as recorded
+        # by Function calls (in-place edit detection); a mark on gradients made by a
+        # first-order backward (differentiating one explains create_graph=True); and, on
+        # a create_graph gradient that depends on no input, a weak reference to its leaf
+        # (differentiating it gives that leaf zeros).
+        "_snapshot",
+        "_first_order_grad",
+        "_constant_grad_of",
+    )
+    _snapshot: tuple[np.ndarray, bytes]
+    _first_order_grad: bool
+    _constant_grad_of: Any  # weakref.ref to a Variable
     # NEP 13: make NumPy defer to our reflected operators, so np.ones(3) + x is a Variable.
     __array_ufunc__ = None
     __array_priority__ = 200

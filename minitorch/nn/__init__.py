@@ -8,13 +8,23 @@ loaded as ``.npz`` keyed by dotted parameter names.
 from minitorch.nn.conv import AvgPool2d, Conv2d, ConvTranspose2d, Flatten, MaxPool2d
 from minitorch.nn.embedding import Embedding
 from minitorch.nn.init import init_weight
-from minitorch.nn.layers import MLP, Dropout, Linear, ReLU, Sequential, Sigmoid, Tanh
+from minitorch.nn.layers import (
+    MLP,
+    Activation,
+    Dropout,
+    Linear,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Tanh,
+)
 from minitorch.nn.module import Module, Parameter
 from minitorch.nn.normalization import BatchNorm, BatchNorm1d, BatchNorm2d, LayerNorm
 from minitorch.nn.recurrent import LSTM, RNN
 from minitorch.nn.weights import WeightFileError
 
 __all__ = [
+    "Activation",
     "AvgPool2d",
     "BatchNorm",
     "BatchNorm1d",

@@ -86,7 +86,7 @@ class Conv2d(Module):
         self.stride, self.padding = stride, padding
         if min(self.kernel_size) < 1:
             raise ValueError(f"Conv2d: kernel_size must be positive, got {self.kernel_size}")
-        self.in_channels, self.out_channels = in_channels, out_channels
+        self.out_channels = out_channels
         self.dtype = np.dtype(dtype)
         self.rng = as_generator(rng) if rng is not None else None
         self.W = Parameter(None)
@@ -94,14 +94,21 @@ class Conv2d(Module):
             self._init_W(in_channels)
         self.b = Parameter(np.zeros(out_channels, dtype=self.dtype)) if bias else None
 
+    @property
+    def in_channels(self) -> int | None:
+        """``C_in``, read from ``W`` (``None`` while a lazy ``W`` has no value).
+
+        Derived, not stored: weights loaded into a never-called lazy layer fix it too.
+        """
+        return self.W.data.shape[1] if self.W.data is not None else None
+
     def _init_W(self, in_channels: int) -> None:
-        self.in_channels = in_channels
         kh, kw = self.kernel_size
         W = init_weight((self.out_channels, in_channels * kh * kw), "he", self.rng, self.dtype)
         self.W.data = W.reshape(self.out_channels, in_channels, kh, kw)
 
     def forward(self, x: Operand) -> Variable:
-        """Convolve ``x`` with ``W`` and add ``b``."""
+        """Convolve ``x`` with ``W`` and add ``b`` (a lazy ``W`` without a value is drawn)."""
         if self.W.data is None:
             _check_images("Conv2d", x, None)
             self._init_W(_shape(x)[1])

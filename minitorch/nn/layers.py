@@ -1,15 +1,16 @@
 """Basic layers: ``Linear``, ``Sequential``, ``MLP`` and the activation modules
-``ReLU``, ``Tanh``, ``Sigmoid``, ``Dropout``."""
+``ReLU``, ``Tanh``, ``Sigmoid``, ``Activation`` (any op function), ``Dropout``."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 import minitorch.ops as F
-from minitorch.core import Operand, Variable
+from minitorch.core import Config, Operand, Variable
 from minitorch.nn.checks import check_lazy_size, check_probability, check_size
 from minitorch.nn.init import INITS, RNGLike, as_generator, init_weight
 from minitorch.nn.module import Module, Parameter
@@ -66,7 +67,6 @@ class Linear(Module):
         out_features = check_size("Linear", "out_features", out_features)
         if init not in INITS:
             raise ValueError(f"Linear: init must be one of {INITS}, got {init!r}")
-        self.in_features = in_features
         self.out_features = out_features
         self.init = init
         self.dtype = np.dtype(dtype)
@@ -76,21 +76,31 @@ class Linear(Module):
             self._init_W(in_features)
         self.b = Parameter(np.zeros(out_features, dtype=self.dtype)) if bias else None
 
+    @property
+    def in_features(self) -> int | None:
+        """The input size, read from ``W`` (``None`` while a lazy ``W`` has no value).
+
+        Derived, not stored: weights loaded into a never-called lazy layer fix it too.
+        """
+        return self.W.data.shape[1] if self.W.data is not None else None
+
     def _init_W(self, in_features: int) -> None:
-        self.in_features = in_features
         shape = (self.out_features, in_features)
         self.W.data = init_weight(shape, self.init, self.rng, self.dtype)
 
     def forward(self, x: Operand) -> Variable:
-        """``x @ W.T + b``; initialises a lazy ``W`` from ``x.shape[-1]``."""
+        """``x @ W.T + b``; initialises a lazy ``W`` from ``x.shape[-1]``.
+
+        Only a ``W`` without a value is initialised: weights loaded into a lazy layer
+        before its first call are kept.
+        """
         if self.W.data is None:
             self._init_W(int(np.shape(x.data if isinstance(x, Variable) else x)[-1]))
         return F.linear(x, self.W, self.b)
 
     def extra_repr(self) -> str:
-        in_features = self.W.shape[1] if self.W.data is not None else self.in_features
         return (
-            f"in_features={in_features}, out_features={self.out_features}, "
+            f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.b is not None}"
         )
 
@@ -210,8 +220,8 @@ class Dropout(Module):
         self.p = check_probability("Dropout", "p", p)
 
     def forward(self, x: Operand) -> Variable:
-        """Apply ``F.dropout`` (reads ``Config.train``, set by ``Module.__call__``)."""
-        return F.dropout(x, self.p)
+        """Apply ``F.dropout`` in training mode: this module's flag (and not ``test_mode()``)."""
+        return F.dropout(x, self.p, training=self.training and Config.train)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
@@ -237,8 +247,11 @@ class MLP(Module):
 
     Args:
         sizes: layer widths, input first; ``sizes[0]`` may be ``None`` (lazy input size).
-        activation: ``"relu"``, ``"tanh"``, ``"sigmoid"``, or a zero-argument callable
-            returning a Module (e.g. ``nn.ReLU``; its hidden layers use Xavier).
+        activation: ``"relu"``, ``"tanh"``, ``"sigmoid"``, a Module class or zero-argument
+            callable returning a Module (``nn.ReLU``), or an op function of one Variable
+            (``F.relu``, DeZero's style; wrapped in :class:`Activation`). Hidden layers use
+            He initialisation before ReLU (``"relu"``, ``nn.ReLU``, ``F.relu``,
+            ``F.leaky_relu``) and Xavier otherwise.
         dropout: if positive, a ``Dropout(dropout)`` after each hidden activation.
         rng: a Generator, an int seed or ``None`` (minitorch's default generator).
         dtype: the parameters' dtype.
@@ -263,7 +276,7 @@ class MLP(Module):
     def __init__(
         self,
         sizes: Sequence[int | None],
-        activation: str | Callable[[], Module] = "relu",
+        activation: str | Callable[..., Any] = "relu",
         dropout: float = 0.0,
         rng: RNGLike = None,
         dtype: Any = np.float32,
@@ -292,14 +305,65 @@ class MLP(Module):
         return self.layers(x)
 
 
-def _activation(activation: str | Callable[[], Module]) -> tuple[Callable[[], Module], str]:
+class Activation(Module):
+    """A Module that applies an op function, e.g. ``Activation(F.relu)``.
+
+    What ``MLP(sizes, activation=F.relu)`` puts between its layers (DeZero's style of
+    passing an activation function).
+
+    Args:
+        fn: a function of one Variable returning a Variable (``F.relu``, ``F.tanh``...).
+
+    Example:
+        >>> Activation(F.relu)(np.array([-1.0, 2.0]))
+        variable([0. 2.])
+    """
+
+    def __init__(self, fn: Callable[[Any], Variable]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: Operand) -> Variable:
+        """Apply ``fn``."""
+        return self.fn(x)
+
+    def extra_repr(self) -> str:
+        return getattr(self.fn, "__name__", repr(self.fn))
+
+
+_HE_FUNCTIONS = ("relu", "leaky_relu")  # op functions followed by He initialisation
+
+
+def _activation(
+    activation: str | Callable[..., Any],
+) -> tuple[Callable[[], Module], str]:
     if isinstance(activation, str):
         if activation not in ACTIVATIONS:
             raise ValueError(
-                f"MLP: activation must be one of {sorted(ACTIVATIONS)} or a Module factory, "
-                f"got {activation!r}"
+                f"MLP: activation must be one of {sorted(ACTIVATIONS)}, a Module class or an "
+                f"op function such as F.relu, got {activation!r}"
             )
         return ACTIVATIONS[activation]
     if not callable(activation):
-        raise TypeError(f"MLP: activation must be a name or a callable, got {activation!r}")
-    return activation, "he" if activation is ReLU else "xavier"
+        raise TypeError(
+            f"MLP: activation must be a name, a Module class or an op function (F.relu), "
+            f"got {activation!r}"
+        )
+    if isinstance(activation, type) or not _takes_an_argument(activation):
+        # A Module class (nn.ReLU) or a zero-argument factory returning a Module.
+        return activation, "he" if activation is ReLU else "xavier"
+    fn = activation  # an op function of one Variable: F.relu, F.tanh, a lambda x: ...
+    init = "he" if getattr(fn, "__name__", "") in _HE_FUNCTIONS else "xavier"
+    return (lambda: Activation(fn)), init
+
+
+def _takes_an_argument(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` needs a positional argument (an op function) or none (a factory)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: treat as an op
+        return True
+    return any(
+        p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        for p in signature.parameters.values()
+    )

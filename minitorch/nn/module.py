@@ -5,13 +5,18 @@ attributes, in insertion-ordered dicts (never sets: the order must not depend on
 hashing), so ``named_parameters()`` walks the tree in the order the model was written
 and yields dotted names such as ``layers.0.W`` — the keys of saved weight files.
 
-Training mode: ``Module.__call__`` runs ``forward`` with ``Config.train`` set to
-``self.training and Config.train``, so ``model.eval()`` switches dropout and batch norm
-to inference for that model, and ``minitorch.test_mode()`` does it for everything.
+Training mode (PyTorch's semantics): each Module has its own ``training`` flag;
+``train()``/``eval()`` set it on the module and everything below it, and a child can be
+switched back afterwards (``model.eval(); model.dropout.train()`` keeps that one dropout
+active: Monte-Carlo dropout). ``Module.__call__`` runs ``forward`` with ``Config.train``
+set to *this module's* flag — and off inside ``minitorch.test_mode()`` — so the functional
+ops (``F.dropout``, ``F.batch_norm``) called in a forward follow the module that calls
+them, and ``Dropout``/``BatchNorm`` follow their own flag, not their parent's.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -20,6 +25,15 @@ import numpy as np
 
 from minitorch.core import Variable, using_config
 from minitorch.core.config import current_state
+
+# While a Module's forward runs: (the Config.train the user set outside every module, the
+# value Module.__call__ set). A nested module starts again from the user's value, so a
+# child in training mode is not switched off by its parent's eval(); a test_mode() or
+# using_config("train", ...) entered inside a forward is noticed (Config.train no longer
+# holds the value set here) and becomes the user's value for the modules below it.
+_train_context: contextvars.ContextVar[tuple[bool, bool] | None] = contextvars.ContextVar(
+    "minitorch_module_train", default=None
+)
 
 
 class Parameter(Variable):
@@ -61,12 +75,15 @@ class Module:
 
     Call ``super().__init__()`` first in ``__init__``; then every attribute set to a
     :class:`Parameter` or a Module is registered, in order. ``model(x)`` calls
-    ``forward(x)`` with ``Config.train`` set to ``self.training and Config.train`` for
-    the duration of the call: after ``eval()`` dropout is the identity and batch norm
-    uses its running statistics; inside ``minitorch.test_mode()`` every module infers.
+    ``forward(x)`` with ``Config.train`` set to this module's ``training`` flag for the
+    duration of the call (and off inside ``minitorch.test_mode()``): after ``eval()``
+    dropout is the identity and batch norm uses its running statistics. Each module
+    has its own flag, as in PyTorch: ``eval()`` sets it on every sub-module, and a
+    sub-module switched back with ``train()`` trains even inside a parent in eval mode.
 
     Attributes:
-        training: ``True`` after ``train()`` (the default), ``False`` after ``eval()``.
+        training: ``True`` after ``train()`` (the default), ``False`` after ``eval()``;
+            set per module (``train()``/``eval()`` set it recursively).
 
     Raises:
         AttributeError: when a Parameter or Module is assigned before
@@ -200,7 +217,11 @@ class Module:
             param.grad = None
 
     def train(self, mode: bool = True) -> Module:
-        """Set training mode on this module and every sub-module; returns ``self``."""
+        """Set training mode on this module and every sub-module; returns ``self``.
+
+        Sub-modules keep their own flag afterwards: ``model.eval()`` then
+        ``model.dropout.train()`` leaves only that dropout in training mode.
+        """
         for _, module in self.named_modules():
             object.__setattr__(module, "training", bool(mode))
         return self
@@ -211,12 +232,20 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _check_initialised(self)
-        outer = current_state().train  # Config.train, without the metaclass lookup
-        train = self.training and outer
-        if train == outer:
-            return self.forward(*args, **kwargs)
-        with using_config("train", train):
-            return self.forward(*args, **kwargs)
+        current = current_state().train  # Config.train, without the metaclass lookup
+        context = _train_context.get()
+        # The user's switch: Config.train as seen outside every module, unless it was
+        # changed inside the enclosing forward (then that change is the user's).
+        user = context[0] if context is not None and context[1] == current else current
+        train = self.training and user
+        token = _train_context.set((user, train))
+        try:
+            if train == current:
+                return self.forward(*args, **kwargs)
+            with using_config("train", train):
+                return self.forward(*args, **kwargs)
+        finally:
+            _train_context.reset(token)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Compute the output; every subclass defines it."""

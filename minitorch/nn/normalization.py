@@ -59,6 +59,8 @@ class BatchNorm(Module):
 
     #: Allowed input ranks (``None``: any rank >= 2); subclasses narrow it.
     ranks: tuple[int, ...] | None = None
+    running_mean: np.ndarray | None  # buffers, registered in __init__
+    running_var: np.ndarray | None
 
     def __init__(
         self,
@@ -70,7 +72,7 @@ class BatchNorm(Module):
     ) -> None:
         super().__init__()
         num_features = check_lazy_size(type(self).__name__, "num_features", num_features)
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.eps, self.momentum = eps, momentum
         self.dtype = np.dtype(dtype)
         self.weight = Parameter(None) if affine else None
         self.bias = Parameter(None) if affine else None
@@ -79,20 +81,35 @@ class BatchNorm(Module):
         if num_features is not None:
             self._init_state(num_features)
 
+    @property
+    def num_features(self) -> int | None:
+        """``C``, read from the state (``None`` while a lazy layer has none yet).
+
+        Derived, not stored: weights and statistics loaded into a never-called lazy layer
+        fix it, and its first call keeps them instead of resetting them.
+        """
+        for array in (self.running_mean, self.weight.data if self.weight is not None else None):
+            if array is not None:
+                return int(array.shape[0])
+        return None
+
     def _init_state(self, num_features: int) -> None:
-        self.num_features = num_features
-        if self.weight is not None and self.bias is not None:
+        """Give every piece of state that has no value yet its default (loaded ones stay)."""
+        if self.weight is not None and self.weight.data is None:
             self.weight.data = np.ones(num_features, dtype=self.dtype)
+        if self.bias is not None and self.bias.data is None:
             self.bias.data = np.zeros(num_features, dtype=self.dtype)
-        self.running_mean = np.zeros(num_features, dtype=self.dtype)
-        self.running_var = np.ones(num_features, dtype=self.dtype)
+        if self.running_mean is None:
+            self.running_mean = np.zeros(num_features, dtype=self.dtype)
+        if self.running_var is None:
+            self.running_var = np.ones(num_features, dtype=self.dtype)
 
     def forward(self, x: Operand) -> Variable:
         """Normalise ``x`` with batch statistics (training) or running ones (eval)."""
         shape = np.shape(x.data if isinstance(x, Variable) else x)
         ranks = self.ranks or tuple(range(2, max(len(shape), 2) + 1))
-        if self.num_features is None and len(shape) in ranks:
-            self._init_state(shape[1])
+        if self.running_var is None and len(shape) in ranks:  # lazy: first call
+            self._init_state(self.num_features or shape[1])
         if len(shape) not in ranks or shape[1] != self.num_features:
             kinds = " or ".join(
                 f"({', '.join(['N', str(self.num_features)] + ['*'] * (r - 2))})" for r in ranks
@@ -104,7 +121,7 @@ class BatchNorm(Module):
             self.running_var,
             self.weight,
             self.bias,
-            training=Config.train,
+            training=self.training and Config.train,
             momentum=self.momentum,
             eps=self.eps,
         )

@@ -1,10 +1,13 @@
 """Losses and training-time ops.
 
-softmax_cross_entropy, mean_squared_error, binary_cross_entropy (with logits), dropout
-and accuracy.
+PyTorch's loss functions under PyTorch's names and signatures — ``cross_entropy``,
+``nll_loss``, ``mse_loss``, ``l1_loss``, ``binary_cross_entropy`` (probabilities) and
+``binary_cross_entropy_with_logits`` — with DeZero's names kept as aliases where they mean
+the same (``softmax_cross_entropy``, ``mean_squared_error``); plus ``dropout`` and
+``accuracy``.
 
 Losses follow PyTorch's conventions: ``reduction="mean"`` averages over the batch (over
-all elements for ``mean_squared_error``), labels are integer class indices.
+all elements for the elementwise losses), labels are integer class indices.
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Config, Function, Operand, Variable
-from minitorch.ops.activation import softmax, softplus
-from minitorch.ops.arithmetic import mul, sub
-from minitorch.ops.math import square
+from minitorch.ops.activation import log_softmax, maximum, softmax, softplus
+from minitorch.ops.arithmetic import add, mul, neg, sub
+from minitorch.ops.indexing import get_item
+from minitorch.ops.math import abs as abs_
+from minitorch.ops.math import log, square
 from minitorch.ops.reduce import mean
 from minitorch.ops.reduce import sum as sum_all
+from minitorch.ops.reshape import add_tangents
 from minitorch.random import default_generator
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -30,20 +36,34 @@ def _check_reduction(op: str, reduction: str) -> None:
         raise ValueError(f"{op}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
 
-def _check_broadcast(op: str, x0: Operand, x1: Operand) -> None:
-    shape0, shape1 = np.shape(_data(x0)), np.shape(_data(x1))
-    try:
-        np.broadcast_shapes(shape0, shape1)
-    except ValueError:
-        raise ValueError(f"{op}: shapes {shape0} and {shape1} do not broadcast") from None
-
-
 def _data(x: Any) -> Any:
     return x.data if isinstance(x, Variable) else x
 
 
-def _check_labels(x: np.ndarray, t: np.ndarray, ignore_index: int | None) -> None:
-    op = "softmax_cross_entropy"
+def _check_same_shape(op: str, x: Operand, t: Operand) -> None:
+    """PyTorch's rule for the elementwise losses: target and input have the same shape.
+
+    Broadcasting is refused on purpose: predictions ``(N, 1)`` against targets ``(N,)``
+    would broadcast to ``(N, N)`` and give a plausible but wrong loss.
+    """
+    shape0, shape1 = np.shape(_data(x)), np.shape(_data(t))
+    if shape0 != shape1:
+        raise ValueError(
+            f"{op}: input of shape {shape0} and target of shape {shape1}; they must have "
+            "the same shape (reshape one of them; broadcasting here would silently pair "
+            "the wrong elements)"
+        )
+
+
+def _reduce(losses: Variable, reduction: str) -> Variable:
+    if reduction == "none":
+        return losses
+    return mean(losses) if reduction == "mean" else sum_all(losses)
+
+
+def _check_labels(
+    x: np.ndarray, t: np.ndarray, ignore_index: int | None, op: str = "softmax_cross_entropy"
+) -> None:
     if x.ndim != 2:
         raise ValueError(f"{op}: logits must be 2-D (N, C), got shape {x.shape}")
     if t.dtype.kind not in "iu":
@@ -176,14 +196,155 @@ def softmax_cross_entropy(
     return SoftmaxCrossEntropy(ignore_index, reduction)(logits, labels)
 
 
-def mean_squared_error(x0: Operand, x1: Operand) -> Variable:
-    """Mean of ``(x0 - x1) ** 2`` over all elements (PyTorch's ``MSELoss``).
+def cross_entropy(
+    input: Operand,
+    target: Any,
+    weight: Operand | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Variable:
+    """PyTorch's ``cross_entropy``: ``nll_loss(log_softmax(input, axis=1), target)``.
 
-    A composition of ``sub``, ``square`` and ``mean``. Note that DeZero divides the sum
-    by the batch size instead; minitorch follows PyTorch.
+    Without ``weight`` it runs the fused, stable :func:`softmax_cross_entropy`; with
+    ``weight`` it is the composition through :func:`nll_loss` (same values).
 
     Shapes:
-        x0 ``(*a)``, x1 ``(*b)`` that broadcast -> ``()``.
+        input ``(N, C)`` logits, target ``(N,)`` integer labels, weight ``(C,)`` ->
+        ``()`` (``"mean"``, ``"sum"``) or ``(N,)`` (``"none"``).
+
+    Args:
+        input: unnormalised scores (float).
+        target: integer class labels in ``0..C-1``; rows labelled ``ignore_index``
+            contribute neither loss nor gradient.
+        weight: an optional weight per class; ``"mean"`` then divides by the sum of the
+            weights of the counted rows, as PyTorch does.
+        ignore_index: the label value to skip (PyTorch's default ``-100``).
+        reduction: ``"mean"`` (default), ``"sum"`` or ``"none"``.
+
+    Returns:
+        A Variable of the input's dtype.
+
+    Raises:
+        ValueError: for a non-2-D input, labels of the wrong shape or out of range, or an
+            unknown ``reduction``.
+        TypeError: if the labels are not integers.
+
+    Example:
+        >>> x = Variable(np.array([[2.0, 0.0], [0.0, 0.0]]))
+        >>> round(float(cross_entropy(x, np.array([0, 1])).data), 6)
+        0.410038
+    """
+    _check_reduction("cross_entropy", reduction)
+    if weight is None:
+        labels = target.data if isinstance(target, Variable) else np.asarray(target)
+        return SoftmaxCrossEntropy(ignore_index, reduction)(input, labels)
+    return nll_loss(log_softmax(input, axis=1), target, weight, ignore_index, reduction)
+
+
+def nll_loss(
+    input: Operand,
+    target: Any,
+    weight: Operand | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Variable:
+    """Negative log-likelihood of integer labels given log-probabilities (PyTorch's).
+
+    ``loss_i = -weight[t_i] * input[i, t_i]``; ``"mean"`` divides the sum by
+    ``sum_i weight[t_i]`` over the rows not labelled ``ignore_index`` (by their count
+    without ``weight``). Feed it ``log_softmax(logits, axis=1)``.
+
+    Shapes:
+        input ``(N, C)``, target ``(N,)``, weight ``(C,)`` -> ``()`` or ``(N,)``.
+
+    Args:
+        input: log-probabilities (float), e.g. ``log_softmax(logits, axis=1)``.
+        target: integer class labels in ``0..C-1`` (or ``ignore_index``).
+        weight: an optional weight per class.
+        ignore_index: the label value to skip (default ``-100``).
+        reduction: ``"mean"`` (default), ``"sum"`` or ``"none"``.
+
+    Returns:
+        A Variable of the input's dtype.
+
+    Raises:
+        ValueError: for a non-2-D input, labels of the wrong shape or out of range, a
+            weight that is not ``(C,)``, or an unknown ``reduction``.
+        TypeError: if the labels are not integers.
+
+    Example:
+        >>> logp = Variable(np.log(np.array([[0.5, 0.5], [0.25, 0.75]])))
+        >>> round(float(nll_loss(logp, np.array([0, 1])).data), 6)
+        0.490415
+    """
+    _check_reduction("nll_loss", reduction)
+    x = _data(input)
+    labels = np.asarray(_data(target))
+    _check_labels(np.asarray(x), labels, ignore_index, op="nll_loss")
+    keep = labels != ignore_index
+    safe = np.where(keep, labels, 0)
+    picked = get_item(input, (np.arange(labels.shape[0]), safe))
+    dtype = np.asarray(x).dtype
+    if weight is None:
+        row_weight: Any = keep.astype(dtype)
+    else:
+        w = np.asarray(_data(weight))
+        if w.shape != (np.shape(x)[1],):
+            raise ValueError(
+                f"nll_loss: weight must have shape ({np.shape(x)[1]},) (one per class), "
+                f"got {w.shape}"
+            )
+        if not isinstance(weight, Variable):  # a constant: the input's float dtype
+            weight = w.astype(dtype) if dtype.kind == "f" else w
+        row_weight = mul(get_item(weight, safe), keep.astype(dtype))
+    losses = -(picked * row_weight)
+    if reduction == "none":
+        return losses
+    total = sum_all(losses)
+    if reduction == "sum":
+        return total
+    return total / sum_all(row_weight)
+
+
+def mse_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variable:
+    """Squared error ``(input - target) ** 2``, reduced (PyTorch's ``mse_loss``).
+
+    A composition of ``sub``, ``square`` and ``mean``/``sum``. DeZero's
+    ``mean_squared_error`` divides the sum by the batch size; minitorch's alias
+    :func:`mean_squared_error` is this function (the mean over all elements).
+
+    Shapes:
+        input and target of the same shape -> ``()`` or, with ``"none"``, that shape.
+
+    Args:
+        input: predictions.
+        target: targets (may also require a gradient).
+        reduction: ``"mean"`` (default, over all elements), ``"sum"`` or ``"none"``.
+
+    Returns:
+        A Variable.
+
+    Raises:
+        ValueError: if the shapes differ (PyTorch warns and broadcasts; a broadcast
+            ``(N, 1)`` against ``(N,)`` is a classic silent bug) or ``reduction`` is
+            unknown.
+
+    Example:
+        >>> mse_loss(Variable(np.array([1.0, 3.0])), np.array([0.0, 0.0]))
+        variable(5.0)
+    """
+    _check_reduction("mse_loss", reduction)
+    _check_same_shape("mse_loss", input, target)
+    return _reduce(square(sub(input, target)), reduction)
+
+
+def mean_squared_error(x0: Operand, x1: Operand) -> Variable:
+    """Mean of ``(x0 - x1) ** 2`` over all elements: ``mse_loss(x0, x1)`` (DeZero's name).
+
+    Note that DeZero divides the sum by the batch size instead; minitorch follows PyTorch.
+
+    Shapes:
+        x0 and x1 of the same shape -> ``()``.
 
     Args:
         x0: predictions.
@@ -193,55 +354,184 @@ def mean_squared_error(x0: Operand, x1: Operand) -> Variable:
         A 0-d Variable.
 
     Raises:
-        ValueError: if the shapes do not broadcast.
+        ValueError: if the shapes differ.
 
     Example:
         >>> mean_squared_error(Variable(np.array([1.0, 3.0])), np.array([0.0, 0.0]))
         variable(5.0)
     """
-    _check_broadcast("mean_squared_error", x0, x1)
+    _check_same_shape("mean_squared_error", x0, x1)
     return mean(square(sub(x0, x1)))
 
 
-def binary_cross_entropy(x: Operand, t: Operand, reduction: str = "mean") -> Variable:
-    """Binary cross-entropy *with logits* (PyTorch's ``binary_cross_entropy_with_logits``).
+def l1_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variable:
+    """Absolute error ``|input - target|``, reduced (PyTorch's ``l1_loss``).
 
-    ``loss = -(t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))) = softplus(x) - x t``,
-    which is stable for any logit (``x = ±1000`` gives a finite loss); the gradient is
-    ``sigmoid(x) - t``. Pass logits, not probabilities.
+    At ``input == target`` the subgradient is 0 (``abs``'s, as PyTorch's ``sign``).
 
     Shapes:
-        x ``(*a)``, t ``(*b)`` that broadcast -> ``()`` or, with ``"none"``, the broadcast
-        shape.
+        input and target of the same shape -> ``()`` or, with ``"none"``, that shape.
 
     Args:
-        x: logits (float).
-        t: targets in ``[0, 1]`` (float; may require a gradient).
+        input: predictions.
+        target: targets.
+        reduction: ``"mean"`` (default), ``"sum"`` or ``"none"``.
+
+    Returns:
+        A Variable.
+
+    Raises:
+        ValueError: if the shapes differ or ``reduction`` is unknown.
+
+    Example:
+        >>> l1_loss(Variable(np.array([1.0, -3.0])), np.array([0.0, 0.0]))
+        variable(2.0)
+    """
+    _check_reduction("l1_loss", reduction)
+    _check_same_shape("l1_loss", input, target)
+    return _reduce(abs_(sub(input, target)), reduction)
+
+
+class BinaryCrossEntropy(Function):
+    """y = -(t max(log p, -100) + (1 - t) max(log(1 - p), -100));
+    gp = gy (p - t) / max(p (1 - p), 1e-12),  gt = gy (log(1 - p) - log p)."""
+
+    def forward(self, p: np.ndarray, t: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            log_p = np.maximum(np.log(p), -100.0)
+            log_q = np.maximum(np.log1p(-p), -100.0)
+        return -(t * log_p + (1 - t) * log_q)
+
+    def jvp(self, tp: Variable | None, tt: Variable | None) -> Variable | None:
+        p, t = self.inputs  # the same clamped slopes as backward
+        clamp = np.asarray(_EPS, p.dtype)
+        dp = None if tp is None else tp * (p - t) / maximum(p * (1 - p), clamp)
+        with np.errstate(divide="ignore"):
+            dt = None if tt is None else tt * (log(1 - p) - log(p))
+        return add_tangents(self.output().shape, dp, dt)
+
+    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
+        p, t = self.inputs
+        gp = gy * (p - t) / maximum(p * (1 - p), np.asarray(_EPS, p.dtype))
+        with np.errstate(divide="ignore"):
+            gt = gy * (log(1 - p) - log(p))
+        return gp, gt
+
+    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p, t = self.input_arrays
+        gp = gy * (p - t) / np.maximum(p * (1 - p), _EPS)
+        with np.errstate(divide="ignore"):
+            gt = gy * (np.log1p(-p) - np.log(p))
+        return gp.astype(p.dtype, copy=False), gt.astype(t.dtype, copy=False)
+
+
+_EPS = 1e-12  # PyTorch's clamp of p (1 - p) in the gradient: finite at p in {0, 1}
+
+
+def binary_cross_entropy(
+    input: Operand,
+    target: Operand,
+    weight: Operand | None = None,
+    reduction: str = "mean",
+) -> Variable:
+    """Binary cross-entropy of **probabilities** (PyTorch's ``binary_cross_entropy``).
+
+    ``loss = -(t log p + (1 - t) log(1 - p))`` with each log clamped at ``-100``, as
+    PyTorch does, so ``p = 0`` or ``1`` gives a finite loss (at most 100); the gradient
+    is ``(p - t) / max(p (1 - p), 1e-12)``. Pass probabilities (e.g. the output of
+    ``sigmoid``); for raw scores use :func:`binary_cross_entropy_with_logits`, which is
+    also more accurate.
+
+    Changed in the second round: this function used to take logits; that is now
+    :func:`binary_cross_entropy_with_logits`.
+
+    Shapes:
+        input and target of the same shape (``weight`` broadcasts to it) -> ``()`` or,
+        with ``"none"``, that shape.
+
+    Args:
+        input: probabilities ``p`` in ``[0, 1]`` (float).
+        target: targets in ``[0, 1]`` (float; may require a gradient).
+        weight: an optional weight per element, multiplied into each loss.
         reduction: ``"mean"`` (default, over all elements), ``"sum"`` or ``"none"``.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of the input's dtype.
 
     Raises:
-        ValueError: if the shapes do not broadcast or ``reduction`` is unknown.
+        ValueError: if the shapes differ, an input value is outside ``[0, 1]`` (the
+            message points to ``binary_cross_entropy_with_logits`` for logits) or
+            ``reduction`` is unknown.
 
     Example:
-        >>> binary_cross_entropy(Variable(np.array([1000.0, -1000.0])), np.array([1.0, 0.0]))
-        variable(0.0)
+        >>> binary_cross_entropy(Variable(np.array([0.8])), np.array([1.0]))
+        variable(0.2231435513142097)
     """
     _check_reduction("binary_cross_entropy", reduction)
-    _check_broadcast("binary_cross_entropy", x, t)
-    losses = sub(softplus(x), mul(x, t))
-    if reduction == "none":
-        return losses
-    return mean(losses) if reduction == "mean" else sum_all(losses)
+    _check_same_shape("binary_cross_entropy", input, target)
+    p = np.asarray(_data(input))
+    if p.size and not (np.min(p) >= 0.0 and np.max(p) <= 1.0):  # NaN fails too
+        raise ValueError(
+            "binary_cross_entropy: input must hold probabilities in [0, 1], got values in "
+            f"[{np.min(p):.4g}, {np.max(p):.4g}]; for logits (raw scores) use "
+            "binary_cross_entropy_with_logits(x, t), or apply sigmoid first"
+        )
+    losses = BinaryCrossEntropy()(input, target)
+    if weight is not None:
+        losses = mul(losses, weight)
+    return _reduce(losses, reduction)
 
 
-binary_cross_entropy_with_logits = binary_cross_entropy
+def binary_cross_entropy_with_logits(
+    input: Operand,
+    target: Operand,
+    weight: Operand | None = None,
+    reduction: str = "mean",
+    pos_weight: Operand | None = None,
+) -> Variable:
+    """Binary cross-entropy of ``sigmoid(input)``, from logits (PyTorch's function).
+
+    ``loss = -(w_p t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))
+    = (1 - t) x + (1 + (w_p - 1) t) softplus(-x)``, which is stable for any logit
+    (``x = ±1000`` gives a finite loss); without ``pos_weight`` the gradient is
+    ``sigmoid(x) - t``.
+
+    Shapes:
+        input and target of the same shape (``weight`` broadcasts to it, ``pos_weight``
+        over the last axis) -> ``()`` or, with ``"none"``, that shape.
+
+    Args:
+        input: logits (float).
+        target: targets in ``[0, 1]`` (float; may require a gradient).
+        weight: an optional weight per element, multiplied into each loss.
+        reduction: ``"mean"`` (default, over all elements), ``"sum"`` or ``"none"``.
+        pos_weight: an optional weight ``w_p`` of the positive term (per class).
+
+    Returns:
+        A Variable of the input's dtype.
+
+    Raises:
+        ValueError: if the shapes differ or ``reduction`` is unknown.
+
+    Example:
+        >>> binary_cross_entropy_with_logits(
+        ...     Variable(np.array([1000.0, -1000.0])), np.array([1.0, 0.0]))
+        variable(0.0)
+    """
+    _check_reduction("binary_cross_entropy_with_logits", reduction)
+    _check_same_shape("binary_cross_entropy_with_logits", input, target)
+    if pos_weight is None:
+        losses = sub(softplus(input), mul(input, target))  # = (1 - t) x + softplus(-x)
+    else:
+        log_weight = add(1.0, mul(sub(pos_weight, 1.0), target))
+        losses = add(mul(sub(1.0, target), input), mul(log_weight, softplus(neg(input))))
+    if weight is not None:
+        losses = mul(losses, weight)
+    return _reduce(losses, reduction)
 
 
-def dropout(x: Operand, p: float = 0.5) -> Variable:
-    """Inverted dropout; the identity when ``Config.train`` is off.
+def dropout(x: Operand, p: float = 0.5, training: bool | None = None) -> Variable:
+    """Inverted dropout; the identity when not training.
 
     Each element is zeroed with probability ``p`` and the rest are scaled by
     ``1 / (1 - p)``: scaling at training time keeps the expected value unchanged, so
@@ -254,6 +544,9 @@ def dropout(x: Operand, p: float = 0.5) -> Variable:
     Args:
         x: the input.
         p: the probability of dropping an element, in ``[0, 1]``.
+        training: drop (``True``) or pass ``x`` through (``False``); ``None`` (default)
+            reads ``Config.train`` — off inside ``test_mode()`` and inside the forward of
+            a Module in eval mode. ``nn.Dropout`` passes its own module's flag.
 
     Returns:
         A Variable; the gradient is ``gy`` times the same scaled mask.
@@ -276,7 +569,9 @@ def dropout(x: Operand, p: float = 0.5) -> Variable:
         raise ValueError(f"dropout: p must be in [0, 1], got {p}")
     if not isinstance(x, Variable):  # a constant, like the operands other ops receive
         x = Variable(np.asarray(x), requires_grad=False)
-    if not Config.train or p == 0.0:
+    if training is None:
+        training = Config.train
+    if not training or p == 0.0:
         return x
     if p == 1.0:
         return x * np.zeros(x.shape, dtype=x.dtype)

@@ -20,7 +20,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.ops.arithmetic import mul, sub
 from minitorch.ops.reduce import mean
-from minitorch.ops.reshape import reshape
+from minitorch.ops.reshape import astype, reshape
 
 
 class Standardize(Function):
@@ -162,9 +162,18 @@ def batch_norm(
         if dtype.kind == "f":  # float32 stays float32; integer images are promoted, not
             shift, scale = shift.astype(dtype), scale.astype(dtype)  # cast to int (truncated)
         y = mul(sub(x, shift), scale)
+    # weight and bias take the input's float dtype too (float64 Parameters must not turn a
+    # float32 batch into float64); ``astype`` passes their gradients back in their dtype.
+    dtype = y.dtype if y.dtype.kind == "f" else None
     if weight is not None:
-        y = y * reshape(weight, channel_shape)
-    return y if bias is None else y + reshape(bias, channel_shape)
+        y = y * reshape(_as_dtype(weight, dtype), channel_shape)
+    return y if bias is None else y + reshape(_as_dtype(bias, dtype), channel_shape)
+
+
+def _as_dtype(a: Operand, dtype: np.dtype | None) -> Operand:
+    if dtype is None or np.asarray(_data(a)).dtype == dtype:
+        return a
+    return astype(a, dtype) if isinstance(a, Variable) else np.asarray(a, dtype)
 
 
 def layer_norm(

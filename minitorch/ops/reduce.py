@@ -331,10 +331,43 @@ def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
     return total / (count - ddof) if count > ddof else total * np.nan  # divide: as np.var
 
 
+class Std(Function):
+    """s = sqrt(sum((x - m)^2) / (n - ddof));  gx = gy (x - m) / ((n - ddof) s), 0 where s = 0."""
+
+    def __init__(self, axes: tuple[int, ...], keepdims: bool, ddof: int) -> None:
+        self.axes, self.keepdims, self.ddof = axes, keepdims, ddof
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.kept_shape = tuple(1 if i in self.axes else n for i, n in enumerate(x.shape))
+        self.count = int(np.prod([x.shape[a] for a in self.axes]))
+        return np.asarray(np.std(x, axis=self.axes, keepdims=self.keepdims, ddof=self.ddof))
+
+    def jvp(self, tx: Variable) -> Variable:
+        # ds = sum((x - m) dx) / ((n - ddof) s), and 0 where s = 0, as backward chooses.
+        (x,) = self.inputs
+        s = reshape(self.output(), self.kept_shape)
+        mask = (s.data > 0).astype(s.dtype)
+        coef = mask / ((self.count - self.ddof) * (s + (1 - mask)))
+        return sum((x - mean(x, self.axes, keepdims=True)) * tx * coef, self.axes, self.keepdims)
+
+    def backward(self, gy: Variable) -> Variable:
+        # Where the spread is zero the gradient is 0 (PyTorch's choice, pytorch#4320), not
+        # 0/0. ``s + (1 - mask)`` is 1 there, so neither this formula nor its own
+        # derivative (second order) ever divides by zero.
+        (x,) = self.inputs
+        s = reshape(self.output(), self.kept_shape)
+        mask = (s.data > 0).astype(s.dtype)
+        coef = reshape(gy, self.kept_shape) * mask / ((self.count - self.ddof) * (s + (1 - mask)))
+        return (x - mean(x, self.axes, keepdims=True)) * coef
+
+
 def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
     """Standard deviation over ``axis`` (``np.std``): ``sqrt(var(x, axis, keepdims, ddof))``.
 
-    Its gradient ``(x - mean) / ((n - ddof) * std)`` is infinite where ``std == 0``.
+    Its gradient is ``(x - mean) / ((n - ddof) * std)``. Where the spread is zero (a
+    size-1 axis, identical values) that is 0/0; minitorch returns **0** there, first and
+    second order, as PyTorch does — so standardising over a singleton axis trains instead
+    of poisoning every weight with NaN.
 
     Shapes:
         as :func:`var`.
@@ -343,7 +376,8 @@ def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
         x: the input (float).
         axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
         keepdims: keep the reduced axes with size 1.
-        ddof: "delta degrees of freedom" subtracted from the count.
+        ddof: "delta degrees of freedom" subtracted from the count (``n <= ddof`` gives
+            NaN, as ``np.std``).
 
     Returns:
         A Variable of ``x``'s dtype.
@@ -355,4 +389,9 @@ def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
         >>> std(Variable(np.array([1.0, 3.0])))
         variable(1.0)
     """
-    return sqrt(var(x, axis, keepdims, ddof))
+    x_shape = x.shape if isinstance(x, Variable) else np.shape(x)
+    axes = normalize_axis(axis, len(x_shape), "std")
+    count = int(np.prod([x_shape[a] for a in axes]))
+    if count <= ddof:
+        return sqrt(var(x, axis, keepdims, ddof))  # NaN, as np.std
+    return Std(axes, keepdims, ddof)(x)

@@ -19,7 +19,15 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from checks import check_close, check_true, difference_hint, explain_errors, ok
+from checks import (
+    check_close,
+    check_done,
+    check_is_array,
+    check_true,
+    difference_hint,
+    explain_errors,
+    ok,
+)
 from minitorch import Function, Variable
 
 # %% [markdown]
@@ -150,8 +158,9 @@ print(f"best central step ~ {hs[err_central.argmin()]:.0e} (error {err_central.m
 # ## Exercises
 #
 # In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
-# with your code, run the cell, then run the check cell below it. A check prints `✓ …` when you are right and explains what differs
-# when you are not.
+# with your code, run the cell, then run the check cell below it. A check prints `✓ …`
+# when you are right and explains what differs when you are not. Each exercise is graded
+# on its own: a check never uses your answer to another exercise.
 #
 # ### Exercise 1 — a `Cube` Function
 #
@@ -197,15 +206,12 @@ with explain_errors(
     "numerical_diff(f, x)",
     ("data must be", "shift the array, not the Variable: Variable(x.data + h)"),
 ):
-    estimate = numerical_diff(lambda v: Cube()(v), x_test)
+    # the cube as Variable arithmetic, not your Cube: this check stands on its own
+    estimate = numerical_diff(lambda v: v**3, x_test)
     coarse = numerical_diff(lambda v: Exp()(v), Variable(np.array([0.0])), h=1e-2)
-check_true(
-    isinstance(estimate, np.ndarray),
-    f"numerical_diff returned a {type(estimate).__name__}, not an ndarray: "
-    "compute with the outputs' .data",
-)
+check_is_array("the result of numerical_diff", estimate)
 check_close(
-    "numerical_diff of Cube",
+    "numerical_diff of x**3",
     estimate,
     3 * x_test.data**2,
     atol=1e-6,
@@ -235,6 +241,7 @@ ok("numerical_diff is a central difference")
 # `order`. `np.polyfit(u, v, 1)` returns `[slope, intercept]`.
 
 # %%
+order = None  # the slope of the fitted line
 ### BEGIN SOLUTION
 mask = (hs >= 1e-3) & (hs <= 1e-1)
 order = np.polyfit(np.log10(hs[mask]), np.log10(err_central[mask]), 1)[0]
@@ -242,6 +249,7 @@ order = np.polyfit(np.log10(hs[mask]), np.log10(err_central[mask]), 1)[0]
 print(f"measured order: {order:.2f}")
 
 # %% tags=["check"]
+check_done(order=order)
 check_true(np.ndim(order) == 0, "order should be a single number (the slope)")
 check_true(
     abs(order - 2.0) < 0.1,
@@ -249,6 +257,53 @@ check_true(
     "only for 1e-3 <= h <= 1e-1",
 )
 ok("the central difference converges with order 2")
+
+# %% [markdown]
+# ### Exercise 4 — one input at a time: partial derivatives
+#
+# A function of several inputs has one partial derivative per input, and finite
+# differences get each one by wiggling **that input alone** while the others stay put.
+# Write `numerical_partials(f, x0, x1, h)` for an elementwise function `f(x0, x1)` of two
+# Variables of the same shape (returning a Variable): return the pair `(d0, d1)` of
+# central-difference estimates of $\partial f / \partial x_0$ and
+# $\partial f / \partial x_1$, each an ndarray of the inputs' shape.
+# Count how often you call `f`: that count is why finite differences cannot train a
+# network with a million weights.
+
+# %%
+def numerical_partials(f, x0, x1, h=1e-4):
+    ### BEGIN SOLUTION
+    d0 = (f(Variable(x0.data + h), x1).data - f(Variable(x0.data - h), x1).data) / (2 * h)
+    d1 = (f(x0, Variable(x1.data + h)).data - f(x0, Variable(x1.data - h)).data) / (2 * h)
+    return d0, d1
+    ### END SOLUTION
+
+# %% tags=["check"]
+def product(u, v):
+    return u * v**2  # d/du = v**2, d/dv = 2 u v
+
+
+u0, v0 = Variable(np.array([-2.0, 0.5])), Variable(np.array([3.0, 1.0]))
+d0_expected, d1_expected = v0.data**2, 2 * u0.data * v0.data  # [9, 1] and [-12, 1]
+with explain_errors("numerical_partials(f, x0, x1)",
+                    ("data must be", "shift the array, not the Variable: Variable(x0.data + h)")):
+    partials = numerical_partials(product, u0, v0)
+check_true(isinstance(partials, tuple) and len(partials) == 2,
+           f"numerical_partials should return a pair (d0, d1), got {type(partials).__name__}")
+d0, d1 = partials
+check_is_array("d0", d0)
+check_is_array("d1", d1)
+check_true(not (np.allclose(d0, d1_expected, atol=1e-4) and np.allclose(d1, d0_expected,
+                                                                         atol=1e-4)),
+           "d0 and d1 are swapped: d0 belongs to the first input x0")
+check_true(not np.allclose(d0, d0_expected + d1_expected, atol=1e-4),
+           "d0 is the sum of both partial derivatives: you shifted both inputs at once; "
+           "shift one input, keep the other as it is")
+check_close("d0 (wiggling x0 only)", d0, d0_expected, atol=1e-6, hint=difference_hint(1e-4))
+check_close("d1 (wiggling x1 only)", d1, d1_expected, atol=1e-6, hint=difference_hint(1e-4))
+check_true(np.array_equal(u0.data, [-2.0, 0.5]) and np.array_equal(v0.data, [3.0, 1.0]),
+           "the inputs were changed in place: build new Variables, Variable(x0.data + h)")
+ok("numerical_partials wiggles one input at a time: 4 calls of f for 2 inputs")
 
 # %% [markdown]
 # ## Summary
@@ -260,6 +315,8 @@ ok("the central difference converges with order 2")
 # * Finite differences approximate derivatives. The forward difference has error $O(h)$,
 #   the central difference $O(h^2)$, and round-off error grows as $h$ shrinks, so the
 #   best step for float64 central differences is around $10^{-5}$.
+# * A function of $n$ inputs needs $2n$ evaluations for its central-difference
+#   gradient, one pair per input.
 # * Finite differences are too slow and too inexact for training, but perfect for
 #   *checking* the exact gradients we compute next.
 #

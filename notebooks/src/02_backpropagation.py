@@ -22,10 +22,13 @@ import minitorch.ops as F
 from checks import (
     check_backward_is_differentiable,
     check_close,
+    check_done,
     check_gradient,
+    check_is_variable,
     check_true,
     explain_errors,
     ok,
+    time_limit,
 )
 from minitorch import Function, Variable
 
@@ -174,7 +177,8 @@ print(f"after clear_grad   : x.grad = {x.grad.item():.1f}")
 # ## Exercises
 #
 # In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
-# with your code, run the cell, then run the check cell below it.
+# with your code, run the cell, then run the check cell below it. Each exercise is graded
+# on its own.
 #
 # ### Exercise 1 — backpropagation by hand
 #
@@ -186,6 +190,7 @@ x = 0.5
 a = np.sin(x)
 y = np.exp(a)
 gy = 1.0
+ga = gx = None  # your answers (the names `ga` and `gx` above were from the example)
 ### BEGIN SOLUTION
 ga = np.exp(a) * gy
 gx = np.cos(x) * ga
@@ -193,6 +198,7 @@ gx = np.cos(x) * ga
 print(f"ga = {ga:.4f}, gx = {gx:.4f}")
 
 # %% tags=["check"]
+check_done(ga=ga, gx=gx)
 check_close(
     "ga (dy/da)", ga, np.exp(np.sin(0.5)), hint="dy/da = exp(a), evaluated at a = sin(x)"
 )
@@ -255,7 +261,7 @@ class Mul(Function):
 # %% tags=["check"]
 x0_test, x1_test = np.array([1.0, -2.0, 3.0]), np.array([0.5, 4.0, -1.5])
 x0_var, x1_var = Variable(x0_test), Variable(x1_test)
-with explain_errors("Mul.backward(gy)"):
+with explain_errors("Mul()(x0, x1).creator.backward(gy)"):
     grads = Mul()(x0_var, x1_var).creator.backward(Variable(np.ones(3)))
 check_true(
     isinstance(grads, tuple) and len(grads) == 2,
@@ -264,6 +270,102 @@ check_true(
 check_gradient("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test)
 check_backward_is_differentiable("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test)
 ok("Mul returns the right gradient for both inputs")
+
+# %% [markdown]
+# ### Exercise 4 — a `Log` Function
+#
+# $\frac{d}{dx}\ln x = \frac{1}{x}$. Write `Log`: `forward` with NumPy, `backward` with
+# Variables only (the input is `self.inputs[0]`; divide `gy` by it), so that notebook 06
+# can differentiate it again.
+
+# %%
+class Log(Function):
+    def forward(self, x):
+        ### BEGIN SOLUTION
+        return np.log(x)
+        ### END SOLUTION
+
+    def backward(self, gy):
+        ### BEGIN SOLUTION
+        (x,) = self.inputs
+        return gy / x
+        ### END SOLUTION
+
+# %% tags=["check"]
+x_test = np.array([0.25, 1.0, 2.0, 5.0])
+with explain_errors("Log()(x)"):
+    y_test = Log()(Variable(x_test))
+check_close("Log forward", y_test, np.log(x_test), hint="forward receives an ndarray: np.log(x)")
+check_gradient("Log", lambda v: Log()(v), x_test)
+check_backward_is_differentiable("Log", lambda v: Log()(v), x_test)
+ok("Log's backward is gy / x, written with Variables")
+
+# %% [markdown]
+# ### Exercise 5 — the backward loop for a chain
+#
+# Turn the three hand-driven backward lines above into a loop. Write `backward_chain(y)`
+# for a chain of one-input Functions (like `Square`, `Exp`): set `y.grad` to a Variable of
+# ones of `y`'s shape; then, starting at `y`, take the current Variable's creator, call its
+# `backward` with the current Variable's `.grad`, store the result as the `.grad` of the
+# creator's input (`creator.inputs[0]`), and move on to that input; stop at a leaf (its
+# creator is `None`). Every Variable of the chain ends up with its gradient.
+
+# %%
+def backward_chain(y):
+    ### BEGIN SOLUTION
+    y.grad = Variable(np.ones_like(y.data))
+    v = y
+    while v.creator is not None:
+        x = v.creator.inputs[0]
+        x.grad = v.creator.backward(v.grad)
+        v = x
+    ### END SOLUTION
+
+# %% tags=["check"]
+chain_hints = (
+    ("'NoneType' object has no attribute", "a leaf's creator is None: stop the loop there"),
+    ("NoneType", "a gradient is None: start with y.grad = Variable(np.ones_like(y.data)), "
+     "and pass the current Variable's .grad to its creator's backward"),
+)
+x_test = Variable(np.array([0.5, -0.3]))
+a_test = Square()(x_test)
+b_test = Exp()(a_test)
+y_test = Square()(b_test)
+with explain_errors("backward_chain(y)", *chain_hints), time_limit(
+    10, "backward_chain(y) still runs after 10 s: move to the creator's input in each step"
+):
+    backward_chain(y_test)
+check_is_variable("x.grad after backward_chain", x_test.grad)
+expected = 2 * b_test.data * np.exp(a_test.data) * 2 * x_test.data
+check_close("x.grad after backward_chain", x_test.grad, expected,
+            hint="each step: creator.inputs[0].grad = creator.backward(current.grad)")
+check_close("a.grad (the middle of the chain)", a_test.grad,
+            2 * b_test.data * np.exp(a_test.data))
+leaf = Variable(np.array([1.0, 2.0]))
+with explain_errors("backward_chain(leaf)", *chain_hints), time_limit(10, "a leaf: stop at once"):
+    backward_chain(leaf)
+check_is_variable("a leaf's own gradient (the seed)", leaf.grad)
+check_close("a leaf's own gradient", leaf.grad, np.ones(2), hint="seed y.grad with ones")
+
+
+class Identity(Function):  # a link of a long chain: y = x, dy/dx = 1
+    def forward(self, x):
+        return x.copy()
+
+    def backward(self, gy):
+        return gy
+
+
+long = start = Variable(np.array(0.1))
+for _ in range(5000):
+    long = Identity()(long)
+with explain_errors("backward_chain on a chain of 5000 Functions", *chain_hints), time_limit(
+    30, "backward_chain(y) is too slow on a long chain"
+):
+    backward_chain(long)
+check_close("the gradient through 5000 Functions", start.grad, 1.0,
+            hint="recursion or a missed step? walk the chain with a while loop")
+ok("backward_chain propagates the gradient down a chain of any length")
 
 # %% [markdown]
 # ## Summary

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch.ops as F
-from checks import check_close, check_true, explain_errors, ok, ratio_hint
+from checks import check_close, check_true, explain_errors, ok, ratio_hint, time_limit
 from minitorch import Variable, no_grad
 
 # %% [markdown]
@@ -217,7 +217,8 @@ print(f"after 30 steps: about {round(with_graph[-1])} arrays with the graph, "
 # ## Exercises
 #
 # In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
-# with your code, run the cell, then run the check cell below it.
+# with your code, run the cell, then run the check cell below it. Each exercise is graded
+# on its own.
 #
 # ### Exercise 1 — count the Functions in a graph
 #
@@ -373,12 +374,101 @@ check_true(
 ok("evaluate computes values without keeping a graph")
 
 # %% [markdown]
+# ### Exercise 4 — backward by counting (Kahn's algorithm)
+#
+# minitorch's engine needs no generations. Write `backward_by_counting(y)` returning the
+# same `grads` dictionary as `backward_by_generation`, in two passes:
+#
+# 1. walk the graph from `y.creator` (an explicit stack, each Function once) and count,
+#    for every Function `g`, how many times its output is an input of another Function:
+#    `pending[id(g)]`;
+# 2. start with `ready = [y.creator]`; pop a Function, run `backward_array` as in the
+#    naive loop, add each input's gradient into `grads`, and decrement the count of the
+#    input's creator; when it reaches 0, every contribution has arrived, so push it.
+#    (`backward_array` returns `None` for an input that needs no gradient, such as the
+#    constant in `h * 1.0001`: add nothing for it.)
+
+# %%
+def backward_by_counting(y):
+    grads = {id(y): np.ones_like(y.data)}
+    ### BEGIN SOLUTION
+    pending, stack, seen = {}, [y.creator], {id(y.creator)}
+    while stack:
+        f = stack.pop()
+        for u in f.inputs:
+            g = u.creator
+            if g is None:
+                continue
+            pending[id(g)] = pending.get(id(g), 0) + 1
+            if id(g) not in seen:
+                seen.add(id(g))
+                stack.append(g)
+    ready = [y.creator]
+    while ready:
+        f = ready.pop()
+        gys = [grads[id(ref())] for ref in f.outputs]
+        gxs = f.backward_array(*gys)
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            if gx is not None:
+                grads[id(u)] = grads.get(id(u), 0) + gx
+            g = u.creator
+            if g is not None:
+                pending[id(g)] -= 1
+                if pending[id(g)] == 0:
+                    ready.append(g)
+    ### END SOLUTION
+    return grads
+
+# %% tags=["check"]
+count_hints = (
+    ("KeyError", "a Function ran before its output's gradient existed, or its count was "
+     "never set: count every edge in pass 1, push a Function only when its count hits 0"),
+    ("RecursionError", "walk the graph with an explicit stack (a list), not recursion"),
+    ("'NoneType'", "backward_array gives None for a constant input: skip it (if gx is not None)"),
+)
+count_size = ratio_hint(
+    too_large="too large: a Function ran twice; push it only when its count reaches 0",
+    too_small="too small: a share of the gradient was lost; add into grads "
+    "(grads.get(id(u), 0) + gx), and count every use of an output in pass 1",
+)
+x_test = Variable(np.array([0.5, -1.0, 2.0]))
+with explain_errors("backward_by_counting(diamond(x))", *count_hints), time_limit(
+    10, "backward_by_counting still runs after 10 s: each Function must run once"
+):
+    grads = backward_by_counting(diamond(x_test))
+check_true(isinstance(grads, dict) and id(x_test) in grads,
+           "the returned dict has no gradient for x: store each input's gradient under id(u)")
+a_test = x_test.data**2
+check_close("your gradient of the diamond w.r.t. x", grads[id(x_test)],
+            (np.exp(a_test) + np.cos(a_test)) * 2 * x_test.data, hint=count_size)
+x2 = Variable(np.array(0.3))
+a2 = F.square(x2)
+y2 = F.sin(F.exp(a2)) * a2 * a2  # a2 is used three times, along paths of different length
+with explain_errors("backward_by_counting(y)", *count_hints), time_limit(10, "too slow"):
+    grads = backward_by_counting(y2)
+s2 = np.sin(np.exp(0.09))
+expected = (np.cos(np.exp(0.09)) * np.exp(0.09) * 0.09**2 + s2 * 2 * 0.09) * 2 * 0.3
+check_close("your gradient of sin(exp(x^2)) * x^2 * x^2", grads[id(x2)], expected,
+            hint=count_size)
+v = h = Variable(np.array(1.0))
+for _ in range(5000):
+    h = h * 1.0001
+with explain_errors("backward_by_counting on a chain of 5000 ops", *count_hints), time_limit(
+    30, "backward_by_counting is too slow on a chain of 5000 ops"
+):
+    grads = backward_by_counting(h)
+check_close("the gradient through 5000 multiplications", grads[id(v)], 1.0001**5000)
+ok("backward_by_counting runs each Function once, after all its gradients arrived")
+
+# %% [markdown]
 # ## Summary
 #
 # * When a value feeds several Functions, its gradient is the **sum** over all uses, so
 #   a Function may run its backward only after every user of its outputs has run.
 # * A topological order guarantees that: by largest `generation` first (DeZero), or by
-#   counting pending contributions (Kahn; minitorch's engine). Both are iterative.
+#   counting pending contributions (Kahn; minitorch's engine). Both are iterative, and
+#   you have now written both.
 # * The graph keeps intermediate values alive for backward; Functions hold their outputs
 #   only weakly, so dropping the output frees the graph immediately, without the cycle
 #   collector.

@@ -26,20 +26,23 @@ import numpy as np
 
 import minitorch
 import minitorch.ops as F
-from checks import check_close, check_gradient, check_true, ok
+from checks import NotDoneYet, check_close, check_gradient, check_true, explain_errors, ok
 from minitorch import Function, Variable
 from minitorch.ops.variable_methods import VARIABLE_METHODS
 
 # %% [markdown]
 # ## Operators are method calls
 #
-# Python translates `x * y` into `x.__mul__(y)`. If that returns `NotImplemented` or `x`
-# has no `__mul__` (for example `x` is the number `2`), Python tries the *reflected*
-# method on the right operand: `y.__rmul__(x)`. So a Variable needs both forms to
+# Python translates `x * y` into `x.__mul__(y)`. If that returns the special value
+# `NotImplemented` — "I do not know this type" — Python tries the *reflected* method on
+# the right operand: `y.__rmul__(x)`. An int *has* a `__mul__`, but it only knows numbers,
+# so `2 * x` runs `(2).__mul__(x)`, gets `NotImplemented`, and then calls `x.__rmul__(2)`.
+# So a Variable needs both forms to
 # support `x * 2` and `2 * x`. In minitorch these methods are the ops themselves:
 
 # %%
 x = Variable(np.array([1.0, 2.0, 3.0]), name="x")
+print(f"(2).__mul__(x) returns {(2).__mul__(x)}, so Python calls x.__rmul__(2)")
 print(f"Variable.__mul__ is F.mul: {Variable.__mul__ is F.mul}")
 y = 2 * x + 1
 print(y)
@@ -141,7 +144,8 @@ plt.show()
 # ## Exercises
 #
 # In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
-# with your code, run the cell, then run the check cell below it.
+# with your code, run the cell, then run the check cell below it. Each exercise is graded
+# on its own.
 #
 # ### Exercise 1 — give `Variable` a new method
 #
@@ -164,13 +168,17 @@ def cube(x):
     ### END SOLUTION
 
 
+# bind the wrapper onto Variable, as the binding table does with setattr:
 ### BEGIN SOLUTION
 Variable.cube = cube
 ### END SOLUTION
 
 # %% tags=["check"]
 v = Variable(np.array([-1.0, 0.5, 2.0]))
-check_true(hasattr(Variable, "cube"), "Variable has no attribute 'cube': bind it with setattr")
+with explain_errors("cube(x)"):
+    check_close("cube(x)", cube(v), v.data**3, hint="return Cube()(x)")
+check_true(hasattr(Variable, "cube"),
+           "Variable has no attribute 'cube': bind it with Variable.cube = cube")
 check_close("x.cube()", v.cube(), v.data**3)
 check_gradient("x.cube()", lambda u: u.cube(), v.data)
 ok("x.cube() works and is differentiable")
@@ -191,44 +199,49 @@ class Dual:
         self.value = value
         self.deriv = deriv
 
-    ### BEGIN SOLUTION
-    @staticmethod
-    def _lift(other):
-        return other if isinstance(other, Dual) else Dual(other, 0.0)
-
     def __add__(self, other):
-        other = self._lift(other)
+        ### BEGIN SOLUTION
+        other = other if isinstance(other, Dual) else Dual(other, 0.0)
         return Dual(self.value + other.value, self.deriv + other.deriv)
+        ### END SOLUTION
 
     def __mul__(self, other):
-        other = self._lift(other)
+        ### BEGIN SOLUTION
+        other = other if isinstance(other, Dual) else Dual(other, 0.0)
         return Dual(self.value * other.value, self.value * other.deriv + self.deriv * other.value)
+        ### END SOLUTION
 
-    __radd__ = __add__
-    __rmul__ = __mul__
-    ### END SOLUTION
+    def __radd__(self, other):  # other + self, when other is a plain number
+        ### BEGIN SOLUTION
+        return self + other
+        ### END SOLUTION
+
+    def __rmul__(self, other):  # other * self, when other is a plain number
+        ### BEGIN SOLUTION
+        return self * other
+        ### END SOLUTION
 
 # %% tags=["check"]
 def poly(t):
     return 3 * t * t + 2 * t + 1  # f'(t) = 6t + 2
 
 
+dual_hints = (
+    ("has no attribute 'value'", "a plain number has no .value: lift numbers to Dual(c, 0)"),
+    ("unsupported operand", "`3 * t` runs (3).__mul__(t), which returns NotImplemented, so "
+     "Python calls Dual.__rmul__: define __rmul__ and __radd__"),
+)
 for t0 in [2.0, -0.5]:
-    try:
+    with explain_errors(f"poly(Dual({t0}, 1.0))", *dual_hints):
         result = poly(Dual(t0, 1.0))
-    except (TypeError, AttributeError) as err:
-        raise AssertionError(
-            f"poly(Dual) failed with {type(err).__name__}: {err}. `3 * t` calls "
-            "Dual.__rmul__ (the int does not know Dual), and a plain number has no "
-            ".value: lift numbers to Dual(c, 0)"
-        ) from None
     check_true(isinstance(result, Dual), f"poly(Dual) gave a {type(result).__name__}")
     check_close(f"value of poly at {t0}", result.value, 3 * t0**2 + 2 * t0 + 1)
     check_close(
         f"derivative of poly at {t0}", result.deriv, 6 * t0 + 2,
         hint="the derivative of a product is a*d + b*c",
     )
-check_close("1 + Dual(2, 1)", (1 + Dual(2.0, 1.0)).value, 3.0, hint="define __radd__")
+with explain_errors("1 + Dual(2, 1)", *dual_hints):
+    check_close("1 + Dual(2, 1)", (1 + Dual(2.0, 1.0)).value, 3.0, hint="define __radd__")
 ok("Dual numbers differentiate polynomials in forward mode")
 
 # %% [markdown]
@@ -238,13 +251,20 @@ ok("Dual numbers differentiate polynomials in forward mode")
 #
 # ### Exercise 3 — predict the dtype
 #
-# Fill in the dtype name (`"float32"`, `"float64"` or `"int64"`) that each expression
-# produces, **without running it** — then let the check cell run them.
+# In the dictionary `predictions`, replace each `None` by the dtype name (`"float32"`,
+# `"float64"` or `"int64"`) that its expression produces, **without running it** — then
+# let the check cell run them.
 
 # %%
 a32 = Variable(np.ones(3, dtype=np.float32))
 a64 = Variable(np.ones(3))
 i64 = np.arange(3)
+predictions = {  # replace each None by "float32", "float64" or "int64"
+    "a32 * 2.0": None,
+    "a32 + a64": None,
+    "a64 + i64": None,
+    "a32 * np.float32(3)": None,
+}
 ### BEGIN SOLUTION
 predictions = {
     "a32 * 2.0": "float32",
@@ -256,15 +276,62 @@ predictions = {
 
 # %% tags=["check"]
 check_true(isinstance(predictions, dict), "predictions should be a dict")
+if all(value is None for value in predictions.values()):
+    raise NotDoneYet("predictions are all None: this exercise is not done yet: replace each "
+                     "None by a dtype name, delete `raise NotImplementedError()`, run the cell")
 for expr in ["a32 * 2.0", "a32 + a64", "a64 + i64", "a32 * np.float32(3)"]:
     actual = str(eval(expr).dtype)
     check_true(expr in predictions, f"no prediction for {expr!r}")
+    check_true(predictions[expr] is not None, f"the prediction for {expr!r} is still None")
     check_true(
         predictions[expr] == actual,
         f"{expr} gives {actual}, you predicted {predictions[expr]}: a Python float is "
         "weak (adopts the array's dtype); two arrays promote to the wider dtype",
     )
 ok("your dtype predictions match NumPy 2's rules")
+
+# %% [markdown]
+# ### Exercise 4 — forward mode through `exp` and `sin`
+#
+# Dual numbers handle any function whose derivative we know: for $d = a + b\varepsilon$,
+# $g(d) = g(a) + g'(a)\,b\,\varepsilon$ — the chain rule, with $b$ the derivative carried
+# so far. Write `exp_dual(d)` and `sin_dual(d)` that take a `Dual` and return a new one.
+# Use only `d.value`, `d.deriv` and the constructor `Dual(value, deriv)` (not `+` or `*`
+# of Exercise 2), with `np.exp`, `np.sin`, `np.cos` on the numbers.
+
+# %%
+def exp_dual(d):
+    ### BEGIN SOLUTION
+    return Dual(np.exp(d.value), np.exp(d.value) * d.deriv)
+    ### END SOLUTION
+
+
+def sin_dual(d):
+    ### BEGIN SOLUTION
+    return Dual(np.sin(d.value), np.cos(d.value) * d.deriv)
+    ### END SOLUTION
+
+# %% tags=["check"]
+chain_hint = "multiply g'(value) by d.deriv, the derivative carried so far (chain rule)"
+number_hints = (
+    ("which has no callable", "np.exp and np.sin need numbers: apply them to d.value"),
+    ("has no attribute 'value'", "exp_dual and sin_dual must return a Dual(value, deriv)"),
+)
+with explain_errors("exp_dual(Dual(0.3, 1.0))", *number_hints):
+    e = exp_dual(Dual(0.3, 1.0))
+check_true(isinstance(e, Dual), f"exp_dual should return a Dual, got {type(e).__name__}")
+check_close("exp_dual(Dual(0.3, 1)).value", e.value, np.exp(0.3))
+check_close("exp_dual(Dual(0.3, 1)).deriv", e.deriv, np.exp(0.3))
+with explain_errors("sin_dual(Dual(0.3, 2.0))", *number_hints):
+    s_ = sin_dual(Dual(0.3, 2.0))
+check_true(isinstance(s_, Dual), f"sin_dual should return a Dual, got {type(s_).__name__}")
+check_close("sin_dual(Dual(0.3, 2)).value", s_.value, np.sin(0.3))
+check_close("sin_dual(Dual(0.3, 2)).deriv", s_.deriv, 2 * np.cos(0.3), hint=chain_hint)
+with explain_errors("sin_dual(exp_dual(Dual(0.3, 1.0)))", *number_hints):
+    both = sin_dual(exp_dual(Dual(0.3, 1.0)))
+check_close("d/dx sin(exp(x)) at 0.3", both.deriv, np.cos(np.exp(0.3)) * np.exp(0.3),
+            hint=chain_hint)
+ok("exp_dual and sin_dual carry the derivative through the chain rule")
 
 # %% [markdown]
 # ## Summary

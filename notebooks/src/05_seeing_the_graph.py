@@ -23,7 +23,7 @@ import numpy as np
 
 import minitorch.ops as F
 import viz
-from checks import check_true, ok
+from checks import check_close, check_done, check_is_array, check_true, explain_errors, ok
 from minitorch import Variable, manual_seed, nn
 
 # %% [markdown]
@@ -91,11 +91,17 @@ print(f"x.grad = [{x.grad.data[0]:.4f}, {x.grad.data[1]:.4f}]")
 # ## Stepping through the backward pass of a real loss
 #
 # Here is a two-layer network with a softmax cross-entropy loss on a batch of four
-# points — a miniature of everything in notebooks 09 and 10. `BackwardStepper` shows
-# one frame per backward step: the Function running now is highlighted, and each
-# Variable shows the gradient collected so far. Use the slider or the buttons. The view
-# is self-contained HTML (the frames are SVG, the controls a few lines of JavaScript),
-# so it works offline and in the exported documentation too.
+# points — a miniature of everything in notebooks 09 and 10. `BackwardStepper` lays the
+# graph out **once** and then shows the backward pass one step at a time on that same
+# drawing, so nothing moves and you can watch what changes: the Function running now has
+# a red box, the gradient it received travels along a blue dashed arrow, the gradients it
+# sends along red dashed arrows (they point the way the gradient travels, against the
+# forward edges), and the numbers are in the table beside the drawing. `.widget()` makes
+# it a Jupyter widget.
+#
+# **Click the stepper, then press → (or PageDown, or Space)** to run the next Function's
+# backward; ← goes back, Home and End jump to the start and the end. The *full screen*
+# button is for the projector.
 
 # %%
 manual_seed(0)
@@ -106,15 +112,24 @@ labels = np.array([0, 1, 1, 0])
 loss = F.softmax_cross_entropy(model(batch), labels)
 loss.name = "loss"
 loss_trace = viz.trace_backward(loss)
-stepper = viz.BackwardStepper(loss_trace, show_values=False)
+stepper = viz.BackwardStepper(loss_trace).widget()
 stepper
 
 # %% [markdown]
-# The same steps as text — what the frames' captions say:
+# The step shown is a Python attribute, kept in sync with the view both ways: press → in
+# the view and `stepper.step` changes; set it here and the view jumps there. Frame 0 is
+# the start (the seed), frame `k` the k-th step, the last frame the end.
 
 # %%
-for k, step in enumerate(loss_trace):
-    print(f"step {k + 1}: {step.name}")
+stepper.step = 2
+print(f"frame {stepper.step} of {len(loss_trace) + 1}: {stepper.stepper.frames()[2]['counter']}")
+
+# %% [markdown]
+# Each frame's caption, as text — the same sentences the view shows above the drawing:
+
+# %%
+for caption in stepper.stepper.captions():
+    print(caption)
 
 # %% [markdown]
 # `nn.Linear` records a single `Linear` Function (`x @ W.T + b` in one step), so the
@@ -151,7 +166,8 @@ for depth, (n_f, n_v) in zip(depths, counts):
 # ## Exercises
 #
 # In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
-# with your code, run the cell, then run the check cell below it.
+# with your code, run the cell, then run the check cell below it. Each exercise is graded
+# on its own.
 #
 # ### Exercise 1 — count the nodes from the DOT text
 #
@@ -169,10 +185,12 @@ def count_nodes(dot):
 
 # %% tags=["check"]
 a = Variable(np.array(2.0), name="a")
-got = count_nodes(viz.to_dot(a * a))
+with explain_errors("count_nodes(viz.to_dot(a * a))"):
+    got = count_nodes(viz.to_dot(a * a))
 check_true(got == (1, 2), f"a * a has 1 Function (Mul) and 2 Variables (a, the product); "
            f"you counted {got}")
-got = count_nodes(viz.to_dot(F.exp(a) + F.sin(a) * 3.0))
+with explain_errors("count_nodes(viz.to_dot(exp(a) + sin(a) * 3.0))"):
+    got = count_nodes(viz.to_dot(F.exp(a) + F.sin(a) * 3.0))
 check_true(got == (4, 6), "exp(a) + sin(a) * 3.0 has 4 Functions (Exp, Sin, Mul, Add) and "
            f"6 Variables (a, 3.0 and four results); you counted {got}")
 ok("count_nodes reads the DOT text correctly")
@@ -181,26 +199,33 @@ ok("count_nodes reads the DOT text correctly")
 # ### Exercise 2 — predict the backward order
 #
 # For `z = F.exp(a * b) + b` below, write down the names of the Functions in the order
-# the backward pass runs them, as a list of strings such as `["Mul"]` — from your
-# understanding, then let the check trace it.
+# the backward pass runs them, as the list of strings `predicted_order` (such as
+# `["Mul"]`) — from your understanding, then let the check trace it (on a copy of the
+# graph, so running `z.backward()` yourself changes nothing).
 
 # %%
 a = Variable(np.array(0.5), name="a")
 b = Variable(np.array(-1.0), name="b")
 z = F.exp(a * b) + b
+predicted_order = None  # a list of Function names, in the order backward runs them
 ### BEGIN SOLUTION
 predicted_order = ["Add", "Exp", "Mul"]
 ### END SOLUTION
 
 # %% tags=["check"]
-actual = [step.name for step in viz.trace_backward(z)]
+check_done(predicted_order=predicted_order)
+check_true(isinstance(predicted_order, list | tuple),
+           f"predicted_order should be a list of names, got {type(predicted_order).__name__}")
+a_copy, b_copy = Variable(np.array(0.5), name="a"), Variable(np.array(-1.0), name="b")
+actual = [step.name for step in viz.trace_backward(F.exp(a_copy * b_copy) + b_copy)]
 check_true(len(predicted_order) == len(actual),
            f"{len(actual)} Functions run in this backward pass; you listed "
            f"{len(predicted_order)}")
-check_true(predicted_order == actual, f"you predicted {predicted_order}; a Function runs "
-           "only after every Function using its output — the output's creator comes first")
-check_true(abs(b.grad.item() - (0.5 * np.exp(-0.5) + 1.0)) < 1e-12,
-           "b.grad should be a*exp(a*b) + 1 (b is used twice)")
+check_true(list(predicted_order) == actual, f"you predicted {list(predicted_order)}; a "
+           "Function runs only after every Function using its output — the output's creator "
+           "comes first")
+check_close("b.grad (b is used twice: a*exp(a*b) + 1)", b_copy.grad,
+            0.5 * np.exp(-0.5) + 1.0, atol=1e-12)
 ok("you predicted the backward order")
 
 # %% [markdown]
@@ -214,18 +239,58 @@ ok("you predicted the backward order")
 x = Variable(np.array([0.1, -0.4, 0.7]), name="x")
 h = F.tanh(x * 3.0)
 loss = (h * h).sum()
+h_grad = None  # the ndarray d loss / d h
 ### BEGIN SOLUTION
 loss.backward(retain_grad=True)
 h_grad = h.grad.data
 ### END SOLUTION
 
 # %% tags=["check"]
-check_true(h_grad is not None, "h_grad is None: did you pass retain_grad=True?")
-expected = 2 * np.tanh(3.0 * x.data)
-bad = np.flatnonzero(~np.isclose(h_grad, expected))
-check_true(bad.size == 0, f"h_grad differs at index {bad[:1].tolist()}: expected "
-           f"{expected[bad[:1]].round(4).tolist()}, got {np.asarray(h_grad)[bad[:1]].round(4).tolist()}")
+check_done(h_grad=h_grad)
+check_is_array("h_grad", h_grad)
+check_close("h_grad", h_grad, 2 * np.tanh(3.0 * x.data), atol=1e-10,
+            hint="the gradient of sum(h*h) w.r.t. h is 2h; read h.grad.data after "
+            "loss.backward(retain_grad=True)")
 ok("the gradient of the loss w.r.t. h is 2h")
+
+# %% [markdown]
+# ### Exercise 4 — watch the gradient shrink
+#
+# A trace is also a debugging tool: when a deep network does not learn, look at the size
+# of the gradient each step **received**. Write `received_norms(trace)` returning a list
+# of `(name, norm)` pairs, one per step in the trace's order, where `norm` is the
+# Euclidean norm (`np.linalg.norm`) of the step's first received gradient
+# `step.grads_in[0]`, as a float. The check runs it on a chain of saturated `tanh`s,
+# where the gradient fades step by step: the *vanishing gradient*.
+
+# %%
+def received_norms(trace):
+    ### BEGIN SOLUTION
+    return [(step.name, float(np.linalg.norm(step.grads_in[0]))) for step in trace]
+    ### END SOLUTION
+
+# %% tags=["check"]
+v = Variable(np.array([2.0, -1.5, 3.0]), name="v")
+deep = v
+for _ in range(4):
+    deep = F.tanh(deep * 2.0)
+deep = deep.sum()
+deep_trace = viz.trace_backward(deep)
+with explain_errors("received_norms(trace)",
+                    ("has no attribute 'grads_in'", "iterate over the trace: each item is a "
+                     "step with .name and .grads_in")):
+    norms = received_norms(deep_trace)
+check_true(isinstance(norms, list) and len(norms) == len(deep_trace),
+           f"received_norms should return one pair per step ({len(deep_trace)}), got "
+           f"{norms!r:.100}")
+check_true(all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in norms),
+           f"each item should be a pair (name, norm), got {norms[0]!r:.60}")
+check_true([name for name, _ in norms] == [step.name for step in deep_trace],
+           "the names should follow the trace's order: [step.name for step in trace]")
+expected = [float(np.sqrt(np.sum(step.grads_in[0] ** 2))) for step in deep_trace]
+check_close("the norms", np.array([float(n) for _, n in norms]), np.array(expected),
+            hint="np.linalg.norm(step.grads_in[0]): the gradient the step received")
+ok("received_norms shows the gradient fading: " + ", ".join(f"{n:.2g}" for _, n in norms))
 
 # %% [markdown]
 # ## Summary
@@ -236,7 +301,9 @@ ok("the gradient of the loss w.r.t. h is 2h")
 #   their gradient only with `backward(retain_grad=True)`.
 # * `viz.trace_backward` records each step of the real engine: what each Function
 #   received and sent, in topological order.
-# * `viz.BackwardStepper` replays a backward pass frame by frame as self-contained HTML.
+# * `viz.BackwardStepper` replays a backward pass step by step on one fixed drawing;
+#   `.widget()` makes it a Jupyter widget (→ to step, `stepper.step` from Python) and
+#   `.save_html(path)` a page that works offline.
 #
 # **Next:** [06 · Higher-order derivatives](06_higher_order_derivatives.ipynb) —
 # differentiating the backward pass itself.

@@ -14,16 +14,28 @@
 # 2. compute second and higher derivatives with `create_graph=True`, clearing gradients
 #    between passes;
 # 3. minimise a function with Newton's method using an autograd second derivative;
-# 4. read the graph of a gradient and explain why it grows with the order.
+# 4. read the graph of a gradient and explain why it grows exponentially with the order;
+# 5. write a backward engine of your own that supports `create_graph=True`.
 
 # %%
+import heapq
+from contextlib import nullcontext
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch.ops as F
 import viz
-from checks import check_close, check_true, ok
-from minitorch import Variable
+from checks import (
+    check_close,
+    check_is_variable,
+    check_true,
+    explain_errors,
+    ok,
+    ratio_hint,
+    time_limit,
+)
+from minitorch import Variable, no_grad
 
 # %% [markdown]
 # ## The gradient as a Variable with a history
@@ -164,13 +176,55 @@ print(f"second derivative at 1: {g2.item():.6f}")
 viz.draw_graph(g2, show_shapes=False, hide_constants=True)
 
 # %% [markdown]
-# (This growth is the "expression swell" that symbolic differentiation suffers from too;
-# autodiff shares common sub-expressions, so it stays polynomial rather than exponential.)
+# How fast do they grow? Count the Functions behind each derivative, up to order 10:
+
+# %%
+def count_graph(y):
+    """The number of distinct Functions behind y (an explicit stack, as in notebook 03)."""
+    seen, stack = set(), [y.creator]
+    while stack:
+        f = stack.pop()
+        if f is None or id(f) in seen:
+            continue
+        seen.add(id(f))
+        stack.extend(u.creator for u in f.inputs)
+    return len(seen)
+
+
+x = Variable(np.array(1.0), name="x")
+y = F.tanh(x)
+graph_sizes = []
+for order in range(1, 11):
+    y.backward(create_graph=True)
+    y = x.grad
+    x.clear_grad()
+    graph_sizes.append(count_graph(y))
+ratios = np.array(graph_sizes[1:]) / np.array(graph_sizes[:-1])
+fig, ax = plt.subplots(figsize=(5.5, 3.2))
+ax.semilogy(range(1, 11), graph_sizes, "o-")
+ax.set_xlabel("order of the derivative")
+ax.set_ylabel("Functions in its graph")
+ax.set_title("A straight line on a log scale: exponential growth")
+plt.show()
+print("Functions per order:", ", ".join(f"{n:,}" for n in graph_sizes))
+print(f"growth from order 5 to 10: x{np.exp(np.log(ratios[-5:]).mean()):.1f} per order")
+
+# %% [markdown]
+# A straight line on a logarithmic axis: the graphs grow **exponentially** in the order,
+# by a factor of about 2.8 per order here. Each backward pass applies the product rule
+# to every `Mul` of the previous graph, and each product rule turns one product into a
+# sum of two, so the expression roughly doubles and more with every order — the
+# "expression swell" of symbolic differentiation. The gradient graph reuses the forward
+# values it needs (here the one `Tanh` output), but it does not simplify: a tenth
+# derivative costs twenty thousand operations. For one or two orders (Newton's method,
+# Hessian-vector products, gradient penalties) that is cheap; for high orders, Taylor-mode
+# methods do better.
 #
 # ## Exercises
 #
 # In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
-# with your code, run the cell, then run the check cell below it.
+# with your code, run the cell, then run the check cell below it. Each exercise is graded
+# on its own.
 #
 # ### Exercise 1 — second derivative
 #
@@ -189,11 +243,21 @@ def second_derivative(f, x0):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_close("second_derivative of sin at 0.3", second_derivative(F.sin, 0.3), -np.sin(0.3),
+grad_hints = (
+    ("'NoneType' object has no attribute", "x.grad is None after clear_grad(): keep the first "
+     "gradient in a variable (gx = x.grad) before clearing, then call gx.backward()"),
+    ("does not require a gradient", "the first gradient has no graph: call "
+     "f(x).backward(create_graph=True)"),
+    ("create_graph", "call the first backward with create_graph=True"),
+)
+with explain_errors("second_derivative(F.sin, 0.3)", *grad_hints):
+    d2_sin = second_derivative(F.sin, 0.3)
+    d2_cube = second_derivative(lambda v: v**3, 2.0)
+    d2_exp = second_derivative(lambda v: F.exp(2 * v), 0.5)
+check_close("second_derivative of sin at 0.3", d2_sin, -np.sin(0.3),
             hint="if you get -sin(x) + cos(x), the first derivative was not cleared")
-check_close("second_derivative of x**3 at 2.0", second_derivative(lambda v: v**3, 2.0), 12.0)
-check_close("second_derivative of exp(2x) at 0.5",
-            second_derivative(lambda v: F.exp(2 * v), 0.5), 4 * np.exp(1.0))
+check_close("second_derivative of x**3 at 2.0", d2_cube, 12.0)
+check_close("second_derivative of exp(2x) at 0.5", d2_exp, 4 * np.exp(1.0))
 ok("second_derivative differentiates twice")
 
 # %% [markdown]
@@ -213,7 +277,8 @@ def newton(f, x0, steps):
     ### END SOLUTION
 
 # %% tags=["check"]
-iterates = newton(lambda v: v**4 - 2 * v**2, 2.0, 5)
+with explain_errors("newton(f, 2.0, 5)"):
+    iterates = newton(lambda v: v**4 - 2 * v**2, 2.0, 5)
 check_true(len(iterates) == 6, f"newton(..., steps=5) should return 6 values, got {len(iterates)}")
 reference = [2.0]
 for _ in range(5):
@@ -221,7 +286,9 @@ for _ in range(5):
     reference.append(xr - (4 * xr**3 - 4 * xr) / (12 * xr**2 - 4))
 check_close("your Newton iterates", np.array(iterates), np.array(reference), atol=1e-10)
 cosh = lambda v: (F.exp(v) + F.exp(-v)) / 2  # noqa: E731
-check_close("newton on cosh from 1.0 (minimum at 0)", newton(cosh, 1.0, 6)[-1], 0.0, atol=1e-10)
+with explain_errors("newton(cosh, 1.0, 6)"):
+    last = newton(cosh, 1.0, 6)[-1]
+check_close("newton on cosh from 1.0 (minimum at 0)", last, 0.0, atol=1e-10)
 ok("Newton's method converges in a handful of steps")
 
 # %% [markdown]
@@ -248,12 +315,202 @@ def tanh_derivatives(x0, n):
 # %% tags=["check"]
 t = np.tanh(0.6)
 closed = [1 - t**2, -2 * t * (1 - t**2), (1 - t**2) * (6 * t**2 - 2)]
-got = tanh_derivatives(0.6, 3)
+with explain_errors("tanh_derivatives(0.6, 3)", *grad_hints):
+    got = tanh_derivatives(0.6, 3)
 check_true(len(got) == 3, f"tanh_derivatives(x0, 3) should return 3 values, got {len(got)}")
 for k in range(3):
     check_close(f"derivative {k + 1} of tanh at 0.6", got[k], closed[k],
                 hint="clear x.grad before each backward, or the orders add up")
 ok("three derivatives of tanh match their closed forms")
+
+# %% [markdown]
+# ### Exercise 4 — your own backward engine, with `create_graph`
+#
+# Now write the engine yourself. `backward_engine(y, create_graph=False)` must do what
+# `y.backward(create_graph=...)` does, for Functions with one output:
+#
+# 1. seed: the gradient of `y` is `Variable(np.ones_like(y.data))`;
+# 2. visit the Functions largest `generation` first, each once — the heap of notebook 03,
+#    with entries `(-f.generation, id(f), f)`;
+# 3. for each Function `f`: take its output's gradient (`f.output()`, looked up by `id`),
+#    call the **differentiable** `f.backward(gy)` (it returns one gradient or a tuple,
+#    one per input), and add each gradient into the running total of its input;
+# 4. do step 3 under `no_grad()` when `create_graph` is False (first-order gradients
+#    record no graph), and with recording on (`nullcontext()`) when it is True — then the
+#    gradients are Variables with a history, and can be differentiated again;
+# 5. store the total of every **leaf** (`creator is None`) in its `.grad`, *adding* to a
+#    gradient that is already there.
+#
+# The check forbids `Variable.backward` while it runs: the engine must be yours.
+
+# %%
+def backward_engine(y, create_graph=False):
+    ### BEGIN SOLUTION
+    grads = {id(y): Variable(np.ones_like(y.data))}
+    leaves = {}
+    heap, queued = [], set()
+
+    def push(f):
+        if f is not None and id(f) not in queued:
+            queued.add(id(f))
+            heapq.heappush(heap, (-f.generation, id(f), f))
+
+    if y.creator is None:
+        leaves[id(y)] = y
+    push(y.creator)
+    with nullcontext() if create_graph else no_grad():
+        while heap:
+            _, _, f = heapq.heappop(heap)
+            gxs = f.backward(grads.pop(id(f.output())))
+            gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+            for u, gx in zip(f.inputs, gxs):
+                if gx is None:
+                    continue
+                grads[id(u)] = gx if id(u) not in grads else grads[id(u)] + gx
+                if u.creator is None:
+                    leaves[id(u)] = u
+                push(u.creator)
+        for key, leaf in leaves.items():
+            leaf.grad = grads[key] if leaf.grad is None else leaf.grad + grads[key]
+    ### END SOLUTION
+
+# %% tags=["check"]
+engine_hints = (
+    ("KeyError", "a Function ran before its output's gradient arrived: pop the largest "
+     "generation first, and look gradients up by id(f.output())"),
+    ("not supported between", "push (-f.generation, id(f), f): ties then compare ids"),
+    ("write the engine yourself", "no y.backward() inside backward_engine: loop over the "
+     "Functions yourself"),
+)
+
+
+def forbidden_backward(self, *args, **kwargs):
+    raise RuntimeError("backward_engine called Variable.backward: write the engine yourself")
+
+
+def run_engine(y, create_graph=False, what="backward_engine(y)"):
+    """Your engine, with minitorch's own backward switched off while it runs."""
+    saved = Variable.backward
+    Variable.backward = forbidden_backward
+    try:
+        with explain_errors(what, *engine_hints), time_limit(
+            20, f"{what} still runs after 20 s: does every Function leave the heap once?"
+        ):
+            backward_engine(y, create_graph=create_graph)
+    finally:
+        Variable.backward = saved
+
+
+engine_size = ratio_hint(
+    too_large="too large: a Function ran twice, or a gradient was added twice",
+    too_small="too small: a share of the gradient was lost; add into the running total, "
+    "and run a Function only after all its users (largest generation first)",
+)
+x_test = Variable(np.array([0.5, -1.0, 2.0]))
+a_test = F.square(x_test)
+run_engine(F.exp(a_test) + F.sin(a_test))  # the diamond of notebook 03
+check_is_variable("x.grad after backward_engine", x_test.grad)
+check_close("x.grad of exp(x^2) + sin(x^2)", x_test.grad,
+            (np.exp(x_test.data**2) + np.cos(x_test.data**2)) * 2 * x_test.data,
+            hint=engine_size)
+check_true(x_test.grad.creator is None,
+           "with create_graph=False your engine recorded the backward pass (x.grad has a "
+           "creator): run the backward calls inside `with no_grad():`")
+u_test, w_test = Variable(np.array(3.0)), Variable(np.array(-2.0))
+run_engine(u_test * w_test * u_test, what="backward_engine(u * w * u)")
+check_close("the gradient of u*w*u w.r.t. u (u is used twice)", u_test.grad, 2 * 3.0 * -2.0,
+            hint=engine_size)
+check_close("the gradient of u*w*u w.r.t. w", w_test.grad, 9.0)
+run_engine(u_test * w_test, what="a second backward_engine(u * w)")
+check_close("u.grad after a second backward (gradients accumulate)", u_test.grad,
+            -12.0 - 2.0, hint="add to the gradient a leaf already has: leaf.grad + total")
+x1 = Variable(np.array(0.7))
+run_engine(F.tanh(x1), create_graph=True, what="backward_engine(tanh(x), create_graph=True)")
+first = x1.grad
+check_is_variable("x.grad with create_graph=True", first)
+t1 = np.tanh(0.7)
+check_close("d tanh/dx at 0.7", first, 1 - t1**2)
+check_true(first.creator is not None,
+           "with create_graph=True the gradient must have a history (a creator): run the "
+           "backward calls with recording on (nullcontext()), not inside no_grad()")
+x1.clear_grad()
+run_engine(first, what="backward_engine(x.grad) (the second derivative)")
+check_close("d2 tanh/dx2 at 0.7 with your engine twice", x1.grad, -2 * t1 * (1 - t1**2),
+            hint="the second pass differentiates the first gradient's graph")
+ok("your engine computes gradients, and with create_graph=True gradients of gradients")
+
+# %% [markdown]
+# ### Exercise 5 — the Hessian of a function of two variables
+#
+# With an engine that records its own work, second derivatives of several variables
+# follow. Write `hessian_2x2(backward, f, x0, y0)`, returning the $2 \times 2$ matrix of
+# second derivatives of `f(x, y)` at the floats `(x0, y0)` as a NumPy array. Use the
+# engine you are given, called as `backward(z, create_graph=...)`: one pass with
+# `create_graph=True` gives the Variables `gx = x.grad` and `gy = y.grad`; then, for each
+# of them, clear both gradients and run `backward` on it: the new `x.grad` and `y.grad`
+# are one row of the Hessian. The check passes your `backward_engine` when Exercise 4
+# works, and minitorch's engine otherwise, so this exercise is graded on its own.
+
+# %%
+def hessian_2x2(backward, f, x0, y0):
+    ### BEGIN SOLUTION
+    x, y = Variable(np.array(x0)), Variable(np.array(y0))
+    backward(f(x, y), create_graph=True)
+    first = (x.grad, y.grad)
+    rows = []
+    for g in first:
+        x.clear_grad()
+        y.clear_grad()
+        backward(g)
+        rows.append([x.grad.item(), y.grad.item()])
+    return np.array(rows)
+    ### END SOLUTION
+
+# %% tags=["check"]
+def minitorch_engine(z, create_graph=False):
+    z.backward(create_graph=create_graph)
+
+
+def engine_to_use():
+    """Your backward_engine if it gets a second derivative right, else minitorch's."""
+    try:
+        probe = Variable(np.array(0.3))
+        backward_engine(probe * probe * probe, create_graph=True)
+        g = probe.grad
+        probe.clear_grad()
+        backward_engine(g)
+        if abs(probe.grad.item() - 1.8) < 1e-9:
+            return backward_engine, "your backward_engine"
+    except Exception:
+        pass
+    return minitorch_engine, "minitorch's engine (Exercise 4 is not done or not right yet)"
+
+
+engine, engine_name = engine_to_use()
+print(f"using {engine_name}")
+hess_hints = (
+    ("'NoneType' object has no attribute", "keep x.grad and y.grad of the first pass in "
+     "variables before clearing; the second pass may leave one of them None (a zero row entry)"),
+)
+
+
+def saddle(u, v):
+    return u**3 * v + F.sin(u * v)
+
+
+with explain_errors("hessian_2x2(engine, f, 0.5, -1.2)", *hess_hints):
+    H = hessian_2x2(engine, saddle, 0.5, -1.2)
+x0, y0 = 0.5, -1.2
+s_uv = np.sin(x0 * y0)
+expected = np.array([
+    [6 * x0 * y0 - y0**2 * s_uv, 3 * x0**2 + np.cos(x0 * y0) - x0 * y0 * s_uv],
+    [3 * x0**2 + np.cos(x0 * y0) - x0 * y0 * s_uv, -x0**2 * s_uv],
+])
+check_close("your Hessian", np.asarray(getattr(H, "data", H), dtype=float), expected,
+            hint="clear x.grad and y.grad before each second pass, or the rows add up")
+check_true(np.isclose(H[0][1], H[1][0]),
+           "the mixed derivatives d2f/dxdy and d2f/dydx should be equal")
+ok(f"hessian_2x2 is right (with {engine_name.split(' (')[0]}); the Hessian is symmetric")
 
 # %% [markdown]
 # ## Summary
@@ -264,7 +521,10 @@ ok("three derivatives of tanh match their closed forms")
 # * Clear the gradient between passes: gradients accumulate.
 # * Newton's method uses $f'/f''$ and converges quadratically near a minimum; gradient
 #   descent is slower per step but needs no second derivatives.
-# * Each higher derivative's graph contains the previous one: graphs grow with the order.
+# * Each higher derivative's graph contains the previous one, and the graphs grow
+#   exponentially with the order (about ×2.8 per order for tanh).
+# * An engine supports `create_graph=True` by running the differentiable `backward`s with
+#   recording on; with recording off, the same loop gives first-order gradients.
 #
 # **Next:** [07 · Tensors](07_tensors.ipynb) — broadcasting, `sum_to` and the shape of a
 # gradient.

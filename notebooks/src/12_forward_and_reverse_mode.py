@@ -28,7 +28,7 @@ import numpy as np
 import minitorch.func as mf
 import minitorch.ops as F
 import viz
-from checks import check_close, check_true, ok
+from checks import check_close, check_true, explain_errors, ok
 from minitorch import Function, Variable
 
 # %% [markdown]
@@ -283,7 +283,8 @@ def log_cosh(x):
 
 
 points, direction = np.array([-1.5, 0.2, 2.0]), np.array([1.0, -2.0, 0.5])
-_, tangent = mf.jvp(log_cosh, (points,), (direction,))
+with explain_errors("mf.jvp(log_cosh, (points,), (direction,))"):
+    _, tangent = mf.jvp(log_cosh, (points,), (direction,))
 eps = 1e-6
 numeric = (np.logaddexp(points + eps * direction, -points - eps * direction)
            - np.logaddexp(points - eps * direction, -points + eps * direction)) / (2 * eps)
@@ -325,7 +326,8 @@ def curve(x):
 x_check = np.array([0.3, -1.2])
 expected = mf.jacrev(curve)(x_check).data
 calls.clear()
-jac = jacobian_by_columns(curve, x_check)
+with explain_errors("jacobian_by_columns(curve, x_check)"):
+    jac = jacobian_by_columns(curve, x_check)
 check_close("your Jacobian", jac, expected,
             hint="column j is the jvp with the one-hot tangent e_j; stack columns on axis 1")
 check_true(len(calls) == 2, f"with 2 inputs, 2 forward passes suffice; f ran {len(calls)} times")
@@ -367,8 +369,12 @@ def wide(x):
 expected_tall = mf.jacrev(tall)(np.ones(2)).data
 expected_wide = mf.jacfwd(wide)(np.ones(6)).data
 runs.clear()
-check_close("the tall Jacobian", cheapest_jacobian(tall, np.ones(2)), expected_tall)
-check_close("the wide Jacobian", cheapest_jacobian(wide, np.ones(6)), expected_wide)
+with explain_errors("cheapest_jacobian(tall, np.ones(2))"):
+    got_tall = cheapest_jacobian(tall, np.ones(2))
+with explain_errors("cheapest_jacobian(wide, np.ones(6))"):
+    got_wide = cheapest_jacobian(wide, np.ones(6))
+check_close("the tall Jacobian", got_tall, expected_tall)
+check_close("the wide Jacobian", got_wide, expected_wide)
 n_tall, n_wide = runs.count("tall"), runs.count("wide")
 check_true(n_tall == 1 + 2, f"tall (6 x 2): 1 probe + 2 forward passes expected, f ran {n_tall}")
 check_true(n_wide == 1 + 1, f"wide (2 x 6): 1 probe + 1 reverse pass expected, f ran {n_wide}")
@@ -403,7 +409,9 @@ x_hvp, v_hvp = np.array([1.0, 2.0, -1.0]), np.array([0.5, -1.0, 2.0])
 H = np.diag(3 * x_hvp**2) + np.array([[0, x_hvp[2], x_hvp[1]],
                                       [x_hvp[2], 0, x_hvp[0]],
                                       [x_hvp[1], x_hvp[0], 0]])
-check_close("your H v", hessian_vector_product(energy, x_hvp, v_hvp), H @ v_hvp,
+with explain_errors("hessian_vector_product(energy, x_hvp, v_hvp)"):
+    got_hv = hessian_vector_product(energy, x_hvp, v_hvp)
+check_close("your H v", got_hv, H @ v_hvp,
             hint="mf.jvp(mf.grad(f), (x,), (v,)) returns (gradient, H v)")
 check_true(len(evaluations) == 1, f"f should run once (no full Hessian); it ran {len(evaluations)}")
 ok("a Hessian-vector product in one forward pass over one backward pass")

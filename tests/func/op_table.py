@@ -212,6 +212,12 @@ CASES = [
     ),
     TangentCase("var", lambda a: F.var(a, axis=0), _u((4, 2)), lambda a: a.var(0, correction=0)),
     TangentCase("std", lambda a: F.std(a, axis=0), _u((4, 2)), lambda a: a.std(0, correction=0)),
+    TangentCase(
+        "std_ddof_keepdims",
+        lambda a: F.std(a, axis=1, keepdims=True, ddof=1),
+        _u((2, 3)),
+        lambda a: a.std(1, correction=1, keepdim=True),
+    ),
     # -- linear algebra --
     TangentCase("matmul", F.matmul, _u((2, 3), (3, 4)), lambda a, b: a @ b),
     TangentCase("matmul_batched", F.matmul, _u((2, 2, 3), (3, 2)), lambda a, b: a @ b),
@@ -243,6 +249,12 @@ CASES = [
         F.mean_squared_error,
         _u((3, 2), (3, 2)),
         lambda a, b: _tf().mse_loss(a, b),
+    ),
+    TangentCase(
+        "binary_cross_entropy",
+        lambda p, t: F.binary_cross_entropy(p, t),
+        lambda rng: [rng.uniform(0.1, 0.9, (4,)), rng.uniform(0.1, 0.9, (4,))],
+        lambda p, t: _tf().binary_cross_entropy(p, t),
     ),
     TangentCase(
         "binary_cross_entropy_with_logits",

@@ -178,12 +178,96 @@ def test_explain_errors_turns_an_exception_into_guidance(checks: ModuleType) -> 
     assert message.endswith("hint: a leaf has no creator")
 
 
-@pytest.mark.parametrize("error", [NotImplementedError, AssertionError])
-def test_explain_errors_passes_stubs_and_failed_checks(
-    checks: ModuleType, error: type[Exception]
+def test_explain_errors_passes_failed_checks(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError, match="^1 != 2$"), checks.explain_errors("f(x)"):
+        raise AssertionError("1 != 2")
+
+
+def test_explain_errors_says_an_untouched_stub_is_not_done(checks: ModuleType) -> None:
+    with pytest.raises(checks.NotDoneYet) as info, checks.explain_errors("f(x)"):
+        raise NotImplementedError()
+    assert isinstance(info.value, AssertionError)  # nbgrader: a failed test like any other
+    assert str(info.value).startswith("f(x): this exercise is not done yet")
+
+
+def test_explain_errors_keeps_a_library_not_implemented_message(checks: ModuleType) -> None:
+    class NoBackward(Function):
+        def forward(self, x: np.ndarray) -> np.ndarray:
+            return x * 2
+
+    with pytest.raises(AssertionError, match="NoBackward.backward is not defined") as info:
+        with checks.explain_errors("backward of your NoBackward"):
+            NoBackward().backward(Variable(np.ones(1)))
+    assert not isinstance(info.value, checks.NotDoneYet)
+
+
+def test_check_done_names_what_is_still_none(checks: ModuleType) -> None:
+    checks.check_done(ga=1.0, gx=0.0)
+    with pytest.raises(checks.NotDoneYet, match="^ga, gx are still None: this exercise is not"):
+        checks.check_done(ga=None, gx=None)
+
+
+class _ExpOnArrays(Function):
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.exp(x)
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy * np.exp(self.inputs[0])  # NumPy on a Variable
+
+
+class _CompareVariable(Function):
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, 0)
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * (x > 0.0) if isinstance(x, np.ndarray) else gy * (x <= 0.0)
+
+
+class _DataInForward(Function):
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x.data**2  # forward already receives an ndarray
+
+    def backward(self, gy: Variable) -> Variable:
+        return gy
+
+
+@pytest.mark.parametrize(
+    ("function", "words"),
+    [
+        (_ExpOnArrays, "this is a Variable: NumPy functions need arrays; use F.exp(...)"),
+        (_CompareVariable, "this is a Variable: use .data to compare its values"),
+        (_DataInForward, "this is an ndarray already (forward receives arrays): drop the .data"),
+    ],
+)
+def test_variable_ndarray_mixups_get_a_one_line_hint(
+    checks: ModuleType, function: type[Function], words: str
 ) -> None:
-    with pytest.raises(error), checks.explain_errors("f(x)"):
-        raise error()
+    with pytest.raises(AssertionError) as info:
+        checks.check_gradient(function.__name__, lambda v: function()(v), np.array([0.5, 1.0]))
+    assert f"hint: {words}" in str(info.value)
+
+
+def test_an_ndarray_used_as_a_variable_gets_a_one_line_hint(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError) as info, checks.explain_errors("walk(y)"):
+        np.ones(2).creator  # noqa: B018
+    assert "hint: this is an ndarray, not a Variable: it has no creator" in str(info.value)
+
+
+def test_check_is_variable_and_check_is_array(checks: ModuleType) -> None:
+    checks.check_is_variable("g", Variable(np.ones(2)))
+    checks.check_is_array("g", np.ones(2))
+    with pytest.raises(AssertionError, match="^g is an ndarray, not a Variable: compute it"):
+        checks.check_is_variable("g", np.ones(2))
+    with pytest.raises(AssertionError, match="^g is a Variable: use .data to get its ndarray$"):
+        checks.check_is_array("g", Variable(np.ones(2)))
+
+
+def test_time_limit_stops_a_loop_that_never_ends(checks: ModuleType) -> None:
+    with pytest.raises(AssertionError, match="^the loop never ends$"):
+        with checks.time_limit(0.2, "the loop never ends"):
+            while True:
+                pass
 
 
 def test_explain_errors_does_not_mention_sum_to(checks: ModuleType) -> None:

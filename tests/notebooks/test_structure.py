@@ -85,7 +85,7 @@ def test_notebook_has_goals_picture_summary_and_exercises(path: Path) -> None:
     assert "Learning goals" in nb.cells[0].source
     assert "## Summary" in markdown
     solutions = _solution_cells(nb)
-    # 2-4 in the early notebooks; up to 9 where the student builds the pieces (07-13)
+    # 2-5 in the early notebooks; up to 9 where the student builds the pieces (07-13)
     assert 2 <= len(solutions) <= 9, f"{path.name} has {len(solutions)} exercises"
     for i in solutions:
         following = nb.cells[i + 1]
@@ -113,6 +113,8 @@ def test_notebook_has_goals_picture_summary_and_exercises(path: Path) -> None:
 def test_notebook_is_committed_executed_without_errors(path: Path) -> None:
     nb = _read(path)
     assert nb.metadata["kernelspec"]["name"] == "python3"
+    # what JupyterLab 4 writes on save: anything else marks the notebook modified on opening
+    assert nb.metadata["kernelspec"]["display_name"] == "Python 3 (ipykernel)"
     for cell in nb.cells:
         if cell.cell_type != "code" or not cell.source.strip():
             continue
@@ -154,6 +156,31 @@ def test_student_version_has_no_outputs(path: Path, student_dir: Path) -> None:
 
 def test_student_directory_has_the_helper_module(student_dir: Path) -> None:
     assert (student_dir / "checks.py").is_file()
+
+
+def test_student_directory_has_no_nbval_conftest(student_dir: Path) -> None:
+    """nbval's conftest.py belongs to the test suite; in a student folder it would make
+    pytest skip the student's own notebooks and confuse anyone who opens it."""
+    assert (NOTEBOOKS / "conftest.py").is_file()  # so this test can fail
+    assert not (student_dir / "conftest.py").exists()
+
+
+def test_course_source_has_the_helpers_but_not_conftest(tmp_path: Path) -> None:
+    from exercise_runner import load_script
+
+    names = load_script("make_course").make_course(tmp_path, ["01"])
+    folder = tmp_path / "source" / names[0]
+    assert (folder / f"{names[0]}.ipynb").is_file() and (folder / "checks.py").is_file()
+    assert not (folder / "conftest.py").exists()
+
+
+def test_exercises_are_paired_with_their_checks(run_notebooks: ModuleType) -> None:
+    nb = run_notebooks.build_notebook(NOTEBOOKS / "src" / "01_variables_and_numerical_diff.py")
+    pairs = run_notebooks.exercises(nb)
+    assert len(pairs) == 4
+    for solution, check in pairs:
+        assert "### BEGIN SOLUTION" in nb.cells[solution].source
+        assert "check" in nb.cells[check].metadata["tags"] and check > solution
 
 
 @pytest.mark.parametrize("path", SOURCE_NOTEBOOKS, ids=lambda p: p.stem)

@@ -15,6 +15,24 @@ from minitorch import Variable
 
 LABELS = np.array([0, 3, 1, 3, 2])
 IGNORED = np.array([0, -100, 1, 3, -100])
+CLASS_WEIGHT = np.array([0.5, 1.0, 2.0, 3.0])
+POS_WEIGHT = np.array([1.0, 2.0, 0.5, 3.0])
+
+
+def _np_reduce(losses, reduction):
+    if reduction == "none":
+        return losses
+    return losses.mean() if reduction == "mean" else losses.sum()
+
+
+def _np_nll(logp, t, weight, reduction):
+    keep = t != -100
+    safe = np.where(keep, t, 0)
+    w = weight[safe] * keep
+    losses = -logp[np.arange(len(t)), safe] * w
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / w.sum()
 
 
 def _np_cross_entropy(x, t, reduction="mean", ignore_index=None):
@@ -31,7 +49,8 @@ def _torch_ce(t, **kwargs):
     def fn(x):
         import torch
 
-        return torch.nn.functional.cross_entropy(x, torch.as_tensor(t), **kwargs)
+        extra = {k: torch.as_tensor(v) if k == "weight" else v for k, v in kwargs.items()}
+        return torch.nn.functional.cross_entropy(x, torch.as_tensor(t), **extra)
 
     return fn
 
@@ -81,6 +100,25 @@ CASES = [
     OpCase(
         "binary_cross_entropy",
         F.binary_cross_entropy,
+        lambda p, t: np.mean(-(t * np.log(p) + (1 - t) * np.log(1 - p))),
+        ((3, 4), (3, 4)),
+        make=lambda rng: [rng.uniform(0.05, 0.95, (3, 4)), rng.uniform(0, 1, (3, 4))],
+        torch_fn=lambda p, t: __import__("torch").nn.functional.binary_cross_entropy(p, t),
+    ),
+    OpCase(
+        "binary_cross_entropy_sum_weight",
+        lambda p, t: F.binary_cross_entropy(p, t, weight=np.arange(4.0), reduction="sum"),
+        lambda p, t: np.sum(-(t * np.log(p) + (1 - t) * np.log(1 - p)) * np.arange(4.0)),
+        ((4,), (4,)),
+        make=lambda rng: [rng.uniform(0.05, 0.95, 4), rng.uniform(0, 1, 4)],
+        torch_fn=lambda p, t: __import__("torch").nn.functional.binary_cross_entropy(
+            p, t, weight=__import__("torch").arange(4.0, dtype=p.dtype), reduction="sum"
+        ),
+        float32=False,  # the float64 weight promotes, as in NumPy
+    ),
+    OpCase(
+        "binary_cross_entropy_with_logits",
+        F.binary_cross_entropy_with_logits,
         lambda x, t: np.mean(
             -(t * np.log(1 / (1 + np.exp(-x))) + (1 - t) * np.log(1 - 1 / (1 + np.exp(-x))))
         ),
@@ -91,11 +129,88 @@ CASES = [
         ),
     ),
     OpCase(
-        "binary_cross_entropy_sum",
-        lambda x, t: F.binary_cross_entropy(x, t, reduction="sum"),
+        "binary_cross_entropy_with_logits_sum",
+        lambda x, t: F.binary_cross_entropy_with_logits(x, t, reduction="sum"),
         lambda x, t: np.sum(np.log1p(np.exp(x)) - x * t),
         ((4,), (4,)),
         make=lambda rng: [rng.uniform(-3, 3, 4), rng.uniform(0, 1, 4)],
+    ),
+    OpCase(
+        "binary_cross_entropy_with_logits_pos_weight",
+        lambda x, t: F.binary_cross_entropy_with_logits(x, t, pos_weight=POS_WEIGHT),
+        lambda x, t: np.mean(
+            -(
+                POS_WEIGHT * t * np.log(1 / (1 + np.exp(-x)))
+                + (1 - t) * np.log(1 - 1 / (1 + np.exp(-x)))
+            )
+        ),
+        ((3, 4), (3, 4)),
+        make=lambda rng: [rng.uniform(-3, 3, (3, 4)), rng.uniform(0, 1, (3, 4))],
+        torch_fn=lambda x, t: __import__("torch").nn.functional.binary_cross_entropy_with_logits(
+            x, t, pos_weight=__import__("torch").as_tensor(POS_WEIGHT)
+        ),
+        float32=False,  # the float64 pos_weight promotes, as in NumPy
+    ),
+    *[
+        OpCase(
+            f"mse_loss_{reduction}",
+            lambda x0, x1, r=reduction: F.mse_loss(x0, x1, reduction=r),
+            lambda x0, x1, r=reduction: _np_reduce((x0 - x1) ** 2, r),
+            ((3, 4), (3, 4)),
+            torch_fn=lambda x0, x1, r=reduction: __import__("torch").nn.functional.mse_loss(
+                x0, x1, reduction=r
+            ),
+        )
+        for reduction in ("mean", "sum", "none")
+    ],
+    *[
+        OpCase(
+            f"l1_loss_{reduction}",
+            lambda x0, x1, r=reduction: F.l1_loss(x0, x1, reduction=r),
+            lambda x0, x1, r=reduction: _np_reduce(np.abs(x0 - x1), r),
+            ((3, 4), (3, 4)),
+            torch_fn=lambda x0, x1, r=reduction: __import__("torch").nn.functional.l1_loss(
+                x0, x1, reduction=r
+            ),
+            second_order=False,  # |x| has no second derivative at the kink, gradgradcheck noise
+        )
+        for reduction in ("mean", "sum", "none")
+    ],
+    *[
+        OpCase(
+            f"nll_loss_{reduction}",
+            lambda x, r=reduction: F.nll_loss(x, IGNORED, weight=CLASS_WEIGHT, reduction=r),
+            lambda x, r=reduction: _np_nll(x, IGNORED, CLASS_WEIGHT, r),
+            ((5, 4),),
+            torch_fn=lambda x, r=reduction: __import__("torch").nn.functional.nll_loss(
+                x,
+                __import__("torch").as_tensor(IGNORED),
+                weight=__import__("torch").as_tensor(CLASS_WEIGHT),
+                reduction=r,
+            ),
+        )
+        for reduction in ("mean", "sum", "none")
+    ],
+    OpCase(
+        "cross_entropy_weight",
+        lambda x: F.cross_entropy(x, IGNORED, weight=CLASS_WEIGHT),
+        lambda x: _np_nll(
+            x
+            - x.max(1, keepdims=True)
+            - np.log(np.exp(x - x.max(1, keepdims=True)).sum(1))[:, None],
+            IGNORED,
+            CLASS_WEIGHT,
+            "mean",
+        ),
+        ((5, 4),),
+        torch_fn=_torch_ce(IGNORED, weight=CLASS_WEIGHT),
+    ),
+    OpCase(
+        "cross_entropy_default_ignore_index",
+        lambda x: F.cross_entropy(x, IGNORED),
+        lambda x: _np_cross_entropy(x, IGNORED, ignore_index=-100),
+        ((5, 4),),
+        torch_fn=_torch_ce(IGNORED),
     ),
     OpCase("dropout_seeded", _dropout_seeded, _np_dropout_seeded, ((4, 5),)),
 ]
@@ -169,7 +284,9 @@ def test_float32_network_with_python_scalars_and_int64_labels_stays_float32(rng)
     loss.backward()
     for p in (W1, b1, W2):
         assert p.grad is not None and p.grad.dtype == np.float32
-    bce = F.binary_cross_entropy(logits, np.float32(0.5) * np.ones_like(logits.data))
+    bce = F.binary_cross_entropy_with_logits(logits, np.float32(0.5) * np.ones_like(logits.data))
+    bce_p = F.binary_cross_entropy(F.sigmoid(logits), np.float32(0.5) * np.ones_like(logits.data))
+    assert bce_p.dtype == np.float32
     mse = F.mean_squared_error(logits, np.zeros((6, 3), np.float32))
     assert bce.dtype == np.float32 and mse.dtype == np.float32
 
@@ -180,12 +297,12 @@ def test_mean_squared_error_is_the_mean_over_all_elements():
     assert F.mean_squared_error(x, np.zeros((2, 2))).data == (1 + 4 + 9 + 16) / 4
 
 
-def test_binary_cross_entropy_is_stable_for_huge_logits():
+def test_binary_cross_entropy_with_logits_is_stable_for_huge_logits():
     x = Variable(np.array([1000.0, -1000.0, 1000.0, -1000.0]))
     t = np.array([1.0, 0.0, 0.0, 1.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        loss = F.binary_cross_entropy(x, t, reduction="none")
+        loss = F.binary_cross_entropy_with_logits(x, t, reduction="none")
         loss.sum().backward()
     np.testing.assert_allclose(loss.data, [0.0, 0.0, 1000.0, 1000.0])
     np.testing.assert_allclose(x.grad.data, [0.0, 0.0, 1.0, -1.0])  # sigmoid(x) - t
@@ -240,7 +357,19 @@ def test_accuracy_rejects_mismatched_shapes():
         F.accuracy(np.zeros((3, 2)), np.zeros(2, int))
 
 
-@pytest.mark.parametrize("op", [F.mean_squared_error, F.binary_cross_entropy])
-def test_losses_name_themselves_and_both_shapes_when_shapes_do_not_broadcast(op):
-    with pytest.raises(ValueError, match=rf"{op.__name__}: shapes \(2, 3\) and \(4,\)"):
-        op(Variable(np.zeros((2, 3))), np.zeros(4))
+@pytest.mark.parametrize(
+    "op",
+    [
+        F.mean_squared_error,
+        F.mse_loss,
+        F.l1_loss,
+        F.binary_cross_entropy,
+        F.binary_cross_entropy_with_logits,
+    ],
+)
+def test_elementwise_losses_refuse_different_shapes_naming_both(op):
+    # (N, 1) against (N,) would broadcast to (N, N): a plausible, silently wrong loss.
+    with pytest.raises(
+        ValueError, match=rf"{op.__name__}: input of shape \(3, 1\) and target of shape \(3,\)"
+    ):
+        op(Variable(np.full((3, 1), 0.5)), np.full(3, 0.5))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +50,7 @@ def test_order_two_draws_the_second_derivative_graph(capsys: pytest.CaptureFixtu
     status, out, err = run(["tanh(x)", "--var", "x=0.5", "--order", "2"], capsys)
     assert status == 0
     t = np.tanh(0.5)
-    assert f"order-2 derivative = {-2 * t * (1 - t**2):.4f}" in err
+    assert f"d²y/dx² = {-2 * t * (1 - t**2):.4f}" in err
     assert 'fillcolor="#bcbddc"' in out  # Functions made by backward(create_graph=True)
 
 
@@ -171,3 +172,82 @@ def test_unwritable_output_exits_2_without_a_traceback(tmp_path: Path) -> None:
     assert (
         result.stderr == f"viz: cannot write {target}: the folder {target.parent} does not exist\n"
     )
+
+
+def test_order_and_grads_label_what_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["tanh(x)", "--var", "x=0.5", "--order", "3", "--grads"], capsys)
+    assert status == 0
+    t = np.tanh(0.5)
+    s2 = 1 - t**2  # sech^2
+    d3 = -2 * s2**2 + 4 * t**2 * s2  # the 3rd derivative of tanh
+    d4 = 16 * t * s2**2 - 8 * t**3 * s2  # and the 4th
+    lines = err.splitlines()
+    assert lines[0] == f"value = {t:.4f}"
+    assert lines[1] == f"d³y/dx³ = {d3:.4f}"
+    assert lines[2] == f"x.grad of the 3rd derivative = {d4:.4f}"
+    assert "<B>d3y/dx3</B>" in out  # the drawn output is named as in the demo
+
+
+def test_order_one_is_named_dy_dx_and_avoids_a_variable_called_y(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = run(["x * y", "--var", "x=2", "--var", "y=3", "--order", "1"], capsys)
+    assert status == 0
+    assert "df/dx = 3.0" in err  # y is a variable here, so the expression is f
+    assert "<B>df/dx</B>" in out
+
+
+def test_grads_keep_the_intermediate_gradients(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["exp(x * 2)", "--var", "x=0.0", "--grads"], capsys)
+    assert status == 0
+    # x * 2 is an intermediate (v3): d exp(u)/du = exp(0) = 1 is kept and drawn
+    mul_out = next(line for line in out.splitlines() if line.startswith("\tv3 "))
+    assert "grad: 1.0" in mul_out
+    assert "not kept" not in out
+
+
+def test_missing_variable_says_how_to_pass_it(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["x * w", "--var", "x=1"], capsys)
+    assert status == 2 and out == ""
+    assert "pass --var w=VALUE" in err
+
+
+def test_a_variable_given_twice_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(["x * 2", "--var", "x=1", "--var", "x=2"], capsys)
+    assert status == 2 and out == ""
+    assert "--var x is given twice" in err
+
+
+def test_overflow_is_one_line_and_no_numpy_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning escaping would fail the test
+        status, _, err = run(["exp(x) - exp(x)", "--var", "x=1000", "--grads"], capsys)
+    assert status == 0
+    problem = [line for line in err.splitlines() if line.startswith("viz: warning:")]
+    assert len(problem) == 1
+    assert "value holds nan (invalid value)" in problem[0]  # inf - inf
+    assert "x.grad holds" in problem[0]  # exp(1000) overflows in the gradient too
+    assert "RuntimeWarning" not in err
+
+
+def test_nothing_is_printed_as_a_result_when_the_command_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import viz.cli
+
+    def failing_render(*args: object, **kwargs: object) -> Path:
+        raise OSError("viz: cannot write g.svg: disk full")
+
+    monkeypatch.setattr(viz.cli, "render", failing_render)
+    status, out, err = run(["x * 2", "--var", "x=1", "-o", str(tmp_path / "g.svg")], capsys)
+    assert status == 2
+    assert out == "" and "value =" not in err
+    assert err.strip() == "viz: cannot write g.svg: disk full"
+
+
+def test_rankdir_has_help() -> None:
+    from viz.cli import build_parser
+
+    text = build_parser().format_help()
+    rankdir_help = text[text.rindex("--rankdir") :].split("--stepper")[0]
+    assert "left to right" in rankdir_help

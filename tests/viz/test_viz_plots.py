@@ -17,7 +17,7 @@ def test_history_dict_puts_loss_and_accuracy_in_two_panels() -> None:
         {"loss": [3.0, 2.0, 1.0], "val_loss": [3.5, 2.5, 2.0], "acc": [0.1, 0.5, 0.7]}
     )
     loss_ax, acc_ax = fig.axes
-    assert [line.get_label() for line in loss_ax.lines] == ["loss", "val_loss"]
+    assert [line.get_label() for line in loss_ax.lines] == ["loss", "val loss"]
     np.testing.assert_array_equal(loss_ax.lines[1].get_ydata(), [3.5, 2.5, 2.0])
     np.testing.assert_array_equal(loss_ax.lines[0].get_xdata(), [1, 2, 3])
     np.testing.assert_array_equal(acc_ax.lines[0].get_ydata(), [0.1, 0.5, 0.7])
@@ -79,7 +79,7 @@ def test_plot_derivatives_draws_them() -> None:
     x = np.linspace(-3, 3, 25)
     fig = plot_derivatives(F.tanh, x, 2, name="tanh")
     lines = fig.axes[0].lines
-    assert [line.get_label() for line in lines] == ["tanh", "tanh'", "tanh''"]
+    assert [line.get_label() for line in lines] == ["$\\tanh$", "$\\tanh'$", "$\\tanh''$"]
     np.testing.assert_allclose(lines[1].get_ydata(), 1 - np.tanh(x) ** 2, rtol=1e-10)
     with pytest.raises(ValueError, match="1-D"):
         plot_derivatives(F.tanh, np.zeros((2, 2)), 1)
@@ -108,3 +108,35 @@ def test_minitorch_history_is_plotted() -> None:
     loss_ax, acc_ax = plot_history(history).axes
     np.testing.assert_array_equal(loss_ax.lines[0].get_ydata(), [0.9, 0.5])
     np.testing.assert_array_equal(acc_ax.lines[0].get_xdata(), [2])
+
+
+def test_history_is_readable_on_a_projector() -> None:
+    from matplotlib.ticker import PercentFormatter
+
+    history = {"loss": [1.0, 0.5, 0.3, 0.2], "train_accuracy": [0.5, 0.8, 0.9, 0.95]}
+    history["test_accuracy"] = [0.4, 0.7, 0.85, 0.9]
+    fig = plot_history(history)
+    loss_ax, acc_ax = fig.axes
+    assert all(float(t).is_integer() for t in loss_ax.get_xticks())  # whole epochs only
+    assert isinstance(acc_ax.yaxis.get_major_formatter(), PercentFormatter)
+    assert acc_ax.yaxis.get_major_formatter()(0.9, 0) == "90%"
+    legend = acc_ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["train accuracy", "test accuracy"]
+    assert loss_ax.get_legend() is None  # one curve, named by the title: no legend
+    fig.set_dpi(100)
+    width_px = fig.get_figwidth() * 100
+    assert width_px == 1000
+    # at 1000 px the smallest text (tick labels) is at least 13 pt, ~1.8% of the width
+    assert min(label.get_fontsize() for label in loss_ax.get_xticklabels()) >= 13
+
+
+def test_derivative_labels_are_mathtext() -> None:
+    from matplotlib.mathtext import MathTextParser
+
+    from viz.plots import derivative_label
+
+    labels = [derivative_label("tanh", k) for k in range(6)]
+    assert labels[4] == "$\\tanh^{(4)}$" and labels[3] == "$\\tanh'''$"
+    parser = MathTextParser("path")
+    for label in [*labels, derivative_label("my_f$", 2)]:
+        parser.parse(label)  # raises ValueError for invalid mathtext

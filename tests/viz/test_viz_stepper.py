@@ -1,7 +1,9 @@
-"""viz.BackwardStepper: frames, self-contained HTML, files, a real MLP loss."""
+"""viz.BackwardStepper: one layout, the steps as data, the page, the widget, the numbers."""
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import subprocess
 import sys
@@ -9,60 +11,173 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from viz_helpers import HAS_DOT, requires_dot
+from viz_helpers import requires_dot
 
 import minitorch.ops as F
 import viz
+import viz.renderer
+import viz.stepper as stepper_module
 from minitorch import Variable
-from viz import style
 
 ROOT = Path(__file__).resolve().parents[2]
+X = np.array([0.5, -1.0])
 
 
 def diamond_stepper() -> viz.BackwardStepper:
-    x = Variable(np.array([0.5, -1.0]), name="x")
-    return viz.BackwardStepper(viz.trace_backward(F.sin(x) * F.exp(x)))
+    """y = sum(sin(x) * exp(x)): x feeds two Functions, so its gradient is a sum."""
+    x = Variable(X.copy(), name="x")
+    y = (F.sin(x) * F.exp(x)).sum()
+    y.name = "y"
+    return viz.BackwardStepper(viz.trace_backward(y))
 
 
-def test_one_frame_per_step_plus_start_and_end() -> None:
+def fifteen_terms() -> Variable:
+    """The benchmark's expression: 15 terms, 92 backward steps (benchmarks/stepper.py)."""
+    from benchmarks.stepper import fifteen_term_expression
+
+    return fifteen_term_expression()
+
+
+def row(frame: dict, role: str, gradient: str) -> list[str]:
+    return next(r for r in frame["rows"] if r[0] == role and r[1] == gradient)
+
+
+# -- the step data ------------------------------------------------------------------------
+def test_frames_are_the_start_each_step_and_the_end_with_one_counter() -> None:
     stepper = diamond_stepper()
     frames = stepper.frames()
-    assert len(frames) == len(stepper.trace) + 2 == 5
-    assert "start: backward seeds" in frames[0] and "done:" in frames[-1]
+    assert len(frames) == len(stepper) == len(stepper.trace) + 2 == 6
+    counters = [frame["counter"] for frame in frames]
+    assert counters == ["start", "step 1 of 4", "step 2 of 4", "step 3 of 4", "step 4 of 4", "end"]
+    for frame in frames:  # the caption begins with the counter's own words
+        assert frame["caption"].lower().startswith(frame["counter"] + ":")
+    assert [frame["active"] for frame in frames[1:-1]] == [s.node_id for s in stepper.trace]
+    assert frames[0]["active"] is None and frames[-1]["active"] is None
 
 
-def test_each_step_frame_highlights_its_function_and_edges() -> None:
+def test_the_seed_is_written_with_the_outputs_name() -> None:
+    start = diamond_stepper().frames()[0]
+    assert "output y" in start["caption"] and "∂y/∂y = 1" in start["caption"]
+    assert start["rows"] == [["seed", "∂y/∂y", "scalar", "1.0"]]
+    x = Variable(np.ones((2, 3)), name="x")
+    loss = x * 2.0
+    loss.name = "loss"
+    caption = viz.BackwardStepper(viz.trace_backward(loss)).frames()[0]["caption"]
+    assert "∂loss/∂loss = ones (shape 2×3)" in caption
+
+
+def test_numbers_are_the_directly_computed_gradients() -> None:
     stepper = diamond_stepper()
-    for k, step in enumerate(stepper.trace, start=1):
-        frame = stepper.frames()[k]
-        node = next(line for line in frame.splitlines() if line.startswith(f"\t{step.node_id} "))
-        assert style.CURRENT_FUNC in node
-        assert frame.count(style.CURRENT_FUNC) == 1
-        assert frame.count(style.CARRY_EDGE) == sum(g is not None for g in step.grads_out)
-    assert style.CURRENT_FUNC not in stepper.frames()[0] + stepper.frames()[-1]
+    frames = stepper.frames()
+    # y = sum(sin(x) exp(x)); Mul sends exp(x) to sin(x) and sin(x) to exp(x);
+    # Exp sends sin(x) exp(x), Sin sends exp(x) cos(x); x.grad is their sum.
+    mul, exp, sin, end = frames[2], frames[3], frames[4], frames[5]
+    product = stepper.trace.name_of(stepper.trace[1].output_ids[0])  # sin(x) * exp(x)
+    assert mul["caption"].startswith(f"Step 2 of 4: Mul.backward received ∂y/∂{product} (shape 2)")
+
+    def values(cell: str) -> np.ndarray:
+        return np.array([float(v) for v in cell.strip("[] ").split()])
+
+    sent = [r for r in mul["rows"] if r[0] == "sent"]
+    np.testing.assert_allclose(values(sent[0][3]), np.exp(X), atol=1e-4)
+    np.testing.assert_allclose(values(sent[1][3]), np.sin(X), atol=1e-4)
+    np.testing.assert_allclose(
+        values(row(exp, "sent", "∂y/∂x")[3]), np.sin(X) * np.exp(X), atol=1e-4
+    )
+    np.testing.assert_allclose(
+        values(row(sin, "sent", "∂y/∂x")[3]), np.cos(X) * np.exp(X), atol=1e-4
+    )
+    total = np.exp(X) * (np.sin(X) + np.cos(X))
+    np.testing.assert_allclose(values(row(sin, "added", "∂y/∂x (sum)")[3]), total, atol=1e-4)
+    np.testing.assert_allclose(values(row(end, "grad", "x.grad")[3]), total, atol=1e-4)
 
 
-def test_accumulating_node_is_marked_with_the_sum() -> None:
+def test_the_fan_in_is_shown_where_it_happens() -> None:
     stepper = diamond_stepper()
-    k = next(i for i, step in enumerate(stepper.trace, start=1) if step.accumulations)
-    frame = stepper.frames()[k]
-    x_line = next(line for line in frame.splitlines() if "<B>x</B>" in line)
-    assert style.ACCUMULATE_VAR in x_line and " + " in x_line and " = " in x_line
+    x_id = next(vn.id for vn in stepper.trace.graph.variables if vn.var.name == "x")
+    frames = stepper.frames()
+    adds = [k for k, frame in enumerate(frames) if frame["acc"]]
+    assert adds == [4] and frames[4]["acc"] == [x_id]  # Sin runs after Exp: x's second part
+    assert "x already held a gradient" in frames[4]["caption"] and "(+=)" in frames[4]["caption"]
+    assert "+=" not in frames[3]["caption"]
 
 
-def test_html_is_self_contained_and_holds_every_frame() -> None:
+def test_a_variable_used_twice_by_one_function_is_said_once() -> None:
+    x = Variable(np.array(3.0), name="x")
+    y = x * x
+    y.name = "y"
+    frame = viz.BackwardStepper(viz.trace_backward(y)).frames()[1]
+    assert "sent ∂y/∂x twice, once for each use." in frame["caption"]
+    assert frame["caption"].count("(+=)") == 1
+    assert row(frame, "added", "∂y/∂x (sum)")[3] == "6.0"  # d(x²)/dx at 3
+
+
+def test_arrows_point_the_way_the_gradient_travels() -> None:
     stepper = diamond_stepper()
-    page = stepper._repr_html_()
+    graph = stepper.trace.graph
+    arrows = re.findall(r'\t(\w+) -> (\w+) \[id="g_(\d+)"[^\]]*constraint=false', stepper.dot())
+    assert len(arrows) == len(graph.edges)
+    for src, dst, index in arrows:  # each arrow is its forward edge reversed
+        assert graph.edges[int(index)] == (dst, src)
+    for frame in stepper.frames()[1:-1]:
+        for e in frame["send"]:  # sent: from the running Function to an input
+            assert graph.edges[e][1] == frame["active"] and graph.edges[e][0] in frame["got"]
+        for e in frame["recv"]:  # received: from its output into it
+            assert graph.edges[e][0] == frame["active"]
+
+
+def test_one_drawing_whose_labels_never_show_gradients() -> None:
+    stepper = diamond_stepper()
+    dot = stepper.dot()
+    assert dot.count("digraph") == 1 and "grad:" not in dot
+    for vn in stepper.trace.graph.variables:
+        assert f'id="n_{vn.id}"' in dot
+    assert stepper.dot() == dot
+
+
+def test_the_mlp_caption_names_parameters_and_shapes() -> None:
+    nn = pytest.importorskip("minitorch.nn")
+    model = nn.MLP([3, 10, 10], "relu", rng=0)
+    x = Variable(np.random.default_rng(0).standard_normal((4, 3)), requires_grad=False)
+    loss = F.softmax_cross_entropy(model(x), np.array([0, 1, 2, 3]))
+    loss.name = "loss"
+    trace = viz.trace_backward(loss)
+    frames = viz.BackwardStepper(trace).frames()
+    caption = frames[2]["caption"]
+    logits = trace.name_of(trace[1].output_ids[0])
+    assert caption.startswith(
+        f"Step 2 of 4: Linear.backward received ∂loss/∂{logits} (shape 4×10) and sent "
+    )
+    assert "∂loss/∂layers.2.W" in caption and "∂loss/∂layers.2.b" in caption
+    w_row = row(frames[2], "sent", "∂loss/∂layers.2.W")
+    assert w_row[2] == "10×10" and w_row[3].startswith("min ")
+    for name, param in model.named_parameters():  # the end frame is the engine's .grad
+        node_id = trace.graph.var_id(param)
+        assert node_id is not None
+        np.testing.assert_array_equal(trace.leaf_grads[node_id], param.grad.data)
+        grad_row = row(frames[-1], "grad", f"{name}.grad")
+        low, high = (float(v) for v in re.findall(r"-?[\d.]+(?:e-?\d+)?", grad_row[3]))
+        assert low == pytest.approx(param.grad.data.min(), abs=1e-4)
+        assert high == pytest.approx(param.grad.data.max(), abs=1e-4)
+
+
+# -- the page -----------------------------------------------------------------------------
+@requires_dot
+def test_html_is_self_contained_with_one_drawing() -> None:
+    stepper = diamond_stepper()
+    page = stepper.to_html()
     assert not re.search(r"https?:", page)
     assert "<script src" not in page and "<link" not in page
-    assert page.count('class="mts-frame"') == 5
-    if HAS_DOT:
-        assert page.count("<svg") == 5
+    assert page.count('class="mts-canvas"') == 1
+    assert len(re.findall(r"<svg width=\"\d+pt\"", page)) == 1  # the graph (Graphviz: pt)
     assert re.fullmatch(r"minitorch-stepper-[0-9a-f]{10}-\d+", stepper.element_id)
-    assert len(set(re.findall(r'id="([^"]+)"', page))) == len(re.findall(r'id="', page))
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(set(ids)) == len(ids)
+    data = json.loads(re.search(r'type="application/json"[^>]*>(.*?)</script>', page).group(1))
+    assert data["format"] == "minitorch-stepper/1" and data["frames"] == stepper.frames()
 
 
-def test_html_is_the_same_in_another_process_apart_from_nothing() -> None:
+def test_html_is_byte_identical_in_another_process() -> None:
     here = str(Path(__file__).parent)
     script = (
         f"import sys; sys.path.insert(0, {here!r});"
@@ -79,20 +194,50 @@ def test_html_is_the_same_in_another_process_apart_from_nothing() -> None:
     assert diamond_stepper().element_id.rsplit("-", 1)[0] in runs[0]
 
 
-def test_without_dot_the_html_shows_dot_text_and_what_to_install(
+def test_names_cannot_break_out_of_the_page() -> None:
+    evil = '</script><script>alert(1)</script>"]; v9 [label="x'
+    x = Variable(np.array(1.0), name=evil)
+    y = F.exp(x)
+    y.name = "<b>y</b>"
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    page = stepper.to_html()
+    assert "<script>alert" not in page and "<b>y</b>" not in page
+    data = json.loads(re.search(r'type="application/json"[^>]*>(.*?)</script>', page).group(1))
+    assert evil in data["frames"][1]["caption"]  # shown as typed, by textContent
+
+
+def test_without_graphviz_the_page_shows_dot_text_and_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)  # no renderer at all
     page = diamond_stepper().to_html()
-    assert page.count("<pre>digraph minitorch {") == 5
-    assert "Install the Graphviz" in page
+    assert page.count("<pre>digraph minitorch {") == 1
+    assert "Install Graphviz" in page
 
 
 def test_save_html_writes_a_standalone_page(tmp_path: Path) -> None:
     path = diamond_stepper().save_html(tmp_path / "steps.html")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    assert 'class="minitorch-stepper mts-page"' in text
     assert not re.search(r"https?:", text)
+
+
+def test_the_fifteen_term_page_is_small() -> None:
+    stepper = viz.BackwardStepper(viz.trace_backward(fifteen_terms()))
+    assert len(stepper.trace) == 92
+    assert len(stepper.to_html().encode("utf-8")) < 2_000_000
+
+
+def test_a_big_graph_says_what_it_is_doing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(stepper_module, "BIG_GRAPH_NODES", 3)
+    diamond_stepper().to_html()
+    assert (
+        "viz.BackwardStepper: laying out 9 nodes once for all 4 steps" in capsys.readouterr().err
+    )
 
 
 @requires_dot
@@ -101,32 +246,69 @@ def test_save_gif_has_one_image_per_frame(tmp_path: Path) -> None:
 
     path = diamond_stepper().save_gif(tmp_path / "steps.gif", duration_ms=100)
     with Image.open(path) as image:
-        assert image.format == "GIF" and image.n_frames == 5
+        assert image.format == "GIF" and image.n_frames == 6
 
 
 def test_stepper_rejects_other_objects() -> None:
     with pytest.raises(TypeError, match="trace_backward"):
         viz.BackwardStepper("not a trace")  # type: ignore[arg-type]
+    x = Variable(np.array(1.0))
+    with pytest.raises(ValueError, match="rankdir"):
+        viz.BackwardStepper(viz.trace_backward(x.exp()), rankdir="XY")
 
 
-def test_stepper_on_a_real_mlp_loss() -> None:
-    nn = pytest.importorskip("minitorch.nn")
-    if not hasattr(nn, "MLP"):
-        pytest.skip("minitorch.nn.MLP is not available yet")
-    rng = np.random.default_rng(0)
-    model = nn.MLP([2, 3, 1])
-    x = Variable(rng.standard_normal((4, 2)))
-    t = Variable(rng.standard_normal((4, 1)))
-    loss = ((model(x) - t) ** 2).mean()
-    trace = viz.trace_backward(loss)
-    for _name, param in model.named_parameters():
-        assert param.grad is not None
-        node_id = trace.graph.var_id(param)
-        assert node_id is not None
-        np.testing.assert_array_equal(trace.leaf_grads[node_id], param.grad.data)
-    stepper = viz.BackwardStepper(trace)
-    assert len(stepper.frames()) == len(trace) + 2
-    dot = viz.to_dot(loss, module=model, group_modules=True)
-    assert "subgraph cluster_m1 {" in dot
-    for name, _param in model.named_parameters():
-        assert f"<B>{name}</B>" in dot
+# -- the widget ---------------------------------------------------------------------------
+def test_the_widget_shares_the_drawing_and_data_and_syncs_its_step() -> None:
+    pytest.importorskip("anywidget")
+    stepper = diamond_stepper()
+    widget = stepper.widget()
+    assert isinstance(widget, viz.StepperWidget)
+    assert repr(widget) == "<viz.StepperWidget 4 steps; run the cell to step through backward>"
+    assert widget.html == stepper.block_html() and json.loads(widget.data) == stepper.data()
+    assert "export default" in widget._esm and "minitorchStepper" in widget._esm
+    assert not re.search(r"https?:", widget._esm + widget.html)
+    widget.step = 5
+    assert widget.step == 5
+    for bad in (-1, 6):
+        with pytest.raises(Exception, match=r"step must be in 0\.\.5"):
+            widget.step = bad
+    with pytest.raises(TypeError, match="BackwardStepper"):
+        viz.StepperWidget(42)  # type: ignore[arg-type]
+
+
+@requires_dot
+def test_the_widget_displays_a_picture_for_untrusted_notebooks() -> None:
+    pytest.importorskip("anywidget")
+    from PIL import Image
+
+    data, _ = diamond_stepper().widget()._repr_mimebundle_()
+    assert "text/html" not in data and "image/svg+xml" not in data  # sanitised to soup
+    assert data["text/plain"].startswith("<viz.StepperWidget")
+    assert "application/vnd.jupyter.widget-view+json" in data
+    png = base64.b64decode(data["image/png"])
+    import io
+
+    with Image.open(io.BytesIO(png)) as image:
+        assert image.format == "PNG" and image.width > 100
+    assert stepper_module.PICTURE_NOTE in diamond_stepper().dot(picture=True)
+
+
+def test_widget_assets_ship_inside_the_package() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "assets/*.js" in config["tool"]["setuptools"]["package-data"]["viz"]
+    assert any(
+        dep.startswith("anywidget") for dep in config["project"]["optional-dependencies"]["viz"]
+    )
+    for name in ("stepper.js", "widget.js", "stepper.css"):
+        assert (stepper_module.ASSETS / name).is_file()
+
+
+def test_the_title_is_shown_escaped_above_the_controls(tmp_path: Path) -> None:
+    x = Variable(np.array(1.0), name="x")
+    stepper = viz.BackwardStepper(viz.trace_backward(x.exp()), title="first batch <b>&</b>")
+    assert '<p class="mts-title">first batch &lt;b&gt;&amp;&lt;/b&gt;</p>' in stepper.to_html()
+    page = stepper.save_html(tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "<title>first batch &lt;b&gt;&amp;&lt;/b&gt;</title>" in page
+    with pytest.raises(TypeError, match="title must be a str"):
+        viz.BackwardStepper(viz.trace_backward(x.exp()), title=3)  # type: ignore[arg-type]

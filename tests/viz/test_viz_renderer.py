@@ -1,0 +1,166 @@
+"""viz.renderer: the system dot or graphviz-pure, chosen in code or by the environment."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from viz_helpers import HAS_SYSTEM_DOT, svg_texts
+
+import minitorch.ops as F
+import viz
+import viz.renderer
+from minitorch import Variable
+
+HAS_PURE = viz.renderer.find_graphviz_pure() is not None
+requires_pure = pytest.mark.skipif(not HAS_PURE, reason="graphviz-pure is not installed")
+
+
+@pytest.fixture(autouse=True)
+def default_renderer(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts from the default choice and leaves it so."""
+    monkeypatch.delenv(viz.renderer.ENV_VAR, raising=False)
+    viz.set_renderer("auto")
+    yield
+    viz.set_renderer("auto")
+
+
+def hide_system_dot(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A PATH with no ``dot`` (nor anything else) on it."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir(exist_ok=True)
+    monkeypatch.setenv("PATH", str(empty))
+    assert shutil.which("dot") is None
+
+
+def small_graph() -> Variable:
+    x = Variable(np.array([1.0, 2.0]), name="x")
+    return (F.tanh(x) * x).sum()
+
+
+@requires_pure
+def test_without_dot_on_path_graphviz_pure_draws(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_system_dot(monkeypatch, tmp_path)
+    renderer = viz.get_renderer()
+    assert renderer.name == "graphviz-pure" and os.path.isabs(renderer.program)
+    path = viz.render(small_graph(), tmp_path / "graph.svg")
+    svg = path.read_text(encoding="utf-8")
+    assert "graphviz-pure" in svg.split("<svg")[0]  # its version comment
+    assert {"x", "Tanh", "Mul", "Sum"} <= set(svg_texts(svg))
+    assert viz.render(small_graph(), tmp_path / "graph.png").read_bytes()[:4] == b"\x89PNG"
+    data, _ = viz.draw_graph(small_graph())._repr_mimebundle_()
+    assert {"image/svg+xml", "image/png"} <= set(data)
+
+
+@requires_pure
+def test_graphviz_pure_writes_no_pdf_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_system_dot(monkeypatch, tmp_path)
+    with pytest.raises(ValueError, match="cannot write 'pdf'.*install the Graphviz 'dot'"):
+        viz.render(small_graph(), tmp_path / "graph.pdf")
+    assert os.listdir(tmp_path) == ["empty-bin"]  # nothing half-written
+
+
+@pytest.mark.skipif(not (HAS_PURE and HAS_SYSTEM_DOT), reason="needs dot and graphviz-pure")
+def test_auto_prefers_the_system_dot_and_both_can_be_chosen() -> None:
+    assert viz.get_renderer().name == "dot"
+    viz.set_renderer("graphviz-pure")
+    assert viz.get_renderer().name == "graphviz-pure"
+    pure_svg = viz.draw_graph(small_graph()).pipe("svg").decode()
+    viz.set_renderer("dot")
+    dot_svg = viz.draw_graph(small_graph()).pipe("svg").decode()
+    assert "graphviz-pure" in pure_svg and "graphviz-pure" not in dot_svg
+    assert set(svg_texts(pure_svg)) == set(svg_texts(dot_svg))  # the same picture
+
+
+@requires_pure
+def test_the_environment_variable_chooses_and_set_renderer_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "graphviz-pure")
+    assert viz.get_renderer().name == "graphviz-pure"
+    if HAS_SYSTEM_DOT:
+        viz.set_renderer("dot")
+        assert viz.get_renderer().name == "dot"
+
+
+def test_a_renderer_chosen_by_name_but_missing_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_system_dot(monkeypatch, tmp_path)
+    viz.set_renderer("dot")
+    with pytest.raises(viz.GraphvizNotFoundError, match="'dot' was chosen .*set_renderer"):
+        viz.get_renderer()
+    viz.set_renderer("auto")
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "graphviz-pure")
+    with pytest.raises(viz.GraphvizNotFoundError, match="MINITORCH_VIZ_RENDERER.*pip install"):
+        viz.get_renderer()
+
+
+def test_unknown_renderer_names_are_rejected_with_the_choices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(ValueError, match="'auto', 'dot', 'graphviz-pure'"):
+        viz.set_renderer("cairo")
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "neato")
+    with pytest.raises(ValueError, match="MINITORCH_VIZ_RENDERER='neato'"):
+        viz.get_renderer()
+
+
+def test_no_renderer_at_all_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_system_dot(monkeypatch, tmp_path)
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)
+    with pytest.raises(viz.GraphvizNotFoundError, match="pip install graphviz-pure"):
+        viz.render(small_graph(), tmp_path / "graph.svg")
+
+
+@requires_pure
+def test_renderer_failure_carries_its_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    viz.set_renderer("graphviz-pure")
+    with pytest.raises(RuntimeError, match="graphviz-pure -Tsvg failed"):
+        viz.renderer.pipe("digraph { a -> }", "svg")
+
+
+def test_draw_graph_and_render_spell_out_their_options() -> None:
+    expected = [
+        "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
+        "hide_constants", "legend", "module", "group_modules",
+    ]  # fmt: skip
+    for func in (viz.draw_graph, viz.render, viz.to_dot):
+        params = inspect.signature(func).parameters
+        keywords = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY]
+        assert keywords == expected, func.__name__
+        assert all(name in (func.__doc__ or "") for name in expected)
+
+
+@pytest.mark.parametrize("func", ["draw_graph", "render", "to_dot"])
+def test_unknown_options_are_rejected_naming_the_valid_ones(func: str, tmp_path: Path) -> None:
+    args: list[object] = [small_graph()]
+    if func == "render":
+        args.append(tmp_path / "graph.dot")
+    with pytest.raises(TypeError) as excinfo:
+        getattr(viz, func)(*args, show_grad=True)
+    message = str(excinfo.value)
+    assert f"viz.{func}: unknown option 'show_grad' (did you mean 'show_grads'?)" in message
+    assert "valid options: show_values, show_grads" in message
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_bad_environment_variable_in_jupyter_shows_text_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "neato")
+    bundle = viz.draw_graph(small_graph())._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"]
+    assert bundle["text/plain"].rstrip().endswith("use one of auto, dot, graphviz-pure")
