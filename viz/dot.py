@@ -19,6 +19,7 @@ from viz import style
 from viz.clusters import ModuleTree, cluster_lines, module_tree
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
 from viz.labels import escape, format_array, format_shape
+from viz.tangents import tangent_overlay
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
         >>> write_dot(graph, DotOptions(show_shapes=False)).splitlines()[-2].strip()
         'f1 -> v2'
     """
-    overlay = overlay or Overlay()
+    overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
     backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
     arg_names = _argument_names(graph)
     node_lines: dict[str, str] = {}
@@ -254,6 +255,8 @@ def _legend_table(graph: Graph) -> str:
     present = {vn.kind for vn in graph.variables}
     for fn in graph.functions:
         present.add("backward_func" if _in_backward(fn) else "func")
+        if getattr(fn.func, "created_in_jvp", False):
+            present.add("tangent")
     cells = "".join(
         f'<TD {attrs}><FONT POINT-SIZE="{style.NOTE_SIZE}">{escape(text)}</FONT></TD>'
         for kind, attrs, text in style.LEGEND

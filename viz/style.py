@@ -9,7 +9,9 @@ common colour-vision deficiencies (blue / orange / purple, after ColorBrewer):
 * constants that ops created from numbers (no gradient) — white, dashed;
 * nodes that ``backward(create_graph=True)`` created — purple: the graph of the
   gradient itself, which a second backward differentiates;
-* Functions — yellow boxes (purple boxes when created in backward).
+* Functions — yellow boxes (purple boxes when created in backward);
+* the tangent computation of forward mode (``minitorch.func.jvp``) — green boxes,
+  ellipses and edges (see ``viz/tangents.py``).
 
 References:
     C. Brewer, ColorBrewer 2.0, https://colorbrewer2.org
@@ -28,6 +30,13 @@ VAR_STYLE = {
 FUNC_STYLE = 'shape=box style="rounded,filled" fillcolor="#fff2ae"'
 BACKWARD_FUNC_STYLE = 'shape=box style="rounded,filled" fillcolor="#bcbddc"'
 
+#: Forward mode (viz/tangents.py): the tangent computation of a jvp, in green — a fourth
+#: ColorBrewer hue, apart from the blue/orange/purple ones in grey-scale too.
+TANGENT_FUNC = 'fillcolor="#a1d99b" color="#238b45"'
+TANGENT_VAR = 'style=filled fillcolor="#c7e9c0" color="#238b45"'
+TANGENT_OUTPUT = 'color="#238b45" penwidth=2.5'
+TANGENT_EDGE = 'color="#238b45" penwidth=1.8'
+
 #: Legend entries: (node kind, HTML table-cell attributes, text). The cells copy the
 #: node colours; only the kinds a graph contains are listed (see viz.dot).
 LEGEND = (
@@ -38,6 +47,7 @@ LEGEND = (
     ("backward", 'BGCOLOR="#dadaeb" STYLE="rounded"', "made by backward"),
     ("func", 'BGCOLOR="#fff2ae"', "Function"),
     ("backward_func", 'BGCOLOR="#bcbddc"', "Function made by backward"),
+    ("tangent", 'BGCOLOR="#a1d99b" STYLE="rounded"', "tangent computation (jvp)"),
 )
 #: Font size of the legend and of notes under the graph.
 NOTE_SIZE = 9

@@ -345,6 +345,9 @@ class _Copy(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x.copy()
 
+    def jvp(self, tx: Any) -> Any:
+        return tx
+
     def vjp(self, F: Any, xs: tuple[Any, ...], gy: Any) -> Any:
         return gy
 

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from minitorch.core.config import _State, _state
+from minitorch.core.forward import _levels, push_tangents
 from minitorch.core.variable import NUMERIC_KINDS, Variable
 
 #: What a ``vjp`` computes with: an ndarray on the fast path, a Variable under create_graph.
@@ -45,6 +46,8 @@ class Function:
       fast path of ordinary first-order backward. Omit it (or raise
       ``NotImplementedError``) and the engine falls back to ``backward`` under
       ``no_grad()``.
+    * optionally ``jvp(*txs: Variable | None)`` — the tangent rule of forward mode
+      (``minitorch.func.jvp``): the output tangents ``J @ tx``, with minitorch ops.
 
     Or, instead of both backwards, the formula once: ``vjp(F, xs, *gys)``, written against
     the namespace ``F`` — NumPy (:attr:`array_ops`) with ``xs = self.input_arrays`` on the
@@ -68,6 +71,8 @@ class Function:
             ``backward_array`` may skip work (and return ``None``) where it is False.
         created_in_backward: True if made while ``backward(create_graph=True)`` ran —
             ``viz`` colours these nodes.
+        created_in_jvp: True if made by a tangent rule under ``minitorch.func.jvp`` (the
+            tangent computation of forward mode) — ``viz`` draws these in their own colour.
         created_at: under ``detect_anomaly()``, the user's source line ("file:line in fn").
 
     Example:
@@ -91,6 +96,7 @@ class Function:
     generation: int = 0
     needs_input_grad: tuple[bool, ...] = ()
     created_in_backward: bool = False
+    created_in_jvp: bool = False
     created_at: str | None = None
     output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
     #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``
@@ -147,6 +153,8 @@ class Function:
                     if x.creator is None and (x is inputs[i] or isinstance(inputs[i], np.ndarray)):
                         self._snapshot_leaves(xs, inputs)
                         break
+                if _levels.get():  # forward mode (minitorch.func.jvp) is on: tangents too
+                    push_tangents(self, xs, outputs)
                 return outputs[0] if len(outputs) == 1 else outputs
         # Nothing recorded (no_grad, or only constants in): as in PyTorch, the outputs are
         # constants, so a later backward neither reaches nor expects a gradient for them.
@@ -154,6 +162,8 @@ class Function:
             y.requires_grad = False
         if state.enable_backprop:
             _pass_on_gradient_marks(xs, outputs)
+        if _levels.get():  # forward mode is not switched off by no_grad(), as in PyTorch
+            push_tangents(self, xs, outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _record(
@@ -285,6 +295,16 @@ class Function:
         raise NotImplementedError(
             f"{type(self).__name__}.backward is not defined (define backward, or vjp)"
         )
+
+    def jvp(self, *txs: Any, **kwargs: Any) -> Any:
+        """Optional tangent rule (forward mode): the output tangents from the input ones.
+
+        Receives one tangent per input (a Variable of the input's shape, or ``None`` for
+        an input without one) and returns one per output (``None`` for zero), written with
+        minitorch ops so forward mode nests. Read ``self.inputs`` and ``self.output(i)``
+        as ``backward`` does. Without it, ``minitorch.func.jvp`` uses two reverse passes.
+        """
+        raise NotImplementedError
 
     # -- accessors for op authors --------------------------------------------------------
     @property

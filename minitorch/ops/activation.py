@@ -14,8 +14,9 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.arithmetic import Pair, broadcast_error
-from minitorch.ops.math import One
-from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis
+from minitorch.ops.math import One, exp
+from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, sum
+from minitorch.ops.reshape import add_tangents
 
 
 def sigmoid_array(x: np.ndarray) -> np.ndarray:
@@ -33,6 +34,10 @@ class Sigmoid(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return sigmoid_array(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        y = self.output()
+        return tx * y * (1 - y)
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         y = F.output(self)
@@ -66,6 +71,9 @@ class ReLU(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.maximum(x, 0)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * (self.inputs[0].data > 0).astype(tx.dtype)
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         (x,) = self.input_arrays  # the mask is a constant: relu'' = 0 almost everywhere
@@ -104,6 +112,10 @@ class LeakyReLU(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.where(x > 0, x, x * self.negative_slope)
 
+    def jvp(self, tx: Variable) -> Variable:
+        x = self.inputs[0].data
+        return tx * np.where(x > 0, 1.0, self.negative_slope).astype(tx.dtype)
+
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         (x,) = self.input_arrays  # the slopes are constants
         return gy * np.where(x > 0, 1.0, self.negative_slope).astype(gy.dtype)
@@ -141,6 +153,9 @@ class Softplus(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.logaddexp(0, x)  # log(e^0 + e^x) without overflow
 
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * sigmoid(self.inputs[0])
+
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         (x,) = xs
         return gy * F.sigmoid(x)
@@ -174,6 +189,9 @@ class Clip(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.clip(x, self.x_min, self.x_max)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * self._inside(self.inputs[0].data).astype(tx.dtype)
 
     def _inside(self, x: np.ndarray) -> np.ndarray:
         inside = np.ones(x.shape, dtype=bool)
@@ -228,6 +246,11 @@ class Maximum(Function):
             return np.maximum(x0, x1) if self.sign > 0 else np.minimum(x0, x1)
         except ValueError:
             raise broadcast_error(type(self).__name__.lower(), x0, x1) from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        w0 = self._weight0(self.output().dtype)  # ties: half of each tangent, as backward
+        t0 = None if tx0 is None else tx0 * w0
+        return add_tangents(self.output().shape, t0, None if tx1 is None else tx1 * (1 - w0))
 
     def _weight0(self, dtype: np.dtype) -> np.ndarray:
         # Ties (x0 == x1) split the gradient in halves: one unit shared, as torch does.
@@ -303,6 +326,10 @@ class Softmax(Function):
         self.axes = normalize_axis(self.axis, x.ndim, "softmax")
         return _softmax_array(x, self.axes)
 
+    def jvp(self, tx: Variable) -> Variable:
+        y = self.output()  # dy = y * (dx - sum(y * dx))
+        return y * (tx - sum(tx * y, self.axes, keepdims=True))
+
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         y = F.output(self)
         gx = gy * y
@@ -349,6 +376,10 @@ class LogSoftmax(Function):
         z = x - max_keepdims(x, self.axes)
         with np.errstate(divide="ignore"):  # log(0) only for an empty axis: no values
             return z - np.log(np.sum(np.exp(z), axis=self.axes, keepdims=True))
+
+    def jvp(self, tx: Variable) -> Variable:
+        y = self.output()  # dy = dx - sum(softmax(x) * dx)
+        return tx - sum(exp(y) * tx, self.axes, keepdims=True)
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         y = F.output(self)

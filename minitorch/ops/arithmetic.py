@@ -12,6 +12,7 @@ import numpy as np
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
+from minitorch.ops.reshape import add_tangents
 
 Pair = tuple[Value, Value]  # the inputs of a binary op, as ndarrays or as Variables
 
@@ -29,6 +30,9 @@ class Add(Function):
             return x0 + x1
         except ValueError:
             raise broadcast_error("add", x0, x1) from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        return add_tangents(self.output().shape, tx0, tx1)
 
     def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
@@ -64,6 +68,9 @@ class Sub(Function):
         except ValueError:
             raise broadcast_error("sub", x0, x1) from None
 
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        return add_tangents(self.output().shape, tx0, None if tx1 is None else -tx1)
+
     def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad
@@ -96,6 +103,11 @@ class Mul(Function):
             return x0 * x1
         except ValueError:
             raise broadcast_error("mul", x0, x1) from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        x0, x1 = self.inputs  # the product rule
+        t0 = None if tx0 is None else tx0 * x1
+        return add_tangents(self.output().shape, t0, None if tx1 is None else x0 * tx1)
 
     def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
@@ -130,6 +142,12 @@ class Div(Function):
         except ValueError:
             raise broadcast_error("div", x0, x1) from None
 
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        _, x1 = self.inputs  # d(x0 / x1) = (dx0 - y dx1) / x1
+        t0 = None if tx0 is None else tx0 / x1
+        t1 = None if tx1 is None else -tx1 * self.output() / x1
+        return add_tangents(self.output().shape, t0, t1)
+
     def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad
@@ -162,6 +180,9 @@ class Neg(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return -x
+
+    def jvp(self, tx: Variable) -> Variable:
+        return -tx
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return -gy

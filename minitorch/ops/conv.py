@@ -12,10 +12,13 @@ weight gradients are ``Conv2dGradW`` — whose own gradients are again a ``conv2
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
+from minitorch.ops.reshape import add_tangents, reshape
 from minitorch.ops.windows import (
     IntOrPair,
     Pair,
@@ -94,6 +97,10 @@ class Conv2d(Function):
         y = _conv_col(self.col, W)
         return y if b is None else y + b.reshape(1, -1, 1, 1)
 
+    def jvp(self, *txs: Variable | None) -> Variable | None:
+        x, W = self.inputs[:2]  # bilinear in (x, W): one conv per input that moves
+        return _bilinear_tangent(self, Conv2d, (self.stride, self.padding), x, W, txs)
+
     def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
         x, W = xs[:2]
         needs = self.needs_input_grad
@@ -126,6 +133,11 @@ class Conv2dGradW(Function):
     def forward(self, x: np.ndarray, gy: np.ndarray) -> np.ndarray:
         return _grad_weight_array(x, gy, self.kernel, self.stride, self.padding)
 
+    def jvp(self, tx: Variable | None, tgy: Variable | None) -> Variable | None:
+        x, gy = self.inputs  # bilinear in (x, gy)
+        params = (self.kernel, self.stride, self.padding)
+        return _bilinear_tangent(self, Conv2dGradW, params, x, gy, (tx, tgy))
+
     def vjp(self, F: Ops, xs: tuple[Value, Value], ggW: Value) -> tuple[Value, Value]:
         x, gy = xs
         gx = F.apply(ConvTranspose2d(self.stride, self.padding, hw(x.shape)), gy, ggW)
@@ -144,6 +156,28 @@ def _check_weights(op: str, x: Operand, W: Operand, b: Operand | None, c_axis: i
         raise ValueError(
             f"{op}: bias must have shape ({W_shape[c_axis]},) for W {W_shape}, got {np.shape(b)}"
         )
+
+
+def _bilinear_tangent(
+    func: Function,
+    op: type[Function],
+    params: tuple[Any, ...],
+    a: Variable,
+    b: Variable,
+    txs: tuple[Variable | None, ...],
+) -> Variable | None:
+    """The tangent of ``op(a, b) (+ bias)`` for an ``op`` linear in each argument.
+
+    ``d op(a, b) = op(da, b) + op(a, db)``; a bias (third input) adds its own tangent.
+    """
+    ta, tb = txs[0], txs[1]
+    terms = [
+        None if ta is None else op(*params)(ta, b),
+        None if tb is None else op(*params)(a, tb),
+    ]
+    if len(txs) == 3 and txs[2] is not None:
+        terms.append(reshape(txs[2], (1, -1, 1, 1)))
+    return add_tangents(func.output().shape, *terms)
 
 
 def conv2d(
@@ -204,6 +238,11 @@ class ConvTranspose2d(Function):
     def forward(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         y = _conv_transpose_array(x, W, self.stride, self.padding, self.out_hw)
         return y if b is None else y + b.reshape(1, -1, 1, 1)
+
+    def jvp(self, *txs: Variable | None) -> Variable | None:
+        x, W = self.inputs[:2]
+        params = (self.stride, self.padding, self.out_hw)
+        return _bilinear_tangent(self, ConvTranspose2d, params, x, W, txs)
 
     def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
         x, W = xs[:2]

@@ -26,6 +26,9 @@ class Embedding(Function):
         self.W_shape = W.shape
         return W[self.indices]
 
+    def jvp(self, tW: Variable) -> Variable:
+        return Embedding(self.indices)(tW)
+
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.apply(EmbeddingGrad(self.indices, self.W_shape), gy)
 
@@ -40,6 +43,9 @@ class EmbeddingGrad(Function):
         gW = np.zeros(self.W_shape, dtype=gy.dtype)
         np.add.at(gW, self.indices, gy)
         return gW
+
+    def jvp(self, tgy: Variable) -> Variable:
+        return EmbeddingGrad(self.indices, self.W_shape)(tgy)
 
     def vjp(self, F: Ops, xs: tuple[Value], ggW: Value) -> Value:
         return F.apply(Embedding(self.indices), ggW)

@@ -15,6 +15,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.arithmetic import Pair
+from minitorch.ops.reshape import broadcast_to
 
 Shape = tuple[int, ...]
 
@@ -58,6 +59,9 @@ class GetItem(Function):
         except IndexError as exc:
             raise IndexError(f"get_item: index {self.index!r} on shape {x.shape}: {exc}") from None
 
+    def jvp(self, tx: Variable) -> Variable:
+        return get_item(tx, self.index)
+
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.apply(GetItemGrad(self.index, self.x_shape), gy)
 
@@ -71,6 +75,9 @@ class GetItemGrad(Function):
 
     def forward(self, gy: np.ndarray) -> np.ndarray:
         return _scatter(gy, self.index, self.x_shape)
+
+    def jvp(self, tgy: Variable) -> Variable:
+        return GetItemGrad(self.index, self.x_shape)(tgy)
 
     def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
         return F.apply(GetItem(self.index), ggx)
@@ -126,6 +133,12 @@ class Where(Function):
                 f"where: condition {self.condition.shape}, x0 {x0.shape} and x1 {x1.shape} "
                 "do not broadcast"
             ) from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable:
+        y = self.output()
+        zero = np.zeros((), dtype=y.dtype)  # the tangent of the branch not taken is 0
+        ty = where(self.condition, zero if tx0 is None else tx0, zero if tx1 is None else tx1)
+        return broadcast_to(ty, y.shape)
 
     def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs

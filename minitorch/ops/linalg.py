@@ -15,6 +15,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.arithmetic import Pair
+from minitorch.ops.reshape import add_tangents
 
 Shape = tuple[int, ...]
 
@@ -62,6 +63,11 @@ class MatMul(Function):
     def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _check_matmul(a, b)
         return np.matmul(a, b)
+
+    def jvp(self, ta: Variable | None, tb: Variable | None) -> Variable | None:
+        a, b = self.inputs  # the product rule, with matmul's own broadcasting
+        t0 = None if ta is None else matmul(ta, b)
+        return add_tangents(self.output().shape, t0, None if tb is None else matmul(a, tb))
 
     def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
         a, b = xs
@@ -123,6 +129,14 @@ class Linear(Function):
         elif b is not None:
             y = y + b  # b promotes the dtype (an int x @ W plus a float b), as NumPy does
         return y
+
+    def jvp(self, *txs: Variable | None) -> Variable | None:
+        x, W = self.inputs[:2]
+        tx, tW = txs[0], txs[1]
+        tb = txs[2] if len(txs) == 3 else None
+        t0 = None if tx is None else linear(tx, W)
+        t1 = None if tW is None else linear(x, tW)
+        return add_tangents(self.output().shape, t0, t1, tb)
 
     def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
         x, W = xs[:2]

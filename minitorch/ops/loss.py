@@ -25,6 +25,7 @@ from minitorch.ops.math import abs as abs_
 from minitorch.ops.math import log, square
 from minitorch.ops.reduce import mean
 from minitorch.ops.reduce import sum as sum_all
+from minitorch.ops.reshape import add_tangents
 from minitorch.random import default_generator
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -105,6 +106,14 @@ class SoftmaxCrossEntropy(Function):
             losses *= self.valid
         self.count = x.shape[0] if self.valid is None else int(self.valid.sum())
         return self._reduce(losses)
+
+    def jvp(self, tx: Variable, tt: Variable | None) -> Variable:
+        x = self.inputs[0]  # d loss_i = sum_c (softmax(x_i) - onehot(t_i))_c dx_ic
+        onehot = np.zeros(x.shape, dtype=x.dtype)
+        onehot[np.arange(x.shape[0]), self.t] = 1
+        rows = sum_all((softmax(x, axis=1) - onehot) * tx, axis=1, keepdims=True)
+        rows = rows * self._row_weights(x.dtype)
+        return rows.reshape(-1) if self.reduction == "none" else sum_all(rows)
 
     def _reduce(self, losses: np.ndarray) -> np.ndarray:
         if self.reduction == "none":
@@ -394,6 +403,14 @@ class BinaryCrossEntropy(Function):
             log_p = np.maximum(np.log(p), -100.0)
             log_q = np.maximum(np.log1p(-p), -100.0)
         return -(t * log_p + (1 - t) * log_q)
+
+    def jvp(self, tp: Variable | None, tt: Variable | None) -> Variable | None:
+        p, t = self.inputs  # the same clamped slopes as backward
+        clamp = np.asarray(_EPS, p.dtype)
+        dp = None if tp is None else tp * (p - t) / maximum(p * (1 - p), clamp)
+        with np.errstate(divide="ignore"):
+            dt = None if tt is None else tt * (log(1 - p) - log(p))
+        return add_tangents(self.output().shape, dp, dt)
 
     def backward(self, gy: Variable) -> tuple[Variable, Variable]:
         p, t = self.inputs

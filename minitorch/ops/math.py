@@ -14,6 +14,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.arithmetic import Pair, broadcast_error
+from minitorch.ops.reshape import add_tangents
 
 One = tuple[Value]  # the input of a unary op, as an ndarray or as a Variable
 
@@ -23,6 +24,9 @@ class Exp(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.exp(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * self.output()
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         return gy * F.output(self)
@@ -46,6 +50,9 @@ class Log(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.log(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx / self.inputs[0]
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         (x,) = xs
@@ -71,6 +78,9 @@ class Sin(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sin(x)
 
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * cos(self.inputs[0])
+
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         (x,) = xs
         return gy * F.cos(x)
@@ -91,6 +101,9 @@ class Cos(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.cos(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return -tx * sin(self.inputs[0])
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         (x,) = xs
@@ -113,6 +126,10 @@ class Tanh(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x)
 
+    def jvp(self, tx: Variable) -> Variable:
+        y = self.output()
+        return tx * (1 - y * y)
+
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         y = F.output(self)
         return gy * (1 - y * y)
@@ -134,6 +151,9 @@ class Sqrt(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sqrt(x)
 
+    def jvp(self, tx: Variable) -> Variable:
+        return tx / (2 * self.output())
+
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         return gy / (2 * F.output(self))
 
@@ -153,6 +173,9 @@ class Square(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x * x
+
+    def jvp(self, tx: Variable) -> Variable:
+        return 2 * self.inputs[0] * tx
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         (x,) = xs
@@ -174,6 +197,9 @@ class Abs(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.abs(x)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return tx * np.sign(self.inputs[0].data)  # 0 at the kink, as the gradient
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
         return gy * np.sign(self.input_arrays[0])  # a constant: sign's derivative is 0
@@ -209,6 +235,13 @@ class Pow(Function):
             return np.power(x0, x1)
         except ValueError as exc:  # e.g. integers to negative integer powers
             raise ValueError(f"pow: {exc} (base dtype {x0.dtype}, exponent {x1.dtype})") from None
+
+    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
+        x0, x1 = self.inputs  # the same shifted bases as backward: no 0 * inf at x0 = 0
+        shift0, shift1 = self._base_shifts()
+        t0 = None if tx0 is None else tx0 * x1 * _shifted(x0, shift0) ** (x1 - 1)
+        t1 = None if tx1 is None else tx1 * self.output() * log(_shifted(x0, shift1))
+        return add_tangents(self.output().shape, t0, t1)
 
     def _base_shifts(self) -> tuple[np.ndarray, np.ndarray]:
         """Where ``x0 == 0`` the formulas give ``0 * inf = NaN``; 1 added to the base there.

@@ -36,6 +36,15 @@ class Standardize(Function):
         self.inv_std = 1.0 / np.sqrt(self.var + self.eps)
         return x_centered * self.inv_std
 
+    def jvp(self, tx: Variable) -> Variable:
+        # The Jacobian of standardizing is symmetric: the tangent is backward's formula.
+        (x,) = self.inputs
+        x_centered = x - mean(x, self.axes, keepdims=True)
+        inv_std = (mean(x_centered * x_centered, self.axes, keepdims=True) + self.eps) ** -0.5
+        x_hat = x_centered * inv_std
+        mean_tx = mean(tx, self.axes, keepdims=True)
+        return inv_std * (tx - mean_tx - x_hat * mean(tx * x_hat, self.axes, keepdims=True))
+
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs
         x_centered = x - mean(x, self.axes, keepdims=True)

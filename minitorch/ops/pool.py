@@ -60,6 +60,10 @@ class MaxPool2d(Function):
         self.x_shape = x.shape
         return np.take_along_axis(col, self.argmax[:, :, None], axis=2)[:, :, 0]
 
+    def jvp(self, tx: Variable) -> Variable:
+        # The tangent of each window's winner, picked with the same argmax.
+        return MaxPool2d(self.kernel, self.stride, self.padding, self.argmax)(tx)
+
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.apply(MaxPool2dGrad(self), gy)
 
@@ -77,6 +81,9 @@ class MaxPool2dGrad(Function):
         np.put_along_axis(gcol, pool.argmax[:, :, None], gy[:, :, None], axis=2)
         gcol = gcol.reshape(gy.shape[:2] + pool.kernel + gy.shape[2:])
         return col2im_array(gcol, pool.x_shape, pool.stride, pool.padding)
+
+    def jvp(self, tgy: Variable) -> Variable:
+        return MaxPool2dGrad(self.pool)(tgy)
 
     def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
         pool = self.pool

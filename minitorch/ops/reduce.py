@@ -13,7 +13,8 @@ import numpy as np
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
-from minitorch.ops.math import sqrt
+from minitorch.ops.math import exp, sqrt
+from minitorch.ops.reshape import reshape
 
 Axis = int | tuple[int, ...] | None
 
@@ -67,6 +68,9 @@ class Sum(Function):
         self.x_shape = x.shape
         self.axes = normalize_axis(self.axis, x.ndim, "sum")
         return np.sum(x, axis=self.axes, keepdims=self.keepdims)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return sum(tx, self.axes, self.keepdims)
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         gy = F.reshape(gy, keepdims_shape(self.x_shape, self.axes))
@@ -131,6 +135,11 @@ class _Extremum(Function):
                 f"{self.axis}: an empty axis has no {self.name}"
             )
         return self.ufunc.reduce(x, axis=self.axes, keepdims=self.keepdims)
+
+    def jvp(self, tx: Variable) -> Variable:
+        # The tangent of the extreme entry; at a tie the mean of the tied ones (the same
+        # subgradient backward uses, so jvp and vjp stay transposes of each other).
+        return sum(tx * self._share(), self.axes, self.keepdims)
 
     def _share(self) -> np.ndarray:
         # At a tie the derivative does not exist; we share exactly one unit of gradient
@@ -234,6 +243,11 @@ class LogSumExp(Function):
             return y
         return y.reshape([d for i, d in enumerate(x.shape) if i not in self.axes])
 
+    def jvp(self, tx: Variable) -> Variable:
+        (x,) = self.inputs  # d logsumexp = sum(softmax(x) * dx)
+        y = reshape(self.output(), keepdims_shape(self.x_shape, self.axes))
+        return sum(tx * exp(x - y), self.axes, self.keepdims)
+
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         (x,) = xs
         shape = keepdims_shape(self.x_shape, self.axes)
@@ -315,6 +329,14 @@ class Std(Function):
         self.kept_shape = tuple(1 if i in self.axes else n for i, n in enumerate(x.shape))
         self.count = int(np.prod([x.shape[a] for a in self.axes]))
         return np.asarray(np.std(x, axis=self.axes, keepdims=self.keepdims, ddof=self.ddof))
+
+    def jvp(self, tx: Variable) -> Variable:
+        # ds = sum((x - m) dx) / ((n - ddof) s), and 0 where s = 0, as backward chooses.
+        (x,) = self.inputs
+        s = reshape(self.output(), self.kept_shape)
+        mask = (s.data > 0).astype(s.dtype)
+        coef = mask / ((self.count - self.ddof) * (s + (1 - mask)))
+        return sum((x - mean(x, self.axes, keepdims=True)) * tx * coef, self.axes, self.keepdims)
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         # Where the spread is zero the gradient is 0 (PyTorch's choice, pytorch#4320), not

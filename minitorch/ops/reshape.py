@@ -38,6 +38,19 @@ def sum_to_array(x: np.ndarray, shape: Shape) -> np.ndarray:
     return y.reshape(shape) if lead else y
 
 
+def add_tangents(shape: Shape, *terms: Variable | None) -> Variable | None:
+    """Sum the tangent contributions that exist, broadcast to the output's ``shape``.
+
+    Tangent rules of ops with several inputs use it: ``None`` is a zero tangent (an input
+    that does not move), and the sum of none of them is ``None`` again.
+    """
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else total + term
+    return None if total is None else broadcast_to(total, shape)
+
+
 class Reshape(Function):
     """y = x viewed with a new shape;  gx = gy reshaped back."""
 
@@ -53,6 +66,9 @@ class Reshape(Function):
                 f"reshape: cannot reshape an array of shape {x.shape} (size {x.size}) "
                 f"into shape {self.shape}"
             ) from None
+
+    def jvp(self, tx: Variable) -> Variable:
+        return reshape(tx, self.shape)
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.reshape(gy, self.x_shape)
@@ -89,6 +105,9 @@ class Transpose(Function):
         ):
             raise ValueError(f"transpose: axes {self.axes} are not a permutation for {x.shape}")
         return np.transpose(x, self.axes)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return transpose(tx, self.axes)
 
     def _inverse(self) -> Shape | None:
         if self.axes is None:
@@ -131,6 +150,9 @@ class BroadcastTo(Function):
                 f"broadcast_to: cannot broadcast shape {x.shape} to {self.shape}"
             ) from None
 
+    def jvp(self, tx: Variable) -> Variable:
+        return broadcast_to(tx, self.shape)
+
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.sum_to(gy, self.x_shape)
 
@@ -163,6 +185,9 @@ class SumTo(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.x_shape = x.shape
         return sum_to_array(x, self.shape)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return sum_to(tx, self.shape)
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.broadcast_to(gy, self.x_shape)
@@ -311,6 +336,11 @@ class Concatenate(Function):
         self.bounds = tuple(np.cumsum([x.shape[self.axis_] for x in xs])[:-1].tolist())
         return y
 
+    def jvp(self, *txs: Variable | None) -> Variable:
+        xs = self.inputs  # a constant input moves nothing: its slot of the tangent is 0
+        parts = [Variable(np.zeros_like(x.data)) if t is None else t for x, t in zip(xs, txs)]
+        return Concatenate(self.axis)(*parts)
+
     def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
         # One single-output slice per input, not one multi-output split: a gradient that
         # is dropped (an input needing none) must not break a later second-order backward.
@@ -332,6 +362,9 @@ class SliceAxis(Function):
         self.x_shape = x.shape
         return x[_axis_slice(self.start, self.stop, self.axis)].copy()
 
+    def jvp(self, tx: Variable) -> Variable:
+        return SliceAxis(self.start, self.stop, self.axis)(tx)
+
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.apply(SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape), gy)
 
@@ -346,6 +379,9 @@ class SliceAxisGrad(Function):
         gx = np.zeros(self.x_shape, dtype=gy.dtype)
         gx[_axis_slice(self.start, self.stop, self.axis)] = gy
         return gx
+
+    def jvp(self, tgy: Variable) -> Variable:
+        return SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape)(tgy)
 
     def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
         return F.apply(SliceAxis(self.start, self.stop, self.axis), ggx)
@@ -424,6 +460,9 @@ class AsType(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.x_dtype = x.dtype
         return x.astype(self.dtype)
+
+    def jvp(self, tx: Variable) -> Variable:
+        return astype(tx, self.dtype)
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.astype(gy, self.x_dtype)

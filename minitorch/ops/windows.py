@@ -172,6 +172,9 @@ class Im2col(Function):
         col = im2col_array(x, self.kernel, self.stride, self.padding)
         return _as_columns(col)
 
+    def jvp(self, tx: Variable) -> Variable:
+        return Im2col(self.kernel, self.stride, self.padding)(tx)
+
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return F.apply(Col2im(self.x_shape, self.kernel, self.stride, self.padding), gy)
 
@@ -233,6 +236,9 @@ class Col2im(Function):
         out_hw = check_geometry("col2im", self.x_shape, self.kernel, self.stride, self.padding)
         col6 = col.reshape(self.x_shape[:2] + self.kernel + out_hw)
         return col2im_array(col6, self.x_shape, self.stride, self.padding)
+
+    def jvp(self, tcol: Variable) -> Variable:
+        return Col2im(self.x_shape, self.kernel, self.stride, self.padding)(tcol)
 
     def vjp(self, F: Ops, xs: tuple[Value], gx: Value) -> Value:
         return F.apply(Im2col(self.kernel, self.stride, self.padding), gx)

@@ -1,0 +1,163 @@
+"""Forward-mode support: tangents that travel with the forward computation.
+
+A *tangent level* is one active forward-mode transform (one ``minitorch.func.jvp``). It
+maps each primal Variable to its tangent ``dx`` (a Variable of the same shape). While a
+level is active, ``Function.__call__`` hands every op whose inputs carry tangents to
+:func:`push_tangents`, which calls the op's tangent rule ``Function.jvp(*txs)`` and
+records the output tangents on the same level: the dual-number idea, one op at a time.
+
+Levels nest (forward-over-forward). While the rule of level ``k`` runs, only the levels
+*outside* it stay active, so the tangent computation is itself an ordinary computation
+that the outer levels differentiate — and that the reverse engine records, since the
+rules are written with minitorch ops on Variables (forward-over-reverse and back). This
+is the "levels" answer to perturbation confusion (Siskind and Pearlmutter, 2005).
+
+A Function with no tangent rule gets one from :data:`fallback`, which
+``minitorch.func`` installs (the double-vjp trick); core itself imports nothing above it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from minitorch.core.variable import Variable
+
+if TYPE_CHECKING:
+    from minitorch.core.function import Function
+
+
+class TangentLevel:
+    """The tangents of one forward-mode transform, by primal Variable.
+
+    Keyed by ``id``; the primal itself is kept alongside so the id cannot be reused while
+    the level lives (a level lives only as long as one ``jvp`` call).
+    """
+
+    __slots__ = ("tangents",)
+
+    def __init__(self) -> None:
+        self.tangents: dict[int, tuple[Variable, Variable]] = {}
+
+    def set(self, x: Variable, tx: Variable) -> None:
+        """Record ``tx`` as the tangent of ``x`` on this level."""
+        self.tangents[id(x)] = (x, tx)
+
+    def get(self, x: Variable) -> Variable | None:
+        """The tangent of ``x`` on this level, or ``None`` (a zero tangent)."""
+        entry = self.tangents.get(id(x))
+        return None if entry is None else entry[1]
+
+
+_levels: contextvars.ContextVar[tuple[TangentLevel, ...]] = contextvars.ContextVar(
+    "minitorch_tangent_levels",
+    default=(),  # noqa: B039 (an immutable tuple)
+)
+
+#: ``fallback(func, txs) -> tuple of output tangents`` for Functions without ``jvp``.
+fallback: Callable[[Function, Sequence[Variable | None]], tuple[Any, ...]] | None = None
+
+
+def active_levels() -> tuple[TangentLevel, ...]:
+    """The tangent levels in force here, outermost first (empty outside any ``jvp``)."""
+    return _levels.get()
+
+
+@contextlib.contextmanager
+def tangent_level() -> Iterator[TangentLevel]:
+    """Open a new (innermost) tangent level for the duration of a ``with`` block."""
+    level = TangentLevel()
+    token = _levels.set(_levels.get() + (level,))
+    try:
+        yield level
+    finally:
+        _levels.reset(token)
+
+
+def push_tangents(func: Function, xs: Sequence[Variable], outputs: list[Variable]) -> None:
+    """Compute and record the output tangents of ``func`` on every level that needs them.
+
+    Called by ``Function.__call__`` after the forward pass (and after recording the
+    reverse graph, so the tangent computation comes later in every ordering).
+    """
+    levels = _levels.get()
+    for k, level in enumerate(levels):
+        txs = [level.get(x) for x in xs]
+        if all(tx is None for tx in txs):
+            continue
+        _give_rule_its_inputs(func, xs, outputs)
+        token = _levels.set(levels[:k])  # the rule runs with only the outer levels on
+        try:
+            tys = _call_rule(func, txs)
+        finally:
+            _levels.reset(token)
+        given = {id(v) for v in (*xs, *outputs, *txs) if v is not None}
+        for i, (y, ty) in enumerate(zip(outputs, tys)):
+            if ty is not None:
+                ty = _checked_tangent(func, i, y, ty)
+                _mark_rule_graph(ty, given)
+                level.set(y, ty)
+
+
+def _mark_rule_graph(ty: Variable, given: set[int]) -> None:
+    """Flag the Functions a tangent rule just made (``created_in_jvp``, for ``viz``).
+
+    The rule sees only its op's inputs, outputs and input tangents (``given``), so
+    walking back from its result until one of those is reached finds exactly its ops.
+    """
+    pending = [ty]
+    while pending:
+        var = pending.pop()
+        func = var.creator
+        if id(var) in given or func is None or func.created_in_jvp:
+            continue
+        func.created_in_jvp = True
+        pending.extend(func.inputs)
+
+
+def _give_rule_its_inputs(func: Function, xs: Sequence[Variable], outputs: list[Variable]) -> None:
+    """A Function that recorded no graph (constants in) still lets its rule read
+    ``self.inputs`` and ``self.output(i)``, exactly as ``backward`` does."""
+    if getattr(func, "inputs", None) is None:
+        func.inputs = list(xs)
+        func.outputs = [weakref.ref(y) for y in outputs]
+        func.needs_input_grad = (False,) * len(xs)
+
+
+def _call_rule(func: Function, txs: list[Variable | None]) -> tuple[Any, ...]:
+    from minitorch.core.function import Function  # the base class, to see an override
+
+    if type(func).jvp is Function.jvp:
+        if fallback is None:
+            raise RuntimeError(
+                f"{type(func).__name__} has no tangent rule (jvp) and no fallback is "
+                "installed; import minitorch.func"
+            )
+        return tuple(fallback(func, txs))
+    tys = func.jvp(*txs)
+    tys = tuple(tys) if isinstance(tys, (tuple, list)) else (tys,)
+    if len(tys) != len(func.outputs):
+        raise ValueError(
+            f"{type(func).__name__}.jvp returned {len(tys)} tangent(s) for "
+            f"{len(func.outputs)} output(s); return one per output (None for a zero tangent)"
+        )
+    return tys
+
+
+def _checked_tangent(func: Function, index: int, y: Variable, ty: Any) -> Variable:
+    """A tangent must be a Variable with its output's shape (and floating dtype)."""
+    if not isinstance(ty, Variable):
+        ty = Variable(np.asarray(ty), requires_grad=False)
+    if ty.shape != y.shape:
+        raise ValueError(
+            f"{type(func).__name__}.jvp: the tangent of output {index} has shape {ty.shape} "
+            f"but the output has shape {y.shape}; broadcast it with broadcast_to(t, y.shape)"
+        )
+    if ty.dtype != y.dtype and y.dtype.kind == "f":
+        ty = ty.astype(y.dtype)
+    return ty
