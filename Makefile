@@ -102,11 +102,13 @@ demo: venv
 
 # The peers are pinned: DeZero 0.0.13 (the book's release) and torch 2.13.0, a CPU build
 # from local disk (any other torch version downloads gigabytes). BENCH_ARGS=--quick for a
-# short run; --update-docs also refreshes docs/performance.md.
+# short run; --update-docs also refreshes docs/performance.md. BASELINE=REV (e.g.
+# BASELINE=main) also benches minitorch at commit REV as a peer in the same rounds.
 BENCH_ARGS ?=
 bench: venv
 	$(PY) -m pip install -q "dezero==0.0.13" "torch==2.13.0"
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m benchmarks.run $(BENCH_ARGS)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m benchmarks.run \
+		$(if $(BASELINE),--baseline $(BASELINE)) $(BENCH_ARGS)
 
 # The course: student copies (solutions stripped), re-executed notebooks, JupyterLab.
 student: venv

@@ -21,7 +21,7 @@ def _fmt(value: float | None) -> str:
     return f"{value:.2f}"
 
 
-def _rows(result: dict[str, Any]) -> list[str]:
+def _rows(result: dict[str, Any], with_baseline: bool) -> list[str]:
     shown = [result["metrics"][0]] + [
         t["metric"] for t in result["targets"] if t["metric"] != result["metrics"][0]
     ]
@@ -32,7 +32,10 @@ def _rows(result: dict[str, Any]) -> list[str]:
             med = result["medians"].get(fw, {}).get(metric)
             mark = "" if result["agree"].get(fw, True) else " ✗"
             cells.append(_fmt(med) + mark if med is not None else "–")
-        for peer in PEERS:
+        if with_baseline:
+            med = result["medians"].get("baseline", {}).get(metric)
+            cells.append(_fmt(med) if med is not None else "–")
+        for peer in PEERS + (("baseline",) if with_baseline else ()):
             ratio = result["minitorch_ratio_to"].get(peer, {}).get(metric)
             cells.append(f"{ratio['median']:.2f}×" if ratio else "–")
         rows.append("| " + " | ".join(cells) + " |")
@@ -65,19 +68,26 @@ def markdown(payload: dict[str, Any]) -> str:
     """The table (one row per case and reported metric), then the targets with verdicts."""
     meta, results = payload["meta"], payload["results"]
     v = meta["versions"]
+    rev = meta.get("baseline")
     lines = [
         f"Run {meta['date']}{' (--quick)' if meta['quick'] else ''}: {meta['rounds']} "
         f"interleaved rounds, medians, 1 thread, float64; Python {v['python']}, "
         f"NumPy {v['numpy']}, DeZero {v.get('dezero') or 'n/a'}, "
-        f"PyTorch {v.get('torch') or 'n/a'}.",
+        f"PyTorch {v.get('torch') or 'n/a'}"
+        + (f"; baseline = minitorch at `{rev}`." if rev else "."),
         "",
         "| task | workload | metric | minitorch | NumPy | DeZero | PyTorch "
-        "| mt/NumPy | mt/DeZero | mt/PyTorch |",
-        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|",
+        + ("| baseline " if rev else "")
+        + "| mt/NumPy | mt/DeZero | mt/PyTorch "
+        + ("| mt/baseline " if rev else "")
+        + "|",
+        "|---|---|---|" + "--:|" * (10 if rev else 7),
     ]
     for result in results:
-        lines += _rows(result)
+        lines += _rows(result, bool(rev))
     lines += ["", "Ratios are medians of per-round paired ratios (minitorch / peer).", ""]
+    if rev:
+        lines += _baseline_verdicts(results, rev) + [""]
     lines.append("Targets:")
     lines.append("")
     for result in results:
@@ -101,6 +111,18 @@ def markdown(payload: dict[str, Any]) -> str:
     if any(not ok for r in results for ok in r["agree"].values()):
         lines += ["", "✗ = this framework's numbers differ from the NumPy floor's."]
     return "\n".join(lines) + "\n"
+
+
+def _baseline_verdicts(results: list[dict[str, Any]], rev: str) -> list[str]:
+    """Against the baseline commit: every timing within 5% (paired per-round medians)."""
+    slower = []
+    for result in results:
+        for metric, ratio in result["minitorch_ratio_to"].get("baseline", {}).items():
+            if ratio["median"] > 1.05:
+                slower.append(f"{result['task']} {result['name']} {metric} {ratio['median']:.2f}×")
+    if not slower:
+        return [f"Against `{rev}`: no task and no metric is more than 5% slower."]
+    return [f"Against `{rev}`, more than 5% slower:", ""] + [f"- {s}" for s in slower]
 
 
 def update_docs(path: Path, table: str) -> None:

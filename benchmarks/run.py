@@ -5,6 +5,7 @@ Usage (from the repository root; ``make bench`` installs the peers and runs this
     python -m benchmarks.run            # the full suite (a few minutes)
     python -m benchmarks.run --quick    # smaller sizes, for a quick look
     python -m benchmarks.run --tasks T1,T2 --rounds 7
+    python -m benchmarks.run --baseline main   # another commit as a peer, side by side
 
 Writes ``build/bench/results.json`` and ``build/bench/results.md`` and prints the
 table with minitorch's paired ratios to every peer. ``--update-docs`` also puts the
@@ -68,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frameworks", default=",".join(FRAMEWORKS))
     parser.add_argument("--out", default=str(ROOT / "build" / "bench"))
     parser.add_argument("--update-docs", action="store_true", help="rewrite the docs table")
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also bench minitorch at commit REV as the peer 'baseline' (same rounds)",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 5:
         parser.error("--rounds must be at least 5 (medians of fewer rounds are noise)")
@@ -77,8 +83,16 @@ def main(argv: list[str] | None = None) -> int:
     def log(text: str) -> None:
         print(text, end="", flush=True)
 
+    cases = build_cases(args.quick, tasks)
+    if args.baseline:
+        from benchmarks import baseline  # noqa: PLC0415
+
+        package = baseline.load(baseline.prepare(args.baseline))
+        for case in cases:
+            baseline.add_to(case, package, args.baseline)
+        frameworks.append("baseline")
     results: list[Result] = []
-    for case in build_cases(args.quick, tasks):
+    for case in cases:
         log(f"{case.task} {case.name} ")
         results.append(run_case(case, frameworks, args.rounds, log))
         log("\n")
@@ -89,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": 1,
         "dtype": "float64",
         "versions": peers.versions(),
+        "baseline": args.baseline,
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -40,7 +40,7 @@ def escape(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
     Returns:
         The text with ``& < > " '`` as XML entities and every non-printable character
         (``str.isprintable``: newline, tab, NUL, U+2028, U+202E, ...) as its Python
-        escape; the ASCII space stays a space.
+        escape; the ASCII space stays a space. A leading ``]`` becomes ``&#93;``.
 
     Raises:
         TypeError: if ``text`` is not a ``str``.
@@ -57,6 +57,10 @@ def escape(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
         raise TypeError(f"viz.escape: expected a str, got {type(text).__name__}")
     if len(text) > max_length:
         text = text[:max_length] + "…"
+    if text.startswith("]"):
+        # Graphviz 2.43's HTML-label lexer rejects "<B>]" (a Variable named "]" made `dot`
+        # fail); as an entity it is drawn literally by every Graphviz.
+        return "&#93;" + escape(text[1:], max_length)
     if text.isprintable() and _ENTITY_CHARS.search(text) is None:  # the common case
         return text
     out = []

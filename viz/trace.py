@@ -1,10 +1,9 @@
 """``trace_backward``: watch minitorch's own engine run backward, one Function at a time.
 
-Nothing here recomputes a gradient. Before running ``output.backward()``, the trace puts
-a thin recording wrapper on each Function of the graph (an instance attribute over
-``backward_array`` and ``backward``, removed again afterwards). The engine then calls
-them in its own order, and each call records the gradients the Function received from
-its outputs and the gradients it returned for its inputs. Where a Variable receives a
+Nothing here recomputes a gradient, and nothing is patched: the trace runs minitorch's
+engine (``run_backward``) with its observation hook ``on_step``, which the engine calls
+after each Function's backward, in its own order, with the gradients the Function
+received from its outputs and the gradients it returned for its inputs. Where a Variable receives a
 second contribution (a fan-in: the Variable was used twice), the step also records the
 running sum — the ``+=`` of the multivariable chain rule.
 
@@ -15,13 +14,14 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from minitorch import Function, Variable
+from minitorch.core.backward import run_backward
 from viz.graph import Graph, as_outputs, walk
 from viz.labels import format_array
 
@@ -199,8 +199,7 @@ def trace_backward(
         A :class:`BackwardTrace`; ``len(trace)`` is the number of Functions run.
 
     Raises:
-        TypeError: if ``output`` is not a Variable, or a Function does not allow
-            attributes to be set on it (a ``__slots__`` class without ``__dict__``).
+        TypeError: if ``output`` is not a Variable.
         RuntimeError, ValueError: whatever ``backward`` raises (e.g. inside ``no_grad``).
 
     Example:
@@ -218,12 +217,9 @@ def trace_backward(
     graph = walk([output])
     trace = BackwardTrace(output, graph, seed=np.ones_like(output.data))
     recorder = _Recorder(trace)
-    try:
-        for fn in graph.functions:
-            recorder.wrap(fn.func)
-        output.backward(retain_grad=retain_grad, create_graph=create_graph)
-    finally:
-        recorder.unwrap_all()
+    run_backward(
+        output, retain_grad=retain_grad, create_graph=create_graph, on_step=recorder.record
+    )
     for vn in graph.variables:
         if vn.var.creator is None and vn.var.grad is not None:
             trace.leaf_grads[vn.id] = np.array(vn.var.grad.data, copy=True)
@@ -231,9 +227,7 @@ def trace_backward(
 
 
 class _Recorder:
-    """Puts recording wrappers on Functions and turns their calls into BackwardSteps."""
-
-    METHODS = ("backward_array", "backward")
+    """The engine's ``on_step`` observer: turns each backward call into a BackwardStep."""
 
     def __init__(self, trace: BackwardTrace) -> None:
         self.trace = trace
@@ -241,48 +235,13 @@ class _Recorder:
         out_id = trace.graph.var_id(trace.output)
         if out_id is not None and trace.seed is not None:
             self.received[out_id] = trace.seed
-        self.done: set[int] = set()
-        self.saved: list[tuple[Function, dict[str, Any]]] = []
 
-    def wrap(self, func: Function) -> None:
-        """Shadow ``func``'s backward methods with recording ones (instance attributes)."""
-        own = getattr(func, "__dict__", {})
-        self.saved.append((func, {name: own[name] for name in self.METHODS if name in own}))
-        for name in self.METHODS:
-            try:
-                setattr(func, name, self._recording(func, getattr(func, name)))
-            except AttributeError as exc:
-                raise TypeError(
-                    f"viz.trace_backward: cannot observe {type(func).__name__}.{name} "
-                    "(its class forbids instance attributes)"
-                ) from exc
-
-    def unwrap_all(self) -> None:
-        """Restore every wrapped Function exactly as it was."""
-        for func, saved in self.saved:
-            for name in self.METHODS:
-                if name in saved:
-                    setattr(func, name, saved[name])
-                else:
-                    getattr(func, "__dict__", {}).pop(name, None)
-
-    def _recording(self, func: Function, original: Callable[..., Any]) -> Callable[..., Any]:
-        def recording(*gys: Any) -> Any:
-            gxs = original(*gys)  # NotImplementedError propagates: the engine falls back
-            if id(func) not in self.done:  # once per pass, even if backward_array nests
-                self.done.add(id(func))
-                self.record(func, gys, gxs)
-            return gxs
-
-        return recording
-
-    def record(self, func: Function, gys: tuple[Any, ...], gxs: Any) -> None:
+    def record(self, func: Function, gys: tuple[Any, ...], gxs: tuple[Any, ...]) -> None:
         """Append the BackwardStep of one call, noting fan-in accumulations."""
         graph = self.trace.graph
-        gx_tuple = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
         # The engine drops gradients for inputs that need none (constants); so do we.
         needs = func.needs_input_grad
-        grads_out = tuple(_array(g) if need else None for g, need in zip(gx_tuple, needs))
+        grads_out = tuple(_array(g) if need else None for g, need in zip(gxs, needs))
         input_ids = tuple(graph.var_id(x) for x in func.inputs)
         outputs = [ref() for ref in func.outputs]
         accumulations = []

@@ -7,21 +7,24 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    must receive before it can run).
 2. Start from the output's creator with the seed ``ones_like(y)``. Pop a ready
    Function, call its backward, add each returned gradient to its input's running total
-   (a new array each time — never in place, so no two Variables share a gradient), and
-   decrement the input creator's count; at zero that creator is ready.
+   (a new array each time, never in place), and decrement the input creator's count; at
+   zero that creator is ready.
 
 No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
 ``generation`` numbers are not needed for correctness with this counting; they are kept
 for graphs and teaching.
 
-First-order backward calls each Function's ``backward_array`` on raw ndarrays (no graph,
-no Variables); ``create_graph=True`` calls the differentiable ``backward`` with graph
-building on, so the gradients are Variables with their own graph.
+One loop serves both kinds of backward. First order calls each Function's
+``backward_array`` on raw ndarrays (no graph, no Variables); ``create_graph=True`` calls
+the differentiable ``backward`` with graph building on, so the gradients are Variables
+with their own graph. One rule (:func:`_hand_out`) decides when a gradient is copied as
+it becomes somebody's ``.grad``: no two Variables ever share a gradient, on either path.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,10 +34,112 @@ from minitorch.core.function import Function
 from minitorch.core.variable import Variable
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
+_VJP_ON_ARRAYS = Function.backward_array  # the default: the op's vjp with NumPy
+#: ``on_step(func, gys, gxs)``: called after each Function's backward, in engine order.
+OnStep = Callable[[Function, tuple[Grad, ...], tuple[Grad, ...]], None]
 
 
-def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = False) -> None:
-    """Backpropagate from ``y``: see :meth:`Variable.backward` for the contract."""
+def run_backward(
+    y: Variable,
+    retain_grad: bool = False,
+    create_graph: bool = False,
+    on_step: OnStep | None = None,
+) -> None:
+    """Backpropagate from ``y``: see :meth:`Variable.backward` for the contract.
+
+    Args:
+        y: the Variable to differentiate; the seed is ``ones_like(y.data)``.
+        retain_grad: also keep the gradients of intermediate Variables.
+        create_graph: differentiable gradients (Variables with a graph of their own).
+        on_step: an observer, called as ``on_step(func, gys, gxs)`` right after each
+            Function's backward with the gradients of its outputs and those it returned
+            for its inputs (as returned: ``None`` allowed). ``viz.trace_backward`` uses it.
+    """
+    _check_start(y)
+    if not y.requires_grad:  # no graph: a constant create_graph gradient, or an error
+        _backward_of_a_constant(y, create_graph)
+        return
+    seed: Grad = np.ones_like(y.data)
+    if create_graph:
+        seed = Variable(seed, requires_grad=False)
+    handed_out: set[int] = set()  # ids of the arrays some .grad holds now (_hand_out)
+    if y.creator is None:
+        _add_to_leaf(y, seed, create_graph, handed_out)
+        return
+    anomaly = current_state().detect_anomaly
+    array_ops = Function.array_ops  # NumPy: what each op's vjp computes with on arrays
+    with _backward_context(create_graph):
+        grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
+        pending = _count_pending(y.creator)
+        ready = [y.creator]
+        while ready:
+            func = ready.pop()
+            if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
+                func.check_leaves_unchanged()
+            refs = func.outputs
+            if len(refs) == 1:  # the usual case, inline: one output, one gradient
+                out = refs[0]()
+                gy = grads.pop(id(out), None) if out is not None else None
+                if gy is None:
+                    gy = _zeros_for_missing_output(func, 0, create_graph)
+                elif retain_grad:
+                    out.grad = _hand_out(gy, create_graph, handed_out)  # type: ignore[union-attr]
+                gys: tuple[Grad, ...] = (gy,)
+            else:
+                gys = _output_grads(func, grads, retain_grad, create_graph, handed_out)
+            try:
+                if create_graph:
+                    gxs = func.backward(*gys)
+                elif type(func).backward_array is _VJP_ON_ARRAYS:  # what it would call
+                    if len(gys) == 1:
+                        gxs = func.vjp(array_ops, func.input_arrays, gys[0])
+                    else:
+                        gxs = func.vjp(array_ops, func.input_arrays, *gys)
+                else:
+                    gxs = func.backward_array(*gys)
+            except NotImplementedError:  # no array path: only `backward` is defined
+                if create_graph:
+                    raise
+                gxs = _backward_without_graph(func, gys)
+            if type(gxs) is not tuple:
+                gxs = _as_tuple(gxs, func)
+            if on_step is not None:
+                on_step(func, gys, gxs)
+            if anomaly:
+                _check_grads_finite(func, gxs)
+            inputs, needs = func.inputs, func.needs_input_grad
+            if len(gxs) != len(inputs):
+                raise ValueError(
+                    f"{type(func).__name__}.backward returned {len(gxs)} gradient(s) for "
+                    f"{len(inputs)} input(s); return one per input (None where there is none)"
+                )
+            for i, x in enumerate(inputs):
+                if not needs[i]:
+                    continue
+                gx, creator = gxs[i], x.creator
+                if gx is not None:
+                    data = x.data  # an ndarray of x's shape and dtype passes unchecked
+                    if (
+                        create_graph
+                        or type(gx) is not np.ndarray
+                        or gx.shape != data.shape
+                        or gx.dtype != data.dtype
+                    ):
+                        gx = _checked(func, i, x, gx, create_graph)
+                    if creator is None:
+                        _add_to_leaf(x, gx, create_graph, handed_out)
+                        continue
+                    old = grads.get(id(x))
+                    grads[id(x)] = gx if old is None else _accumulate(old, gx, create_graph)
+                if creator is not None:
+                    count = pending[creator] - 1
+                    pending[creator] = count
+                    if count == 0:
+                        ready.append(creator)
+
+
+def _check_start(y: Variable) -> None:
+    """The errors of a backward that cannot start (no graph, no data, no gradient)."""
     state = current_state()
     if not state.enable_backprop and not state.in_backward:
         raise RuntimeError(
@@ -43,106 +148,40 @@ def run_backward(y: Variable, retain_grad: bool = False, create_graph: bool = Fa
         )
     if y.data is None:
         raise RuntimeError("backward(): the Variable holds no data (data is None)")
-    if not y.requires_grad:
-        leaf_ref = getattr(y, "_constant_grad_of", None)
-        leaf = leaf_ref() if leaf_ref is not None else None
-        if leaf is not None:  # a create_graph gradient that depends on no input
-            zeros: Grad = np.zeros_like(leaf.data)
-            if create_graph:
-                zeros = Variable(zeros, requires_grad=False)
-            _add_to_leaf(leaf, zeros, create_graph, set())
-            return
-        raise RuntimeError(_no_graph_message(y))
-    seed: Grad = np.ones_like(y.data)
-    if create_graph:
-        seed = Variable(seed, requires_grad=False)
-    if y.creator is None:
-        _add_to_leaf(y, seed, create_graph, set())
-        return
-    anomaly = state.detect_anomaly
-    with _backward_context(create_graph):
-        grads: dict[int, Grad] = {id(y): seed}
-        handed_out: set[int] = set()  # ids of arrays now held by a user-visible .grad
-        pending = _count_pending(y.creator)
-        ready = [y.creator]
-        if not create_graph and not anomaly:
-            _run_first_order(ready, grads, pending, retain_grad, handed_out)
-            return
-        while ready:
-            func = ready.pop()
-            if func.leaf_snapshots is not None:
-                func.check_leaves_unchanged()
-            gys = _pop_output_grads(func, grads, retain_grad, create_graph, handed_out)
-            gxs = _call_backward(func, gys, create_graph)
-            if anomaly:
-                _check_grads_finite(func, gxs)
-            _send_to_inputs(func, gxs, grads, pending, ready, create_graph, handed_out)
 
 
-def _run_first_order(
-    ready: list[Function],
-    grads: dict[int, np.ndarray],
-    pending: dict[Function, int],
-    retain_grad: bool,
-    handed_out: set[int],
-) -> None:
-    """The loop of ``run_backward`` for ordinary first-order gradients, on raw ndarrays.
+def _backward_of_a_constant(y: Variable, create_graph: bool) -> None:
+    """``backward()`` of a Variable that requires no gradient: zeros, or a clear error.
 
-    It does what the general loop does (pop the output gradients, call the backward,
-    check and send each input gradient), inlined for the common case of one output,
-    ``backward_array`` and well-formed gradients; anything else takes the general
-    helpers, so errors and fallbacks are the same on both paths.
+    A ``create_graph`` gradient that depends on no input (relu, abs, ``x + c``) has a zero
+    derivative: its leaf gets zeros, as in PyTorch. Anything else has no graph to run.
     """
-    while ready:
-        func = ready.pop()
-        if func.leaf_snapshots is not None:
-            func.check_leaves_unchanged()
-        refs = func.outputs
-        # Function.backward_array itself raises NotImplementedError, so one call both
-        # runs an op's fast path and detects a Function that has none (then: backward).
-        if len(refs) == 1:
-            y = refs[0]()
-            gy = grads.pop(id(y), None) if y is not None else None
-            if gy is None:
-                gy = _zeros_for_missing_output(func, 0, False)
-            elif retain_grad:
-                y.grad = _new_grad(gy, handed_out)  # type: ignore[union-attr]
-            try:
-                gxs: Any = func.backward_array(gy)
-            except NotImplementedError:
-                gxs = _backward_without_graph(func, [gy])
-        else:
-            gys = _pop_output_grads(func, grads, retain_grad, False, handed_out)
-            try:
-                gxs = func.backward_array(*gys)
-            except NotImplementedError:
-                gxs = _backward_without_graph(func, gys)
-        if type(gxs) is not tuple:
-            gxs = _as_tuple(gxs, func)
-        inputs = func.inputs
-        if len(gxs) != len(inputs):
-            _send_to_inputs(func, gxs, grads, pending, ready, False, handed_out)  # raises
-        needs = func.needs_input_grad
-        for i, x in enumerate(inputs):
-            if not needs[i]:
-                continue
-            gx = gxs[i]
-            creator = x.creator
-            if gx is not None:
-                data = x.data
-                if type(gx) is not np.ndarray or gx.shape != data.shape or gx.dtype != data.dtype:
-                    gx = _checked(func, i, x, gx, False)
-                if creator is None:
-                    _add_to_leaf(x, gx, False, handed_out)
-                    continue
-                key = id(x)
-                old = grads.get(key)
-                grads[key] = gx if old is None else _accumulate(old, gx, False)
-            if creator is not None:
-                count = pending[creator] - 1
-                pending[creator] = count
-                if count == 0:
-                    ready.append(creator)
+    leaf_ref = getattr(y, "_constant_grad_of", None)
+    leaf = leaf_ref() if leaf_ref is not None else None
+    if leaf is None:
+        raise RuntimeError(_no_graph_message(y))
+    zeros: Grad = np.zeros_like(leaf.data)
+    if create_graph:
+        zeros = Variable(zeros, requires_grad=False)
+    _add_to_leaf(leaf, zeros, create_graph, set())
+
+
+def _no_graph_message(y: Variable) -> str:
+    """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
+    label = f"Variable {y.name!r}" if y.name else "this Variable"
+    if getattr(y, "_first_order_grad", False):
+        return (
+            f"backward(): {label} is (or was computed only from) a gradient made by a "
+            "first-order backward(), which records no graph, so it cannot be differentiated "
+            "again: did you forget create_graph=True? Compute the first "
+            "gradient with backward(create_graph=True) (e.g. y.backward(create_graph=True); "
+            "gx = x.grad; x.clear_grad(); gx.backward()) to get second derivatives"
+        )
+    return (
+        f"backward(): {label} does not require a gradient: it was computed inside "
+        "no_grad() or only from constants, so no graph leads back to a Variable that "
+        "needs one"
+    )
 
 
 def _count_pending(root: Function) -> dict[Function, int]:
@@ -163,14 +202,14 @@ def _count_pending(root: Function) -> dict[Function, int]:
     return pending
 
 
-def _pop_output_grads(
+def _output_grads(
     func: Function,
     grads: dict[int, Grad],
     retain_grad: bool,
     create_graph: bool,
     handed_out: set[int],
-) -> list[Grad]:
-    """Collect the finished gradients of ``func``'s outputs (zeros for unused outputs)."""
+) -> tuple[Grad, ...]:
+    """Collect the finished gradients of a multi-output ``func`` (zeros for unused ones)."""
     gys: list[Grad] = []
     for ref in func.outputs:
         y = ref()
@@ -178,9 +217,9 @@ def _pop_output_grads(
         if gy is None:
             gy = _zeros_for_missing_output(func, len(gys), create_graph)
         elif retain_grad and y is not None:
-            y.grad = gy if create_graph else _new_grad(gy, handed_out)
+            y.grad = _hand_out(gy, create_graph, handed_out)
         gys.append(gy)
-    return gys
+    return tuple(gys)
 
 
 def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) -> Grad:
@@ -194,26 +233,14 @@ def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) ->
     return Variable(zeros, requires_grad=False) if create_graph else zeros
 
 
-def _call_backward(func: Function, gys: list[Grad], create_graph: bool) -> tuple[Grad, ...]:
-    """Run one Function's backward on the fast path or the differentiable path."""
-    if not create_graph and type(func).backward_array is not Function.backward_array:
-        try:
-            return _as_tuple(func.backward_array(*gys), func)
-        except NotImplementedError:
-            pass
-    if create_graph:
-        return _as_tuple(func.backward(*gys), func)
-    return _backward_without_graph(func, gys)
+def _backward_without_graph(func: Function, gys: tuple[Grad, ...]) -> tuple[Grad, ...]:
+    """``backward`` on constant Variables, for a Function without an array path.
 
-
-def _backward_without_graph(func: Function, gys: list[Grad]) -> tuple[Grad, ...]:
-    """The fallback for Functions without ``backward_array``: ``backward`` on constants.
-
-    The engine has switched graph building off (``_backward_context``), so this builds no
-    graph; the results are unwrapped to ndarrays.
+    The engine has switched graph building off, so this records nothing; the results are
+    unwrapped to ndarrays.
     """
     gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]), func)
-    return tuple(None if gx is None else _data_of(gx) for gx in gxs)
+    return tuple(gx.data if isinstance(gx, Variable) else gx for gx in gxs)
 
 
 def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
@@ -230,52 +257,13 @@ def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
     return (gxs,)
 
 
-def _data_of(gx: Any) -> Any:
-    return gx.data if isinstance(gx, Variable) else gx
-
-
-def _send_to_inputs(
-    func: Function,
-    gxs: tuple[Grad, ...],
-    grads: dict[int, Grad],
-    pending: dict[Function, int],
-    ready: list[Function],
-    create_graph: bool,
-    handed_out: set[int],
-) -> None:
-    """Accumulate each input's gradient and release creators whose count reaches zero."""
-    inputs = func.inputs
-    if len(gxs) != len(inputs):
-        raise ValueError(
-            f"{type(func).__name__}.backward returned {len(gxs)} gradient(s) for "
-            f"{len(inputs)} input(s); return one per input (None where there is none)"
-        )
-    for i, (x, gx, needs) in enumerate(zip(inputs, gxs, func.needs_input_grad)):
-        if not needs:
-            continue
-        creator = x.creator
-        if gx is not None:
-            gx = _checked(func, i, x, gx, create_graph)
-            if creator is None:
-                _add_to_leaf(x, gx, create_graph, handed_out)
-            else:
-                key = id(x)
-                old = grads.get(key)
-                grads[key] = gx if old is None else _accumulate(old, gx, create_graph)
-        if creator is not None:
-            pending[creator] -= 1
-            if pending[creator] == 0:
-                ready.append(creator)
-
-
 def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bool) -> Grad:
     """Check a gradient's type and shape against its input; match the input's dtype."""
-    data = gx.data if create_graph and isinstance(gx, Variable) else gx
     if create_graph and not isinstance(gx, Variable):
         gx = Variable(np.asarray(gx), requires_grad=False)
-        data = gx.data
-    elif not create_graph and type(data) is not np.ndarray:
-        data = gx = _coerce_array(func, index, gx)
+    elif not create_graph and type(gx) is not np.ndarray:
+        gx = _coerce_array(func, index, gx)
+    data = gx.data if create_graph else gx
     x_data = x.data
     if data.shape != x_data.shape:
         raise ValueError(
@@ -286,7 +274,7 @@ def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bo
     if data.dtype != x_data.dtype and x_data.dtype.kind == "f":
         # A float32 input gets a float32 gradient on both paths, even when the backward
         # met a float64 constant; ``astype`` keeps the create_graph gradient differentiable.
-        gx = gx.astype(x_data.dtype) if create_graph else data.astype(x_data.dtype)
+        gx = gx.astype(x_data.dtype)
     return gx
 
 
@@ -310,7 +298,7 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
             "e.g. Variable(data.astype(float))"
         )
     if x.grad is None:
-        x.grad = gx if create_graph else _new_grad(gx, handed_out)
+        x.grad = _hand_out(gx, create_graph, handed_out)
     elif create_graph:
         x.grad = x.grad + gx
     else:
@@ -327,40 +315,38 @@ def _label(x: Variable) -> str:
     return f"Variable {x.name!r}" if x.name else "a Variable"
 
 
-def _new_grad(gx: np.ndarray, handed_out: set[int]) -> Variable:
-    """Wrap ``gx`` as a ``.grad`` that is writeable and shares memory with no other ``.grad``.
+def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
+    """The one copy rule: ``gx`` as a ``.grad`` that no other ``.grad`` shares.
 
-    A backward may return the same array for two inputs (``Add`` passes ``gy`` to both),
-    views of one buffer (``reshape``), or a read-only broadcast view (``sum``). Users may
-    update gradients in place (gradient clipping), so such arrays are copied: ``handed_out``
-    holds the ids of the memory owners of every gradient given out in this pass.
+    A backward may return the same gradient for two inputs (``Add`` passes ``gy`` to
+    both), views of one buffer (``reshape``) or a read-only broadcast view (``sum``).
+    Users may update gradients in place (gradient clipping), so a gradient whose memory
+    another ``.grad`` already holds, or that is read-only, is copied — as an array on the
+    first-order path, with the differentiable :class:`_Copy` under ``create_graph`` (so
+    ``a.grad is b.grad`` never holds on either path). ``handed_out`` holds the ids of
+    the memory owners given out in this pass.
     """
-    owner = gx if gx.base is None else gx.base  # NumPy keeps .base pointing at the owner
-    if not gx.flags.writeable or id(owner) in handed_out:
-        gx = gx.copy()
-        owner = gx
+    data = gx.data if create_graph else gx
+    owner = data if data.base is None else data.base  # NumPy keeps .base at the owner
+    if id(owner) in handed_out or not data.flags.writeable:
+        gx = _Copy()(gx) if create_graph else data.copy()
+        owner = gx.data if create_graph else gx
     handed_out.add(id(owner))
+    if create_graph:
+        return gx
     grad = Variable(gx, requires_grad=False)
     grad._first_order_grad = True  # differentiating it again needs create_graph=True
     return grad
 
 
-def _no_graph_message(y: Variable) -> str:
-    """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
-    label = f"Variable {y.name!r}" if y.name else "this Variable"
-    if getattr(y, "_first_order_grad", False):
-        return (
-            f"backward(): {label} is (or was computed only from) a gradient made by a "
-            "first-order backward(), which records no graph, so it cannot be differentiated "
-            "again: did you forget create_graph=True? Compute the first "
-            "gradient with backward(create_graph=True) (e.g. y.backward(create_graph=True); "
-            "gx = x.grad; x.clear_grad(); gx.backward()) to get second derivatives"
-        )
-    return (
-        f"backward(): {label} does not require a gradient: it was computed inside "
-        "no_grad() or only from constants, so no graph leads back to a Variable that "
-        "needs one"
-    )
+class _Copy(Function):
+    """y = a copy of x;  gx = gy.  The differentiable copy :func:`_hand_out` makes."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x.copy()
+
+    def vjp(self, F: Any, xs: tuple[Any, ...], gy: Any) -> Any:
+        return gy
 
 
 def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:
@@ -371,7 +357,7 @@ def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:
 
 def _check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
     for i, gx in enumerate(gxs):
-        data = _data_of(gx)
+        data = gx.data if isinstance(gx, Variable) else gx
         if data is None or not isinstance(data, np.ndarray) or data.dtype.kind not in "fc":
             continue
         if not np.isfinite(data).all():

@@ -9,17 +9,21 @@ weak references, so the graph never keeps a result alive that the user dropped a
 
 from __future__ import annotations
 
+import functools
 import os
 import traceback
 import weakref
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from minitorch.core.config import _State, _state
-from minitorch.core.variable import Variable
+from minitorch.core.variable import NUMERIC_KINDS, Variable
 
-_NUMERIC_KINDS = frozenset("biufc")
+#: What a ``vjp`` computes with: an ndarray on the fast path, a Variable under create_graph.
+Value = Any
+#: The namespace ``F`` a ``vjp`` is written against (see ``minitorch.ops.namespaces``).
+Ops = Any
 # needs_input_grad for one or two inputs, shared instead of a new tuple per op.
 _NEEDS: dict[Any, tuple[bool, ...]] = {
     False: (False,),
@@ -41,6 +45,12 @@ class Function:
       fast path of ordinary first-order backward. Omit it (or raise
       ``NotImplementedError``) and the engine falls back to ``backward`` under
       ``no_grad()``.
+
+    Or, instead of both backwards, the formula once: ``vjp(F, xs, *gys)``, written against
+    the namespace ``F`` — NumPy (:attr:`array_ops`) with ``xs = self.input_arrays`` on the
+    fast path, minitorch ops (:attr:`graph_ops`) with ``xs = self.inputs`` under
+    ``create_graph``. The default ``backward`` and ``backward_array`` call it. This is
+    how minitorch's own ops are written (HIPS/autograd's ``anp``, DeZero's ``xp``).
 
     An instance records **one** call: create a new one per use, ``Square()(x)``. Calling
     an instance again after it recorded a graph raises ``RuntimeError`` (it would
@@ -83,6 +93,10 @@ class Function:
     created_in_backward: bool = False
     created_at: str | None = None
     output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
+    #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``
+    #: (core imports no ops): NumPy kernels on ndarrays, and minitorch ops on Variables.
+    array_ops: ClassVar[Any] = None
+    graph_ops: ClassVar[Any] = None
     # (input index, (array, its bytes)) for every leaf input, taken when the graph is
     # recorded; the engine compares them before this Function's backward (in-place edits).
     leaf_snapshots: tuple[tuple[int, tuple[np.ndarray, bytes]], ...] | None = None
@@ -104,7 +118,7 @@ class Function:
         xs: tuple[Any, ...] | list[Variable] = inputs
         for x in inputs:
             if not isinstance(x, Variable):
-                xs = _as_inputs(inputs, self)
+                xs = as_inputs(inputs, self)
                 break
         n_inputs = len(xs)
         if n_inputs == 1:
@@ -152,14 +166,17 @@ class Function:
         """Link the graph: inputs, generation, weak references to the outputs."""
         self.inputs = xs if type(xs) is list else list(xs)
         self.needs_input_grad = needs
-        generation = xs[0].generation if len(xs) == 1 else max([x.generation for x in xs])
+        if len(xs) == 1:
+            generation = xs[0].generation
+        elif len(xs) == 2:
+            generation = max(xs[0].generation, xs[1].generation)
+        else:
+            generation = max([x.generation for x in xs])
         self.generation = generation
-        refs = []
         for y in outputs:
             y.creator = self
             y.generation = generation + 1
-            refs.append(weakref.ref(y))
-        self.outputs = refs
+        self.outputs = [weakref.ref(y) for y in outputs]
         if len(outputs) > 1:  # so backward can make zeros for an output that was dropped
             self.output_meta = [(y.data.shape, y.data.dtype) for y in outputs]
         if state.in_backward:
@@ -235,12 +252,34 @@ class Function:
         raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
 
     def backward(self, *gys: Any, **kwargs: Any) -> Any:
-        """Return the gradients w.r.t. each input, given those w.r.t. each output."""
-        raise NotImplementedError(f"{type(self).__name__}.backward is not defined")
+        """Return the gradients w.r.t. each input, given those w.r.t. each output.
+
+        By default: :meth:`vjp` evaluated with minitorch ops on the input Variables, so
+        the gradients are differentiable.
+        """
+        return self.vjp(self.graph_ops, self.inputs, *gys)
 
     def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
-        """Optional fast path of ``backward`` on raw ndarrays (no graph is built)."""
-        raise NotImplementedError
+        """Fast path of ``backward`` on raw ndarrays (no graph is built).
+
+        By default: :meth:`vjp` evaluated with NumPy on the input arrays. Raises
+        ``NotImplementedError`` for a Function that defines only ``backward``; the engine
+        then runs ``backward`` on constants instead.
+        """
+        return self.vjp(self.array_ops, self.input_arrays, *gys)
+
+    def vjp(self, *args: Any, **kwargs: Any) -> Any:
+        """``vjp(F, xs, *gys)``: the vector-Jacobian product, written once.
+
+        ``F`` is a namespace of array functions (``F.exp``, ``F.sum_to``,
+        ``F.reshape``, ``F.output(self)`` ...) that are NumPy's on the fast path and
+        minitorch's ops under ``create_graph``; ``xs`` holds the inputs in the same kind
+        (ndarrays or Variables). Arithmetic operators work on both kinds. Return one
+        gradient per input (``None`` for an input without one).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__}.backward is not defined (define backward, or vjp)"
+        )
 
     # -- accessors for op authors --------------------------------------------------------
     @property
@@ -324,53 +363,55 @@ def _modified_message(func: Function, index: int, x: Variable, same_array: bool)
     )
 
 
-def _as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
-    """Wrap every operand that is not a Variable as a constant Variable (``_as_input``).
+def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
+    """Every operand as a Variable: Variables as they are, anything else as a constant.
 
-    Fast path for the most common case, ``x * 0.99``: under NumPy 2's rules (NEP 50) a
-    Python float takes the dtype of the array operands when they share one floating
-    dtype, so it is converted to that dtype directly (a float32 Variable stays float32).
+    One dtype rule, NumPy 2's (NEP 50): a Python number takes the dtype NumPy would give
+    it next to the array operands, so ``float32_variable * 2.0`` stays float32 and
+    ``x * 0.99`` needs no float64 promotion check of its own; other operands (ndarrays,
+    lists) keep their own dtype.
+
+    Raises:
+        TypeError: for an operand that is not numeric (names the op and the operand).
     """
-    dtype = None
-    for v in inputs:
-        data = v.data if isinstance(v, Variable) else v
-        if isinstance(data, np.ndarray):
-            if dtype is None:
-                dtype = data.dtype
-            elif data.dtype != dtype:
-                dtype = None
-                break
-    if dtype is not None and dtype.kind not in "fc":
-        dtype = None
+    if len(inputs) == 2 and type(inputs[1]) is float and isinstance(inputs[0], Variable):
+        x, c = inputs  # `x * 0.99`, the commonest case: NEP 50 gives c a float x's dtype
+        if x.data.dtype.kind == "f":
+            return [x, Variable(np.asarray(c, x.data.dtype), requires_grad=False)]
+    dtypes = tuple(
+        [
+            v.dtype if isinstance(v, np.ndarray) else v.data.dtype
+            for v in inputs
+            if isinstance(v, (Variable, np.ndarray)) and v.data is not None
+        ]
+    )
     xs = []
     for x in inputs:
         if isinstance(x, Variable):
             xs.append(x)
-        elif dtype is not None and type(x) is float:
-            xs.append(Variable(np.asarray(x, dtype), requires_grad=False))
+            continue
+        if isinstance(x, (bool, int, float, complex)):
+            kind: Any = type(x)
+            array = np.asarray(x, dtype=_scalar_dtype(kind, dtypes))
         else:
-            xs.append(_as_input(x, inputs, func))
+            try:
+                array = np.asarray(x)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(_operand_message(func, inputs, x)) from exc
+            if array.dtype.kind not in NUMERIC_KINDS:
+                raise TypeError(_operand_message(func, inputs, x))
+        xs.append(Variable(array, requires_grad=False))
     return xs
 
 
-def _as_input(x: Any, inputs: tuple[Any, ...], func: Function) -> Variable:
-    """Turn a non-Variable operand into a constant Variable with NumPy 2 (NEP 50) dtypes.
+@functools.cache
+def _scalar_dtype(kind: Any, dtypes: tuple[np.dtype[Any], ...]) -> np.dtype[Any]:
+    """``np.result_type`` of a Python scalar of type ``kind`` and arrays of ``dtypes``.
 
-    A Python scalar takes the dtype NumPy would give it next to the other operands, so
-    ``float32_variable * 2.0`` stays float32.
+    Under NEP 50 a Python scalar is "weak": the result depends on its type, not its value,
+    so the answer is cached per (type, dtypes) — ``x * 0.99`` in a loop asks NumPy once.
     """
-    if isinstance(x, (bool, int, float, complex)):
-        arrays = [v.data for v in inputs if isinstance(v, Variable) and v.data is not None]
-        arrays += [v for v in inputs if isinstance(v, np.ndarray)]
-        array = np.asarray(x, dtype=np.result_type(x, *arrays) if arrays else None)
-    else:
-        try:
-            array = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(_operand_message(func, inputs, x)) from exc
-        if array.dtype.kind not in _NUMERIC_KINDS:
-            raise TypeError(_operand_message(func, inputs, x))
-    return Variable(array, requires_grad=False)
+    return np.result_type(kind(0), *dtypes) if dtypes else np.asarray(kind(0)).dtype
 
 
 def _operand_message(func: Function, inputs: tuple[Any, ...], x: Any) -> str:

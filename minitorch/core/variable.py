@@ -18,7 +18,7 @@ import numpy as np
 if TYPE_CHECKING:
     from minitorch.core.function import Function
 
-_NUMERIC_KINDS = frozenset("biufc")  # bool, signed/unsigned int, float, complex
+NUMERIC_KINDS = frozenset("biufc")  # bool, signed/unsigned int, float, complex
 
 #: Anything an op accepts as an operand: a Variable, an ndarray or a Python/NumPy scalar.
 Operand = Union["Variable", np.ndarray, float, int, np.generic]
@@ -82,7 +82,6 @@ class Variable:
     _constant_grad_of: Any  # weakref.ref to a Variable
     # NEP 13: make NumPy defer to our reflected operators, so np.ones(3) + x is a Variable.
     __array_ufunc__ = None
-    __array_priority__ = 200
 
     def __init__(
         self, data: np.ndarray | None, name: str | None = None, requires_grad: bool = True
@@ -93,7 +92,7 @@ class Variable:
                     f"Variable: data must be a numpy.ndarray or None, got "
                     f"{type(data).__name__}; wrap scalars and lists with np.array(...)"
                 )
-            if data.dtype.kind not in _NUMERIC_KINDS:
+            if data.dtype.kind not in NUMERIC_KINDS:
                 raise TypeError(
                     f"Variable: data must be numeric (bool, integer, float or complex), got "
                     f"dtype {data.dtype}"

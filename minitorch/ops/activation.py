@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.arithmetic import _broadcast_error
-from minitorch.ops.math import exp
-from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, sum
-from minitorch.ops.reshape import sum_to, sum_to_array
+from minitorch.core.function import Ops, Value
+from minitorch.ops.arithmetic import Pair, broadcast_error
+from minitorch.ops.math import One
+from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis
 
 
 def sigmoid_array(x: np.ndarray) -> np.ndarray:
@@ -34,12 +34,8 @@ class Sigmoid(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return sigmoid_array(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        y = self.output()
-        return gy * y * (1 - y)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        y = self.output().data
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        y = F.output(self)
         return gy * y * (1 - y)
 
 
@@ -71,12 +67,8 @@ class ReLU(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.maximum(x, 0)
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return gy * (x.data > 0).astype(gy.dtype)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        (x,) = self.input_arrays
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        (x,) = self.input_arrays  # the mask is a constant: relu'' = 0 almost everywhere
         return gy * (x > 0)
 
 
@@ -112,13 +104,9 @@ class LeakyReLU(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.where(x > 0, x, x * self.negative_slope)
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return gy * np.where(x.data > 0, 1.0, self.negative_slope).astype(gy.dtype)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        (x,) = self.input_arrays
-        return np.where(x > 0, gy, gy * self.negative_slope)
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        (x,) = self.input_arrays  # the slopes are constants
+        return gy * np.where(x > 0, 1.0, self.negative_slope).astype(gy.dtype)
 
 
 def leaky_relu(x: Operand, negative_slope: float = 0.01) -> Variable:
@@ -153,12 +141,9 @@ class Softplus(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.logaddexp(0, x)  # log(e^0 + e^x) without overflow
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return gy * sigmoid(x)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy * sigmoid_array(self.input_arrays[0])
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        (x,) = xs
+        return gy * F.sigmoid(x)
 
 
 def softplus(x: Operand) -> Variable:
@@ -198,11 +183,8 @@ class Clip(Function):
             inside &= x <= self.x_max
         return inside
 
-    def backward(self, gy: Variable) -> Variable:
-        return gy * self._inside(self.inputs[0].data).astype(gy.dtype)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy * self._inside(self.input_arrays[0])
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        return gy * self._inside(self.input_arrays[0])  # a constant mask
 
 
 def clip(x: Operand, x_min: float | None, x_max: float | None) -> Variable:
@@ -245,7 +227,7 @@ class Maximum(Function):
         try:
             return np.maximum(x0, x1) if self.sign > 0 else np.minimum(x0, x1)
         except ValueError:
-            raise _broadcast_error(type(self).__name__.lower(), x0, x1) from None
+            raise broadcast_error(type(self).__name__.lower(), x0, x1) from None
 
     def _weight0(self, dtype: np.dtype) -> np.ndarray:
         # Ties (x0 == x1) split the gradient in halves: one unit shared, as torch does.
@@ -253,15 +235,10 @@ class Maximum(Function):
         wins = x0 > x1 if self.sign > 0 else x0 < x1
         return (wins + 0.5 * (x0 == x1)).astype(dtype)
 
-    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
-        x0, x1 = self.inputs
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value, Value]:
+        x0, x1 = xs
         w0 = self._weight0(gy.dtype)
-        return sum_to(gy * w0, x0.shape), sum_to(gy * (1 - w0), x1.shape)
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x0, x1 = self.input_arrays
-        w0 = self._weight0(gy.dtype)
-        return sum_to_array(gy * w0, x0.shape), sum_to_array(gy * (1 - w0), x1.shape)
+        return F.sum_to(gy * w0, x0.shape), F.sum_to(gy * (1 - w0), x1.shape)
 
 
 class Minimum(Maximum):
@@ -297,20 +274,10 @@ def maximum(x0: Operand, x1: Operand) -> Variable:
 
 
 def minimum(x0: Operand, x1: Operand) -> Variable:
-    """Elementwise minimum (``np.minimum``), broadcasting; ties split the gradient in halves.
+    """Elementwise minimum (``np.minimum``), broadcasting.
 
-    Shapes:
-        x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
-
-    Args:
-        x0: the first operand.
-        x1: the second operand.
-
-    Returns:
-        A Variable of the promoted dtype.
-
-    Raises:
-        ValueError: if the shapes do not broadcast.
+    The mirror image of :func:`maximum`: the same shapes, arguments, errors and tie rule
+    (where ``x0 == x1`` each operand receives ``gy / 2``).
 
     Example:
         >>> minimum(Variable(np.array([1.0, 5.0])), 3.0)
@@ -336,15 +303,10 @@ class Softmax(Function):
         self.axes = normalize_axis(self.axis, x.ndim, "softmax")
         return _softmax_array(x, self.axes)
 
-    def backward(self, gy: Variable) -> Variable:
-        y = self.output()
-        return y * (gy - sum(gy * y, self.axes, keepdims=True))
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        y = self.output().data
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        y = F.output(self)
         gx = gy * y
-        gx -= y * np.sum(gx, axis=self.axes, keepdims=True)
-        return gx
+        return gx - y * F.sum(gx, self.axes, keepdims=True)
 
 
 def softmax(x: Operand, axis: Axis = -1) -> Variable:
@@ -388,13 +350,9 @@ class LogSoftmax(Function):
         with np.errstate(divide="ignore"):  # log(0) only for an empty axis: no values
             return z - np.log(np.sum(np.exp(z), axis=self.axes, keepdims=True))
 
-    def backward(self, gy: Variable) -> Variable:
-        y = self.output()
-        return gy - exp(y) * sum(gy, self.axes, keepdims=True)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        y = self.output().data
-        return gy - np.exp(y) * np.sum(gy, axis=self.axes, keepdims=True)
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        y = F.output(self)
+        return gy - F.exp(y) * F.sum(gy, self.axes, keepdims=True)
 
 
 def log_softmax(x: Operand, axis: Axis = -1) -> Variable:

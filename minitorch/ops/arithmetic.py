@@ -1,6 +1,8 @@
 """Elementwise arithmetic with NumPy broadcasting: add, sub, mul, div, neg.
 
-Each binary backward ends with ``sum_to(gx, x.shape)``: the gradient of a broadcast
+Each gradient formula is written once, as a ``vjp`` against ``F`` (NumPy on the fast
+path, minitorch ops under ``create_graph``; see :mod:`minitorch.ops.namespaces`), and
+each binary one ends with ``F.sum_to(gx, x.shape)``: the gradient of a broadcast
 operand is the sum over the copies broadcasting made (identity when shapes match).
 """
 
@@ -9,10 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.reshape import sum_to, sum_to_array
+from minitorch.core.function import Ops, Value
+
+Pair = tuple[Value, Value]  # the inputs of a binary op, as ndarrays or as Variables
 
 
-def _broadcast_error(op: str, x0: np.ndarray, x1: np.ndarray) -> ValueError:
+def broadcast_error(op: str, x0: np.ndarray, x1: np.ndarray) -> ValueError:
+    """The error of a binary op whose operand shapes do not broadcast (names both)."""
     return ValueError(f"{op}: shapes {x0.shape} and {x1.shape} do not broadcast")
 
 
@@ -23,17 +28,13 @@ class Add(Function):
         try:
             return x0 + x1
         except ValueError:
-            raise _broadcast_error("add", x0, x1) from None
+            raise broadcast_error("add", x0, x1) from None
 
-    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
-        x0, x1 = self.inputs
-        return sum_to(gy, x0.shape), sum_to(gy, x1.shape)
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        x0, x1 = self.input_arrays
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+        x0, x1 = xs
         need0, need1 = self.needs_input_grad  # x + 0.01: no reduction for the constant
-        gx0 = sum_to_array(gy, x0.shape) if need0 else None
-        gx1 = sum_to_array(gy, x1.shape) if need1 else None
+        gx0 = F.sum_to(gy, x0.shape) if need0 else None
+        gx1 = F.sum_to(gy, x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -61,17 +62,13 @@ class Sub(Function):
         try:
             return x0 - x1
         except ValueError:
-            raise _broadcast_error("sub", x0, x1) from None
+            raise broadcast_error("sub", x0, x1) from None
 
-    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
-        x0, x1 = self.inputs
-        return sum_to(gy, x0.shape), sum_to(-gy, x1.shape)
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        x0, x1 = self.input_arrays
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+        x0, x1 = xs
         need0, need1 = self.needs_input_grad
-        gx0 = sum_to_array(gy, x0.shape) if need0 else None
-        gx1 = sum_to_array(-gy, x1.shape) if need1 else None
+        gx0 = F.sum_to(gy, x0.shape) if need0 else None
+        gx1 = F.sum_to(-gy, x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -98,17 +95,13 @@ class Mul(Function):
         try:
             return x0 * x1
         except ValueError:
-            raise _broadcast_error("mul", x0, x1) from None
+            raise broadcast_error("mul", x0, x1) from None
 
-    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
-        x0, x1 = self.inputs
-        return sum_to(gy * x1, x0.shape), sum_to(gy * x0, x1.shape)
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        x0, x1 = self.input_arrays
-        need0, need1 = self.needs_input_grad
-        gx0 = sum_to_array(gy * x1, x0.shape) if need0 else None
-        gx1 = sum_to_array(gy * x0, x1.shape) if need1 else None
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+        x0, x1 = xs
+        need0, need1 = self.needs_input_grad  # x * 0.99: no product for the constant
+        gx0 = F.sum_to(gy * x1, x0.shape) if need0 else None
+        gx1 = F.sum_to(gy * x0, x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -135,17 +128,13 @@ class Div(Function):
         try:
             return x0 / x1
         except ValueError:
-            raise _broadcast_error("div", x0, x1) from None
+            raise broadcast_error("div", x0, x1) from None
 
-    def backward(self, gy: Variable) -> tuple[Variable, Variable]:
-        x0, x1 = self.inputs
-        return sum_to(gy / x1, x0.shape), sum_to(-gy * x0 / (x1 * x1), x1.shape)
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        x0, x1 = self.input_arrays
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+        x0, x1 = xs
         need0, need1 = self.needs_input_grad
-        gx0 = sum_to_array(gy / x1, x0.shape) if need0 else None
-        gx1 = sum_to_array(-gy * x0 / (x1 * x1), x1.shape) if need1 else None
+        gx0 = F.sum_to(gy / x1, x0.shape) if need0 else None
+        gx1 = F.sum_to(-gy * x0 / (x1 * x1), x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -174,10 +163,7 @@ class Neg(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return -x
 
-    def backward(self, gy: Variable) -> Variable:
-        return -gy
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         return -gy
 
 

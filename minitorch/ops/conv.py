@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.reduce import sum
+from minitorch.core.function import Ops, Value
 from minitorch.ops.windows import (
     IntOrPair,
     Pair,
@@ -28,11 +28,6 @@ from minitorch.ops.windows import (
 
 
 # -- NumPy kernels -----------------------------------------------------------------------
-def _conv_array(x: np.ndarray, W: np.ndarray, stride: Pair, padding: Pair) -> np.ndarray:
-    """``conv2d`` on arrays."""
-    return _conv_col(im2col_array(x, hw(W.shape), stride, padding), W)
-
-
 def _conv_col(col: np.ndarray, W: np.ndarray) -> np.ndarray:
     """``W.reshape(C_out, -1) @ col`` for every image: one small GEMM per image."""
     n, oh, ow = col.shape[0], col.shape[4], col.shape[5]
@@ -87,12 +82,6 @@ def _transpose_output_hw(
     return sides[0], sides[1]
 
 
-def _leftover(x_hw: tuple[int, ...], kernel: Pair, stride: Pair, padding: Pair) -> Pair:
-    """Input rows/columns a strided window never reaches: the transpose's output_padding."""
-    sides = [(x_hw[i] + 2 * padding[i] - kernel[i]) % stride[i] for i in (0, 1)]
-    return sides[0], sides[1]
-
-
 # -- convolution ---------------------------------------------------------------------------
 class Conv2d(Function):
     """y = W (x) x + b via im2col;  gx = conv_transpose2d(gy, W),  gW = Conv2dGradW(x, gy)."""
@@ -105,18 +94,24 @@ class Conv2d(Function):
         y = _conv_col(self.col, W)
         return y if b is None else y + b.reshape(1, -1, 1, 1)
 
-    def backward(self, gy: Variable) -> tuple[Variable | None, ...]:
-        x, W = self.inputs[:2]
-        kernel, needs = hw(W.shape), self.needs_input_grad
-        pad = _leftover(hw(x.shape), kernel, self.stride, self.padding)
-        gx = conv_transpose2d(gy, W, None, self.stride, self.padding, pad) if needs[0] else None
-        gW = Conv2dGradW(kernel, self.stride, self.padding)(x, gy) if needs[1] else None
-        return (gx, gW) + ((sum(gy, axis=(0, 2, 3)),) if len(needs) == 3 else ())
+    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+        x, W = xs[:2]
+        needs = self.needs_input_grad
+        grad_x = ConvTranspose2d(self.stride, self.padding, hw(x.shape))
+        gx = F.apply(grad_x, gy, W) if needs[0] else None
+        gW = (
+            F.apply(Conv2dGradW(hw(W.shape), self.stride, self.padding), x, gy)
+            if needs[1]
+            else None
+        )
+        return (gx, gW) + ((F.sum(gy, (0, 2, 3)),) if len(needs) == 3 else ())
 
     def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, ...]:
+        # The vjp on arrays, except that gW reuses the columns forward kept (self.col):
+        # one im2col of the whole batch less per training step.
         x, W = self.input_arrays[:2]
         needs = self.needs_input_grad
-        out_hw = x.shape[2], x.shape[3]
+        out_hw = hw(x.shape)
         gx = _conv_transpose_array(gy, W, self.stride, self.padding, out_hw) if needs[0] else None
         gW = _grad_weight_col(self.col, gy) if needs[1] else None
         return (gx, gW) + ((gy.sum(axis=(0, 2, 3)),) if len(needs) == 3 else ())
@@ -131,17 +126,10 @@ class Conv2dGradW(Function):
     def forward(self, x: np.ndarray, gy: np.ndarray) -> np.ndarray:
         return _grad_weight_array(x, gy, self.kernel, self.stride, self.padding)
 
-    def backward(self, ggW: Variable) -> tuple[Variable, Variable]:
-        x, _ = self.inputs
-        pad = _leftover(hw(x.shape), self.kernel, self.stride, self.padding)
-        gx = conv_transpose2d(self.inputs[1], ggW, None, self.stride, self.padding, pad)
-        return gx, conv2d(x, ggW, None, self.stride, self.padding)
-
-    def backward_array(self, ggW: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x, gy = self.input_arrays
-        out_hw = x.shape[2], x.shape[3]
-        gx = _conv_transpose_array(gy, ggW, self.stride, self.padding, out_hw)
-        return gx, _conv_array(x, ggW, self.stride, self.padding)
+    def vjp(self, F: Ops, xs: tuple[Value, Value], ggW: Value) -> tuple[Value, Value]:
+        x, gy = xs
+        gx = F.apply(ConvTranspose2d(self.stride, self.padding, hw(x.shape)), gy, ggW)
+        return gx, F.apply(Conv2d(self.stride, self.padding), x, ggW)
 
 
 def _check_weights(op: str, x: Operand, W: Operand, b: Operand | None, c_axis: int) -> None:
@@ -217,20 +205,13 @@ class ConvTranspose2d(Function):
         y = _conv_transpose_array(x, W, self.stride, self.padding, self.out_hw)
         return y if b is None else y + b.reshape(1, -1, 1, 1)
 
-    def backward(self, gy: Variable) -> tuple[Variable | None, ...]:
-        x, W = self.inputs[:2]
+    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+        x, W = xs[:2]
         needs = self.needs_input_grad
-        gx = conv2d(gy, W, None, self.stride, self.padding) if needs[0] else None
+        gx = F.apply(Conv2d(self.stride, self.padding), gy, W) if needs[0] else None
         grad_w = Conv2dGradW(hw(W.shape), self.stride, self.padding)
-        gW = grad_w(gy, x) if needs[1] else None
-        return (gx, gW) + ((sum(gy, axis=(0, 2, 3)),) if len(needs) == 3 else ())
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, ...]:
-        x, W = self.input_arrays[:2]
-        kernel, needs = hw(W.shape), self.needs_input_grad
-        gx = _conv_array(gy, W, self.stride, self.padding) if needs[0] else None
-        gW = _grad_weight_array(gy, x, kernel, self.stride, self.padding) if needs[1] else None
-        return (gx, gW) + ((gy.sum(axis=(0, 2, 3)),) if len(needs) == 3 else ())
+        gW = F.apply(grad_w, gy, x) if needs[1] else None
+        return (gx, gW) + ((F.sum(gy, (0, 2, 3)),) if len(needs) == 3 else ())
 
 
 def conv_transpose2d(

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
+from minitorch.core.function import Ops, Value
 
 
 class Embedding(Function):
@@ -25,11 +26,8 @@ class Embedding(Function):
         self.W_shape = W.shape
         return W[self.indices]
 
-    def backward(self, gy: Variable) -> Variable:
-        return EmbeddingGrad(self.indices, self.W_shape)(gy)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return EmbeddingGrad(self.indices, self.W_shape).forward(gy)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.apply(EmbeddingGrad(self.indices, self.W_shape), gy)
 
 
 class EmbeddingGrad(Function):
@@ -43,11 +41,8 @@ class EmbeddingGrad(Function):
         np.add.at(gW, self.indices, gy)
         return gW
 
-    def backward(self, ggW: Variable) -> Variable:
-        return Embedding(self.indices)(ggW)
-
-    def backward_array(self, ggW: np.ndarray) -> np.ndarray:
-        return ggW[self.indices]
+    def vjp(self, F: Ops, xs: tuple[Value], ggW: Value) -> Value:
+        return F.apply(Embedding(self.indices), ggW)
 
 
 def _as_indices(indices: Any, num_embeddings: int) -> np.ndarray:

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.reshape import sum_to, sum_to_array
+from minitorch.core.function import Ops, Value
+from minitorch.ops.arithmetic import Pair
 
 Shape = tuple[int, ...]
 
@@ -57,11 +58,8 @@ class GetItem(Function):
         except IndexError as exc:
             raise IndexError(f"get_item: index {self.index!r} on shape {x.shape}: {exc}") from None
 
-    def backward(self, gy: Variable) -> Variable:
-        return GetItemGrad(self.index, self.x_shape)(gy)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return _scatter(gy, self.index, self.x_shape)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.apply(GetItemGrad(self.index, self.x_shape), gy)
 
 
 class GetItemGrad(Function):
@@ -74,11 +72,8 @@ class GetItemGrad(Function):
     def forward(self, gy: np.ndarray) -> np.ndarray:
         return _scatter(gy, self.index, self.x_shape)
 
-    def backward(self, ggx: Variable) -> Variable:
-        return get_item(ggx, self.index)
-
-    def backward_array(self, ggx: np.ndarray) -> np.ndarray:
-        return np.asarray(ggx[self.index])
+    def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
+        return F.apply(GetItem(self.index), ggx)
 
 
 def get_item(x: Operand, index: Any) -> Variable:
@@ -132,19 +127,12 @@ class Where(Function):
                 "do not broadcast"
             ) from None
 
-    def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
-        x0, x1 = self.inputs
-        zero = np.zeros((), dtype=gy.dtype)
-        gx0 = sum_to(where(self.condition, gy, zero), x0.shape)
-        gx1 = sum_to(where(self.condition, zero, gy), x1.shape)
-        return gx0, gx1
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        x0, x1 = self.input_arrays
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+        x0, x1 = xs
         need0, need1 = self.needs_input_grad
         zero = np.zeros((), dtype=gy.dtype)
-        gx0 = sum_to_array(np.where(self.condition, gy, zero), x0.shape) if need0 else None
-        gx1 = sum_to_array(np.where(self.condition, zero, gy), x1.shape) if need1 else None
+        gx0 = F.sum_to(F.where(self.condition, gy, zero), x0.shape) if need0 else None
+        gx1 = F.sum_to(F.where(self.condition, zero, gy), x1.shape) if need1 else None
         return gx0, gx1
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.reshape import reshape, sum_to, sum_to_array, transpose
+from minitorch.core.function import Ops, Value
+from minitorch.ops.arithmetic import Pair
 
 Shape = tuple[int, ...]
 
@@ -62,28 +63,16 @@ class MatMul(Function):
         _check_matmul(a, b)
         return np.matmul(a, b)
 
-    def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
-        a, b = self.inputs
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+        a, b = xs
         a2, b2, gy2 = _as_matrices(a.shape, b.shape, gy.shape)
-        a_m, b_m, gy_m = reshape(a, a2), reshape(b, b2), reshape(gy, gy2)
+        a_m, b_m, gy_m = F.reshape(a, a2), F.reshape(b, b2), F.reshape(gy, gy2)
         need_a, need_b = self.needs_input_grad
         ga = gb = None
         if need_a:
-            ga = reshape(sum_to(matmul(gy_m, transpose(b_m, _swap_last(len(b2)))), a2), a.shape)
+            ga = F.reshape(F.sum_to(gy_m @ F.transpose(b_m, _swap_last(len(b2))), a2), a.shape)
         if need_b:
-            gb = reshape(sum_to(matmul(transpose(a_m, _swap_last(len(a2))), gy_m), b2), b.shape)
-        return ga, gb
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        a, b = self.input_arrays
-        a2, b2, gy2 = _as_matrices(a.shape, b.shape, gy.shape)
-        a_m, b_m, gy_m = a.reshape(a2), b.reshape(b2), gy.reshape(gy2)
-        need_a, need_b = self.needs_input_grad
-        ga = gb = None
-        if need_a:
-            ga = sum_to_array(gy_m @ np.swapaxes(b_m, -1, -2), a2).reshape(a.shape)
-        if need_b:
-            gb = sum_to_array(np.swapaxes(a_m, -1, -2) @ gy_m, b2).reshape(b.shape)
+            gb = F.reshape(F.sum_to(F.transpose(a_m, _swap_last(len(a2))) @ gy_m, b2), b.shape)
         return ga, gb
 
 
@@ -135,31 +124,18 @@ class Linear(Function):
             y = y + b  # b promotes the dtype (an int x @ W plus a float b), as NumPy does
         return y
 
-    def backward(self, gy: Variable) -> tuple[Variable | None, ...]:
-        x, W = self.inputs[:2]
-        need = self.needs_input_grad
-        gx = matmul(gy, W) if need[0] else None
-        gW = None
-        if need[1]:
-            gy_2d = reshape(gy, (-1, W.shape[0]))
-            gW = matmul(transpose(gy_2d), reshape(x, (-1, W.shape[1])))
-        if len(self.inputs) == 2:
-            return gx, gW
-        gb = sum_to(gy, self.inputs[2].shape) if need[2] else None
-        return gx, gW, gb
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, ...]:
-        x, W = self.input_arrays[:2]
+    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+        x, W = xs[:2]
         need = self.needs_input_grad
         # Skip gx for the data batch (it needs no gradient): the biggest saving in an MLP.
         gx = gy @ W if need[0] else None
         gW = None
         if need[1]:
-            gy_2d = gy.reshape(-1, W.shape[0])
-            gW = gy_2d.T @ x.reshape(-1, W.shape[1])
-        if len(self.inputs) == 2:
+            gy_2d = F.reshape(gy, (-1, W.shape[0]))
+            gW = F.transpose(gy_2d) @ F.reshape(x, (-1, W.shape[1]))
+        if len(xs) == 2:
             return gx, gW
-        gb = gy.reshape(-1, W.shape[0]).sum(axis=0) if need[2] else None
+        gb = F.sum(F.reshape(gy, (-1, W.shape[0])), 0) if need[2] else None
         return gx, gW, gb
 
 

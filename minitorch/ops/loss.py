@@ -129,6 +129,8 @@ class SoftmaxCrossEntropy(Function):
         return (softmax(x, axis=1) - onehot) * (gy_col * self._row_weights(x.dtype)), None
 
     def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, None]:
+        # Its own array path (not the formula above on arrays): it reuses the softmax that
+        # forward kept (self.p) and subtracts the one-hot in place, with no (N, C) one-hot.
         coef = gy if self.reduction != "none" else gy[:, None]
         coef = coef * self._row_weights(self.p.dtype)
         gx = self.p * coef  # a new array: self.p stays intact for a second backward
@@ -401,6 +403,8 @@ class BinaryCrossEntropy(Function):
         return gp, gt
 
     def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # Its own array path: log1p(-p) keeps the digits that log(1 - p) loses for small p
+        # (minitorch has no differentiable log1p for the create_graph formula above).
         p, t = self.input_arrays
         gp = gy * (p - t) / np.maximum(p * (1 - p), _EPS)
         with np.errstate(divide="ignore"):

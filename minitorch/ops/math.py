@@ -1,7 +1,8 @@
 """Elementwise mathematical functions: exp, log, sin, cos, tanh, sqrt, square, abs, pow.
 
-Each derivative is the textbook one (e.g. Spivak, *Calculus*, ch. 18); the backward of
-each is written with minitorch ops so it can be differentiated again.
+Each derivative is the textbook one (e.g. Spivak, *Calculus*, ch. 18), written once as
+a ``vjp`` against ``F``: NumPy on the fast path, minitorch ops under ``create_graph`` (so
+it can be differentiated again).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from typing import TypeVar
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.arithmetic import _broadcast_error
-from minitorch.ops.reshape import sum_to, sum_to_array
+from minitorch.core.function import Ops, Value
+from minitorch.ops.arithmetic import Pair, broadcast_error
+
+One = tuple[Value]  # the input of a unary op, as an ndarray or as a Variable
 
 
 class Exp(Function):
@@ -21,11 +24,8 @@ class Exp(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.exp(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        return gy * self.output()
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy * np.exp(self.input_arrays[0])
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        return gy * F.output(self)
 
 
 def exp(x: Operand) -> Variable:
@@ -47,12 +47,8 @@ class Log(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.log(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return gy / x
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        (x,) = self.input_arrays
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        (x,) = xs
         return gy / x
 
 
@@ -75,12 +71,9 @@ class Sin(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sin(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return gy * cos(x)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy * np.cos(self.input_arrays[0])
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        (x,) = xs
+        return gy * F.cos(x)
 
 
 def sin(x: Operand) -> Variable:
@@ -99,12 +92,9 @@ class Cos(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.cos(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return gy * -sin(x)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return -gy * np.sin(self.input_arrays[0])
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        (x,) = xs
+        return gy * -F.sin(x)
 
 
 def cos(x: Operand) -> Variable:
@@ -123,12 +113,8 @@ class Tanh(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        y = self.output()
-        return gy * (1 - y * y)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        y = np.tanh(self.input_arrays[0])
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        y = F.output(self)
         return gy * (1 - y * y)
 
 
@@ -148,11 +134,8 @@ class Sqrt(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sqrt(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        return gy / (2 * self.output())
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy / (2 * np.sqrt(self.input_arrays[0]))
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        return gy / (2 * F.output(self))
 
 
 def sqrt(x: Operand) -> Variable:
@@ -171,12 +154,8 @@ class Square(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x * x
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return 2 * x * gy
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        (x,) = self.input_arrays
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        (x,) = xs
         return 2 * x * gy
 
 
@@ -196,12 +175,8 @@ class Abs(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.abs(x)
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
-        return gy * np.sign(x.data)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy * np.sign(self.input_arrays[0])
+    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+        return gy * np.sign(self.input_arrays[0])  # a constant: sign's derivative is 0
 
 
 def abs(x: Operand) -> Variable:
@@ -229,7 +204,7 @@ class Pow(Function):
         try:
             np.broadcast_shapes(x0.shape, x1.shape)
         except ValueError:
-            raise _broadcast_error("pow", x0, x1) from None
+            raise broadcast_error("pow", x0, x1) from None
         try:
             return np.power(x0, x1)
         except ValueError as exc:  # e.g. integers to negative integer powers
@@ -248,23 +223,12 @@ class Pow(Function):
         at_zero = x0 == 0
         return at_zero & (x1 == 0), at_zero & (x1 >= 0)
 
-    def backward(self, gy: Variable) -> tuple[Variable | None, Variable | None]:
-        x0, x1 = self.inputs
+    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+        x0, x1 = xs
         need0, need1 = self.needs_input_grad
         shift0, shift1 = self._base_shifts()
-        gx0 = sum_to(gy * x1 * _shifted(x0, shift0) ** (x1 - 1), x0.shape) if need0 else None
-        gx1 = sum_to(gy * x0**x1 * log(_shifted(x0, shift1)), x1.shape) if need1 else None
-        return gx0, gx1
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        x0, x1 = self.input_arrays
-        need0, need1 = self.needs_input_grad
-        shift0, shift1 = self._base_shifts()
-        gx0 = gx1 = None
-        if need0:
-            gx0 = sum_to_array(gy * x1 * np.power(_shifted(x0, shift0), x1 - 1), x0.shape)
-        if need1:
-            gx1 = sum_to_array(gy * np.power(x0, x1) * np.log(_shifted(x0, shift1)), x1.shape)
+        gx0 = F.sum_to(gy * x1 * _shifted(x0, shift0) ** (x1 - 1), x0.shape) if need0 else None
+        gx1 = F.sum_to(gy * x0**x1 * F.log(_shifted(x0, shift1)), x1.shape) if need1 else None
         return gx0, gx1
 
 

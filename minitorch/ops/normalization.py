@@ -45,6 +45,8 @@ class Standardize(Function):
         return inv_std * (gy - mean_gy - x_hat * mean(gy * x_hat, self.axes, keepdims=True))
 
     def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        # Its own array path: it reuses the statistics forward kept (self.mean, inv_std),
+        # where the differentiable backward must recompute them from x for second order.
         (x,) = self.input_arrays
         x_hat = (x - self.mean) * self.inv_std
         mean_gy = gy.mean(axis=self.axes, keepdims=True)

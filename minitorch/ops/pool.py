@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
+from minitorch.core.function import Ops, Value
 from minitorch.ops.reduce import mean
 from minitorch.ops.reshape import reshape
 from minitorch.ops.windows import (
@@ -59,11 +60,8 @@ class MaxPool2d(Function):
         self.x_shape = x.shape
         return np.take_along_axis(col, self.argmax[:, :, None], axis=2)[:, :, 0]
 
-    def backward(self, gy: Variable) -> Variable:
-        return MaxPool2dGrad(self)(gy)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return MaxPool2dGrad(self).forward(gy)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.apply(MaxPool2dGrad(self), gy)
 
 
 class MaxPool2dGrad(Function):
@@ -80,13 +78,9 @@ class MaxPool2dGrad(Function):
         gcol = gcol.reshape(gy.shape[:2] + pool.kernel + gy.shape[2:])
         return col2im_array(gcol, pool.x_shape, pool.stride, pool.padding)
 
-    def backward(self, ggx: Variable) -> Variable:
+    def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
         pool = self.pool
-        return MaxPool2d(pool.kernel, pool.stride, pool.padding, pool.argmax)(ggx)
-
-    def backward_array(self, ggx: np.ndarray) -> np.ndarray:
-        pool = self.pool
-        return MaxPool2d(pool.kernel, pool.stride, pool.padding, pool.argmax).forward(ggx)
+        return F.apply(MaxPool2d(pool.kernel, pool.stride, pool.padding, pool.argmax), ggx)
 
 
 def max_pool2d(

@@ -12,8 +12,8 @@ import builtins
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.ops.math import exp, sqrt
-from minitorch.ops.reshape import broadcast_to, reshape
+from minitorch.core.function import Ops, Value
+from minitorch.ops.math import sqrt
 
 Axis = int | tuple[int, ...] | None
 
@@ -68,13 +68,9 @@ class Sum(Function):
         self.axes = normalize_axis(self.axis, x.ndim, "sum")
         return np.sum(x, axis=self.axes, keepdims=self.keepdims)
 
-    def backward(self, gy: Variable) -> Variable:
-        gy = reshape(gy, keepdims_shape(self.x_shape, self.axes))
-        return broadcast_to(gy, self.x_shape)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        gy = gy.reshape(keepdims_shape(self.x_shape, self.axes))
-        return np.broadcast_to(gy, self.x_shape)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        gy = F.reshape(gy, keepdims_shape(self.x_shape, self.axes))
+        return F.broadcast_to(gy, self.x_shape)
 
 
 def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
@@ -143,12 +139,9 @@ class _Extremum(Function):
         hit = x == self.ufunc.reduce(x, axis=self.axes, keepdims=True)
         return hit / np.sum(hit, axis=self.axes, keepdims=True).astype(x.dtype)
 
-    def backward(self, gy: Variable) -> Variable:
-        gy = reshape(gy, keepdims_shape(self.x_shape, self.axes))
-        return broadcast_to(gy, self.x_shape) * self._share()
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy.reshape(keepdims_shape(self.x_shape, self.axes)) * self._share()
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        # The product broadcasts gy (kept dims of size 1) over x's shape.
+        return F.reshape(gy, keepdims_shape(self.x_shape, self.axes)) * self._share()
 
 
 class Max(_Extremum):
@@ -241,16 +234,10 @@ class LogSumExp(Function):
             return y
         return y.reshape([d for i, d in enumerate(x.shape) if i not in self.axes])
 
-    def backward(self, gy: Variable) -> Variable:
-        (x,) = self.inputs
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        (x,) = xs
         shape = keepdims_shape(self.x_shape, self.axes)
-        y = reshape(self.output(), shape)
-        return broadcast_to(reshape(gy, shape), self.x_shape) * exp(x - y)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        (x,) = self.input_arrays
-        shape = keepdims_shape(self.x_shape, self.axes)
-        return gy.reshape(shape) * np.exp(x - self.output().data.reshape(shape))
+        return F.reshape(gy, shape) * F.exp(x - F.reshape(F.output(self), shape))
 
 
 def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
@@ -329,15 +316,18 @@ class Std(Function):
         self.count = int(np.prod([x.shape[a] for a in self.axes]))
         return np.asarray(np.std(x, axis=self.axes, keepdims=self.keepdims, ddof=self.ddof))
 
-    def backward(self, gy: Variable) -> Variable:
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         # Where the spread is zero the gradient is 0 (PyTorch's choice, pytorch#4320), not
         # 0/0. ``s + (1 - mask)`` is 1 there, so neither this formula nor its own
         # derivative (second order) ever divides by zero.
-        (x,) = self.inputs
-        s = reshape(self.output(), self.kept_shape)
-        mask = (s.data > 0).astype(s.dtype)
-        coef = reshape(gy, self.kept_shape) * mask / ((self.count - self.ddof) * (s + (1 - mask)))
-        return (x - mean(x, self.axes, keepdims=True)) * coef
+        (x,) = xs
+        s = F.reshape(F.output(self), self.kept_shape)
+        y = self.output().data
+        mask = (y > 0).reshape(self.kept_shape).astype(y.dtype)  # a constant
+        coef = (
+            F.reshape(gy, self.kept_shape) * mask / ((self.count - self.ddof) * (s + (1 - mask)))
+        )
+        return (x - F.mean(x, self.axes, keepdims=True)) * coef
 
 
 def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:

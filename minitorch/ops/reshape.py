@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from minitorch.core import Function, Operand, Variable
+from minitorch.core.function import Ops, Value
 
 Shape = tuple[int, ...]
 
@@ -37,13 +38,6 @@ def sum_to_array(x: np.ndarray, shape: Shape) -> np.ndarray:
     return y.reshape(shape) if lead else y
 
 
-def _normalize_shape(shape: Sequence[int | Sequence[int]]) -> Shape:
-    """Accept ``reshape(2, 3)`` and ``reshape((2, 3))`` alike."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(int(s) for s in shape[0])
-    return tuple(int(s) for s in shape)  # type: ignore[arg-type]
-
-
 class Reshape(Function):
     """y = x viewed with a new shape;  gx = gy reshaped back."""
 
@@ -60,11 +54,8 @@ class Reshape(Function):
                 f"into shape {self.shape}"
             ) from None
 
-    def backward(self, gy: Variable) -> Variable:
-        return reshape(gy, self.x_shape)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy.reshape(self.x_shape)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.reshape(gy, self.x_shape)
 
 
 def reshape(x: Operand, shape: Shape | int) -> Variable:
@@ -105,11 +96,8 @@ class Transpose(Function):
         n = len(self.axes)
         return tuple(int(i) for i in np.argsort([a % n for a in self.axes]))
 
-    def backward(self, gy: Variable) -> Variable:
-        return transpose(gy, self._inverse())
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return np.transpose(gy, self._inverse())
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.transpose(gy, self._inverse())
 
 
 def transpose(x: Operand, axes: Sequence[int] | None = None) -> Variable:
@@ -143,11 +131,8 @@ class BroadcastTo(Function):
                 f"broadcast_to: cannot broadcast shape {x.shape} to {self.shape}"
             ) from None
 
-    def backward(self, gy: Variable) -> Variable:
-        return sum_to(gy, self.x_shape)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return sum_to_array(gy, self.x_shape)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.sum_to(gy, self.x_shape)
 
 
 def broadcast_to(x: Operand, shape: Shape) -> Variable:
@@ -179,11 +164,8 @@ class SumTo(Function):
         self.x_shape = x.shape
         return sum_to_array(x, self.shape)
 
-    def backward(self, gy: Variable) -> Variable:
-        return broadcast_to(gy, self.x_shape)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return np.broadcast_to(gy, self.x_shape)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.broadcast_to(gy, self.x_shape)
 
 
 def sum_to(x: Operand, shape: Shape) -> Variable:
@@ -329,18 +311,15 @@ class Concatenate(Function):
         self.bounds = tuple(np.cumsum([x.shape[self.axis_] for x in xs])[:-1].tolist())
         return y
 
-    def backward(self, gy: Variable) -> tuple[Variable | None, ...]:
+    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
         # One single-output slice per input, not one multi-output split: a gradient that
         # is dropped (an input needing none) must not break a later second-order backward.
         starts = (0,) + self.bounds
         stops = self.bounds + (gy.shape[self.axis_],)
         return tuple(
-            SliceAxis(start, stop, self.axis_)(gy) if need else None
+            F.apply(SliceAxis(start, stop, self.axis_), gy) if need else None
             for start, stop, need in zip(starts, stops, self.needs_input_grad)
         )
-
-    def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, ...]:
-        return tuple(g.copy() for g in np.split(gy, self.bounds, axis=self.axis_))
 
 
 class SliceAxis(Function):
@@ -353,11 +332,8 @@ class SliceAxis(Function):
         self.x_shape = x.shape
         return x[_axis_slice(self.start, self.stop, self.axis)].copy()
 
-    def backward(self, gy: Variable) -> Variable:
-        return SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape)(gy)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape).forward(gy)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.apply(SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape), gy)
 
 
 class SliceAxisGrad(Function):
@@ -371,11 +347,8 @@ class SliceAxisGrad(Function):
         gx[_axis_slice(self.start, self.stop, self.axis)] = gy
         return gx
 
-    def backward(self, ggx: Variable) -> Variable:
-        return SliceAxis(self.start, self.stop, self.axis)(ggx)
-
-    def backward_array(self, ggx: np.ndarray) -> np.ndarray:
-        return ggx[_axis_slice(self.start, self.stop, self.axis)].copy()
+    def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
+        return F.apply(SliceAxis(self.start, self.stop, self.axis), ggx)
 
 
 def _axis_slice(start: int, stop: int, axis: int) -> tuple[slice, ...]:
@@ -452,11 +425,8 @@ class AsType(Function):
         self.x_dtype = x.dtype
         return x.astype(self.dtype)
 
-    def backward(self, gy: Variable) -> Variable:
-        return astype(gy, self.x_dtype)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        return gy.astype(self.x_dtype, copy=False)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.astype(gy, self.x_dtype)
 
 
 def astype(x: Operand, dtype: npt.DTypeLike) -> Variable:

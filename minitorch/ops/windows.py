@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
+from minitorch.core.function import Ops, Value
 
 Pair = tuple[int, int]
 IntOrPair = int | tuple[int, int]
@@ -171,13 +172,8 @@ class Im2col(Function):
         col = im2col_array(x, self.kernel, self.stride, self.padding)
         return _as_columns(col)
 
-    def backward(self, gy: Variable) -> Variable:
-        return col2im(gy, self.x_shape[2:], self.kernel, self.stride, self.padding)
-
-    def backward_array(self, gy: np.ndarray) -> np.ndarray:
-        out_hw = check_geometry("im2col", self.x_shape, self.kernel, self.stride, self.padding)
-        col = gy.reshape(self.x_shape[:2] + self.kernel + out_hw)
-        return col2im_array(col, self.x_shape, self.stride, self.padding)
+    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+        return F.apply(Col2im(self.x_shape, self.kernel, self.stride, self.padding), gy)
 
 
 def im2col(
@@ -238,12 +234,8 @@ class Col2im(Function):
         col6 = col.reshape(self.x_shape[:2] + self.kernel + out_hw)
         return col2im_array(col6, self.x_shape, self.stride, self.padding)
 
-    def backward(self, gx: Variable) -> Variable:
-        return im2col(gx, self.kernel, self.stride, self.padding)
-
-    def backward_array(self, gx: np.ndarray) -> np.ndarray:
-        col = im2col_array(gx, self.kernel, self.stride, self.padding)
-        return _as_columns(col)
+    def vjp(self, F: Ops, xs: tuple[Value], gx: Value) -> Value:
+        return F.apply(Im2col(self.kernel, self.stride, self.padding), gx)
 
 
 def col2im(

@@ -138,3 +138,43 @@ def test_report_table_and_docs_update(tmp_path: Path) -> None:
     report.update_docs(page, table)
     text = page.read_text()
     assert "old" not in text and table in text and text.startswith("intro") and "end" in text
+
+
+def test_baseline_commit_runs_as_a_peer_in_the_same_rounds(tmp_path: Path) -> None:
+    import sys
+
+    from benchmarks import baseline
+
+    where = baseline.prepare("HEAD", out=tmp_path)
+    package = baseline.load(where)
+    try:
+        assert package.__name__ == "minitorch_baseline"
+        # its own imports were rewritten: its engine is its own, not this checkout's
+        assert package.core.backward.__name__ == "minitorch_baseline.core.backward"
+        case = tasks_graph.chain_case(50, with_dezero=False)
+        baseline.add_to(case, package, "HEAD")
+        result = run_case(case, ["minitorch", "numpy", "baseline"], rounds=5, log=lambda _: None)
+        assert result.agree == {"minitorch": True, "numpy": True, "baseline": True}
+        assert len(result.paired_ratios("minitorch", "baseline", "bwd")) == 5
+        import minitorch
+
+        assert sys.modules["minitorch"] is minitorch  # the alias is gone after setup
+    finally:
+        for name in [n for n in sys.modules if n.startswith("minitorch_baseline")]:
+            del sys.modules[name]
+        sys.path.remove(str(where))
+    with pytest.raises(ValueError, match="not a commit"):
+        baseline.prepare("no-such-revision-h17", out=tmp_path)
+
+
+def test_report_lists_tasks_slower_than_the_baseline() -> None:
+    results = [
+        {
+            "task": "TX",
+            "name": "fake",
+            "minitorch_ratio_to": {"baseline": {"t": {"median": 1.2}, "u": {"median": 1.01}}},
+        }
+    ]
+    lines = report._baseline_verdicts(results, "main")
+    assert any("TX fake t 1.20×" in line for line in lines)
+    assert not any(" u " in line for line in lines)

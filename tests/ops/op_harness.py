@@ -9,8 +9,9 @@ class over the rows:
 * forward equals the NumPy reference (float64);
 * ``gradcheck`` (central differences, float64);
 * every gradient has its input's shape and dtype;
-* ``backward_array`` (the fast path) equals ``backward`` (forced by removing the fast
-  path from every Function class in the graph) and the ``create_graph`` gradients;
+* the three ways the engine can run an op's formula agree: its ``backward_array`` (the
+  fast path, usually the ``vjp`` on NumPy), its ``backward`` on constants (forced by
+  :func:`force_fallback`) and the ``create_graph`` gradients (the ``vjp`` on ops);
 * second order: ``gradgradcheck`` where the op is twice differentiable;
 * PyTorch 2.13 agrees, when installed;
 * ``no_grad()`` builds no graph;
@@ -85,6 +86,21 @@ def _graph_classes(y: Variable) -> set[type[Function]]:
     return classes
 
 
+def decline(self: Function, *gys: Any) -> Any:
+    """A ``backward_array`` that declines: the engine then falls back to ``backward``."""
+    raise NotImplementedError
+
+
+def force_fallback(monkeypatch: pytest.MonkeyPatch, classes: set[type[Function]]) -> None:
+    """Make each class's ``backward_array`` decline, so the engine runs ``backward``.
+
+    That is the path of a user Function that defines only ``backward``: the
+    differentiable formula on constant Variables, with graph building off.
+    """
+    for cls in classes:
+        monkeypatch.setattr(cls, "backward_array", decline)
+
+
 def _grads(case: OpCase, arrays: list[np.ndarray], create_graph: bool = False) -> list[Any]:
     xs = [Variable(a.copy()) for a in arrays]
     y = case.fn(*xs)
@@ -123,11 +139,8 @@ class OpTableTests:
         arrays = case.inputs(rng)
         fast = _grads(case, arrays)
         differentiable = _grads(case, arrays, create_graph=True)
-        # Remove the fast path from every Function class in the graph: the engine then
-        # falls back to the differentiable backward under no_grad().
         probe = case.fn(*[Variable(a.copy()) for a in arrays])
-        for cls in _graph_classes(probe):
-            monkeypatch.setattr(cls, "backward_array", Function.backward_array)
+        force_fallback(monkeypatch, _graph_classes(probe))
         slow = _grads(case, arrays)
         for g_fast, g_diff, g_slow in zip(fast, differentiable, slow):
             np.testing.assert_allclose(g_fast, g_slow, **tol.float64)

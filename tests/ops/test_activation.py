@@ -199,3 +199,29 @@ def test_softmax_rows_sum_to_one_for_any_axis(rng):
     for axis in (0, 1, -1, (1, 2)):
         p = F.softmax(Variable(x), axis=axis)
         np.testing.assert_allclose(p.data.sum(axis=axis), 1.0, rtol=1e-12)
+
+
+# Regression, found in review: axis -1 on a 0-d array raised; PyTorch gives 1 (and 0 for
+# log_softmax).
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+def test_softmax_of_a_0d_array_matches_torch(fn):
+    torch = pytest.importorskip("torch")
+    x = Variable(np.array(3.0))
+    y = fn(x)  # the default axis=-1 raised ValueError for 0-d input
+    tx = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    ty = getattr(torch, fn.__name__)(tx, -1)
+    np.testing.assert_allclose(y.data, ty.item())
+    y.backward()
+    ty.backward()
+    np.testing.assert_allclose(x.grad.data, tx.grad.item())
+
+
+# Regression (commit f9ce3c8): np.max raised on empty input.
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+@pytest.mark.parametrize(("shape", "axis"), [((3, 0), -1), ((0, 3), 0), ((0,), 0)])
+def test_softmax_of_an_empty_array_is_empty(fn, shape, axis):
+    x = Variable(np.zeros(shape, np.float32))
+    y = fn(x, axis)
+    assert y.shape == shape and y.dtype == np.float32
+    y.backward()
+    assert x.grad.shape == shape

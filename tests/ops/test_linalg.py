@@ -143,3 +143,18 @@ def test_rmatmul_with_an_ndarray_on_the_left_returns_a_variable():
     y = np.eye(2) @ Variable(np.array([[1.0], [2.0]]))
     assert isinstance(y, Variable)
     np.testing.assert_array_equal(y.data, [[1.0], [2.0]])
+
+
+# Regression (commit bf0b514): int x/W with a float b crashed (UFuncTypeError) and float32 x/W
+# with a float64 b returned float32.
+@pytest.mark.parametrize(
+    ("x_dtype", "b_dtype"), [(np.int64, np.float64), (np.float32, np.float64), (np.float32,) * 2]
+)
+def test_linear_result_has_numpy_promoted_dtype_of_all_operands(x_dtype, b_dtype):
+    x = np.array([[1, 2]], dtype=x_dtype)
+    W = np.array([[1, 1], [2, 0]], dtype=x_dtype)
+    b = np.array([0.5, -0.25], dtype=b_dtype)
+    y = F.linear(x, W, b)  # int: UFuncTypeError from `y += b`; float32 + float64 b: float32
+    expected = x @ W.T + b
+    assert y.dtype == expected.dtype
+    np.testing.assert_array_equal(y.data, expected)

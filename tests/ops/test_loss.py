@@ -373,3 +373,19 @@ def test_elementwise_losses_refuse_different_shapes_naming_both(op):
         ValueError, match=rf"{op.__name__}: input of shape \(3, 1\) and target of shape \(3,\)"
     ):
         op(Variable(np.full((3, 1), 0.5)), np.full(3, 0.5))
+
+
+# Regression (commit fc6df65): the 1/(1-p) scale was cast to int, so kept values were not rescaled.
+def test_dropout_of_integers_scales_by_the_exact_inverse_keep_probability():
+    import minitorch
+
+    minitorch.manual_seed(0)
+    y = F.dropout(Variable(np.full(1000, 10), requires_grad=False), 0.3)
+    kept = y.data[y.data != 0]
+    np.testing.assert_allclose(kept, 10 / 0.7)  # the int cast truncated 1/0.7 to 1
+
+
+# Regression (commit fc6df65): the mask's dtype must follow a float32 input.
+def test_dropout_keeps_float32():
+    y = F.dropout(Variable(np.ones(10, np.float32)), 0.3)
+    assert y.dtype == np.float32

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from op_harness import OpCase, OpTableTests
 
 import minitorch.ops as F
@@ -63,3 +64,78 @@ def test_abs_grad_at_zero_is_zero():
     x = Variable(np.array([-1.0, 0.0, 2.0]))
     F.abs(x).sum().backward()
     np.testing.assert_array_equal(x.grad.data, [-1.0, 0.0, 1.0])
+
+
+# Regression, found in review: at a zero base the formulas gave 0 * inf = NaN; PyTorch gives 0.
+
+
+def test_pow_to_the_zero_has_zero_gradient_at_zero_base():
+    x = Variable(np.array([0.0, 2.0]))
+    (x**0.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [0.0, 0.0])  # was [nan, 0]
+
+
+# Regression, found in review: at a zero base the formulas gave 0 * inf = NaN; PyTorch gives 0.
+def test_pow_exponent_gradient_at_zero_base_is_zero():
+    x0 = Variable(np.array([0.0, 0.0, 2.0]))
+    x1 = Variable(np.array([2.0, 0.0, 3.0]))
+    F.pow(x0, x1).sum().backward()
+    np.testing.assert_allclose(x1.grad.data, [0.0, 0.0, 8.0 * np.log(2.0)])  # was nan, -inf
+    np.testing.assert_allclose(x0.grad.data, [0.0, 0.0, 12.0])
+
+
+# Regression, found in review: at a zero base the formulas gave 0 * inf = NaN; PyTorch gives 0.
+def test_zero_to_a_variable_power_matches_torch():
+    torch = pytest.importorskip("torch")
+    x = Variable(np.array([0.5, 1.0, 2.0]))
+    (0.0**x).sum().backward()
+    tx = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (0.0**tx).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+
+
+# Regression, found in review: at a zero base the formulas gave 0 * inf = NaN; PyTorch gives 0.
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_pow_zero_base_gradients_agree_on_both_paths(create_graph):
+    x0 = Variable(np.array([[0.0], [3.0]]))  # broadcast against the exponent row
+    x1 = Variable(np.array([0.0, 1.5, 2.0]))
+    F.pow(x0, x1).sum().backward(create_graph=create_graph)
+    assert np.isfinite(x0.grad.data).all() and np.isfinite(x1.grad.data).all()
+    np.testing.assert_allclose(x0.grad.data[1], 0.0 + 1.5 * 3**0.5 + 2 * 3.0)
+
+
+# Regression, found in review: at a zero base the formulas gave 0 * inf = NaN; PyTorch gives 0.
+def test_pow_second_derivative_of_square_at_zero():
+    x = Variable(np.array([0.0, 1.0]))
+    y = (x**2.0).sum()
+    y.backward(create_graph=True)
+    gx = x.grad
+    x.clear_grad()
+    gx.sum().backward()
+    np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
+
+
+# Regression, found in review: at a zero base the formulas gave 0 * inf = NaN; PyTorch gives 0.
+def test_pow_integer_to_negative_power_names_the_problem_not_broadcasting():
+    with pytest.raises(ValueError, match="Integers to negative integer powers") as info:
+        Variable(np.array([2, 3])) ** -1
+    assert "broadcast" not in str(info.value)
+
+
+# Regression, found in review: at a zero base the formulas gave 0 * inf = NaN; PyTorch gives 0.
+def test_pow_shapes_that_do_not_broadcast_still_say_so():
+    with pytest.raises(ValueError, match=r"pow: shapes \(2,\) and \(3,\) do not broadcast"):
+        F.pow(Variable(np.ones(2)), Variable(np.ones(3)))
+
+
+# Regression (commit 46ed7ca): the 4th derivative of x**3 at 0 was NaN before the pow fix.
+def test_fourth_derivative_of_a_cube_at_zero_is_zero_not_nan():
+    x = Variable(np.array([0.0, 1.0]))
+    current = x**3
+    derivatives = []
+    for _ in range(4):  # 3x^2, 6x, 6 (= 6 x**0), 0: the last was 6 * 0 * 0**-1 = NaN
+        x.clear_grad()
+        current.backward(create_graph=True)
+        current = x.grad
+        derivatives.append(current.data.copy())
+    np.testing.assert_array_equal(derivatives, [[0.0, 3.0], [0.0, 6.0], [6.0, 6.0], [0.0, 0.0]])

@@ -179,3 +179,72 @@ def test_reductions_on_random_axes(name, shape_axis, keepdims, seed):
     y = fn(Variable(x.copy()), axis=axis, keepdims=keepdims)
     np.testing.assert_allclose(y.data, ref(x, axis=axis, keepdims=keepdims), rtol=1e-12)
     assert gradcheck(lambda v: fn(v, axis=axis, keepdims=keepdims), x)
+
+
+# Regression, found in review: axis 0 / -1 on a 0-d array raised; PyTorch accepts them.
+@pytest.mark.parametrize("axis", [0, -1, (0,), None])
+@pytest.mark.parametrize(
+    ("fn", "expected"),
+    [(F.sum, 3.0), (F.mean, 3.0), (F.max, 3.0), (F.min, 3.0), (F.logsumexp, 3.0)],
+    ids=["sum", "mean", "max", "min", "logsumexp"],
+)
+def test_reductions_of_a_0d_array_accept_axis_0_and_minus_1(fn, expected, axis):
+    x = Variable(np.array(3.0))
+    y = fn(x, axis=axis)  # axis=0 leaked NumPy's AxisError; axis=-1 raised ValueError
+    assert y.shape == ()
+    np.testing.assert_allclose(y.data, expected)
+    y.backward()
+    np.testing.assert_allclose(x.grad.data, 1.0)
+
+
+# Regression, found in review: axis 0 / -1 on a 0-d array raised; PyTorch accepts them.
+def test_var_of_a_0d_array_over_axis_0():
+    np.testing.assert_allclose(F.var(Variable(np.array(3.0)), axis=0).data, 0.0)
+
+
+# Regression, found in review: axis 0 / -1 on a 0-d array raised; PyTorch accepts them.
+@pytest.mark.parametrize("axis", [1, -2, (0, -1)])
+def test_reductions_of_a_0d_array_reject_other_axes_with_value_error(axis):
+    with pytest.raises(ValueError, match="sum: "):
+        F.sum(Variable(np.array(3.0)), axis=axis)
+
+
+# Regression (commit f9ce3c8): np.max raised on an empty axis; PyTorch gives -inf.
+@pytest.mark.parametrize("shape", [(0,), (3, 0)])
+def test_logsumexp_over_an_empty_axis_is_minus_inf_as_torch(shape):
+    x = Variable(np.zeros(shape))
+    y = F.logsumexp(x, axis=-1)  # np.max raised "zero-size array to reduction"
+    assert y.shape == shape[:-1] and np.all(y.data == -np.inf)
+    y.backward()
+    assert x.grad.shape == shape
+
+
+# Regression (commit f9ce3c8): max raised for any empty array, not only an empty reduced axis.
+def test_max_over_a_non_empty_axis_of_an_empty_array_is_empty_as_numpy():
+    x = Variable(np.zeros((0, 3)))
+    y = F.max(x, axis=1)  # raised although np.max gives an empty (0,) result
+    assert y.shape == (0,)
+    y.backward()
+    assert x.grad.shape == (0, 3)
+
+
+# Regression (commit f9ce3c8): the fix must keep the error for an empty reduced axis.
+def test_max_over_an_empty_axis_still_raises():
+    with pytest.raises(ValueError, match=r"max: cannot reduce an empty array of shape \(3, 0\)"):
+        F.max(Variable(np.zeros((3, 0))), axis=1)
+
+
+# Regression (commit ec27785): multiplying by 1/count made about 1 in 4 means differ from
+# np.mean in the last bit.
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_mean_var_std_are_bit_identical_to_numpy(dtype):
+    rng = np.random.default_rng(0)
+    for n in range(1, 25):
+        a = (rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-3, 3)).astype(dtype)
+        x = Variable(a)
+        # multiplying by 1/count differed from np.mean in the last bit for ~1 in 4 inputs
+        np.testing.assert_array_equal(F.mean(x, axis=0).data, np.mean(a, axis=0))
+        np.testing.assert_array_equal(F.mean(x).data, np.mean(a))
+        np.testing.assert_array_equal(F.var(x, axis=0).data, np.var(a, axis=0))
+        if n > 1:
+            np.testing.assert_array_equal(F.std(x, 0, ddof=1).data, np.std(a, 0, ddof=1))

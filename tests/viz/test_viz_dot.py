@@ -328,3 +328,12 @@ def test_any_name_is_drawn_literally_and_injects_nothing(name: str) -> None:
     assert html.unescape(inner) == (visible(name) if name else "v1")
     if HAS_DOT:
         assert svg_node_count(pipe_dot(dot, "svg").decode()) == 3
+
+
+@requires_dot
+@pytest.mark.parametrize("name", ["]", "]]", "]x"])
+def test_a_name_starting_with_a_bracket_renders(name: str) -> None:
+    # hypothesis found it: Graphviz 2.43 rejected the label "<B>]</B>" with a syntax error
+    svg = pipe_dot(viz.to_dot(F.exp(named(1.0, name)), show_shapes=False), "svg").decode()
+    assert svg_node_count(svg) == 3
+    assert name in [html.unescape(text) for text in svg_texts(svg)]

@@ -80,12 +80,29 @@ def test_variable_used_twice_by_one_function() -> None:
     assert [float(acc.total) for acc in step.accumulations] == [6.0]
 
 
-def test_functions_are_restored_after_the_trace() -> None:
+def test_the_trace_sets_no_attribute_on_any_function() -> None:
     x, y = diamond(np.array([0.5]))
-    trace = viz.trace_backward(y)
-    for step in trace:
-        assert "backward" not in vars(step.function)
-        assert "backward_array" not in vars(step.function)
+    functions = [step.function for step in viz.trace_backward(y)]
+    before = [dict(vars(f)) for f in functions]
+    x.clear_grad()
+    viz.trace_backward(y)
+    assert [dict(vars(f)) for f in functions] == before
+    for f in functions:
+        assert "backward" not in vars(f) and "backward_array" not in vars(f)
+
+
+def test_the_trace_module_imports_neither_the_stepper_nor_patches() -> None:
+    import ast
+    import inspect
+
+    import viz.trace
+
+    source = inspect.getsource(viz.trace)
+    imported = {
+        node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)
+    }
+    assert "viz.stepper" not in imported
+    assert "setattr(" not in source
 
 
 class Cube(Function):

@@ -1,0 +1,114 @@
+"""Benchmark another commit of minitorch as a peer, in the same run (``--baseline REV``).
+
+"Is this change slower?" is best answered side by side: the same process, the same
+interleaved rounds, paired per-round ratios. Two versions of one package cannot both be
+imported as ``minitorch``, so the other commit's ``minitorch/`` is extracted with
+``git archive`` into ``build/bench/baseline-<sha>/`` and renamed to the package
+``minitorch_baseline`` (its own ``import minitorch...`` lines rewritten to match, so its
+code only ever calls itself). While a task's setup runs for the "baseline" framework,
+``sys.modules["minitorch*"]`` point at the baseline's modules, so the task code, written
+once with ``import minitorch``, binds the baseline's ``Variable`` and ops; the step it
+returns then runs the baseline alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import pkgutil
+import re
+import subprocess
+import sys
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from benchmarks.harness import Case, Setup
+
+NAME = "minitorch_baseline"
+ROOT = Path(__file__).resolve().parent.parent
+_IMPORT = re.compile(r"^(\s*)(from|import)(\s+)minitorch\b", re.M)
+
+
+def prepare(rev: str, out: Path | None = None) -> Path:
+    """Extract commit ``rev``'s ``minitorch/`` as ``<dir>/minitorch_baseline``; return ``<dir>``.
+
+    Raises:
+        ValueError: if ``rev`` is not a commit of this repository.
+    """
+    try:
+        sha = _git("rev-parse", "--verify", f"{rev}^{{commit}}").strip()
+    except subprocess.CalledProcessError:
+        raise ValueError(f"--baseline: {rev!r} is not a commit of this repository") from None
+    where = (out or ROOT / "build" / "bench") / f"baseline-{sha[:12]}"
+    package = where / NAME
+    if not package.exists():
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", sha, "minitorch"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(where, filter="data")
+        (where / "minitorch").rename(package)
+        for path in package.rglob("*.py"):
+            path.write_text(_IMPORT.sub(rf"\1\2\3{NAME}", path.read_text()))
+    return where
+
+
+def load(where: Path) -> ModuleType:
+    """Import the extracted baseline package and all its submodules."""
+    if str(where) not in sys.path:
+        sys.path.insert(0, str(where))
+    package = importlib.import_module(NAME)
+    for info in pkgutil.walk_packages(package.__path__, NAME + "."):
+        importlib.import_module(info.name)
+    return package
+
+
+@contextlib.contextmanager
+def as_minitorch(package: ModuleType) -> Iterator[None]:
+    """Inside the block, ``import minitorch.x`` gives the baseline's ``minitorch_baseline.x``."""
+    aliases = {
+        "minitorch" + name[len(NAME) :]: module
+        for name, module in sys.modules.items()
+        if name == NAME or name.startswith(NAME + ".")
+    }
+    saved = {name: sys.modules.get(name) for name in aliases}
+    sys.modules.update(aliases)
+    try:
+        yield
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+def add_to(case: Case, package: ModuleType, rev: str) -> None:
+    """Give ``case`` a "baseline" framework: its minitorch setup, bound to ``package``."""
+    setup = case.impls.get("minitorch")
+    if setup is None or case.task == "T6":  # T6 runs fresh processes: not supported
+        return
+
+    def baseline() -> Any:
+        with as_minitorch(package):
+            return setup()
+
+    case.impls["baseline"] = _named(baseline, rev)
+
+
+def _named(setup: Setup, rev: str) -> Setup:
+    setup.__doc__ = f"minitorch at {rev}"
+    return setup
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
