@@ -256,7 +256,12 @@ class Function:
 
         By default: :meth:`vjp` evaluated with minitorch ops on the input Variables, so
         the gradients are differentiable.
+
+        Raises:
+            NotImplementedError: if the subclass defines neither ``backward`` nor ``vjp``.
         """
+        if type(self).vjp is Function.vjp:  # before reading inputs: say what is missing
+            self.vjp()
         return self.vjp(self.graph_ops, self.inputs, *gys)
 
     def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
