@@ -64,6 +64,14 @@ BIG_GRAPH_NODES = 400
 
 PICTURE_NOTE = "run the cell to step through backward"
 
+#: The MIME type under which :class:`viz.StepperWidget` also stores the static stepper
+#: (:meth:`BackwardStepper.to_html`) in a notebook. Jupyter front ends skip a type they
+#: have no renderer for, so a notebook still shows the widget, or its picture when
+#: untrusted; the docs site (``docs/hooks/notebook_steppers.py``) shows it instead of
+#: the picture, live. It is not ``text/html`` on purpose: JupyterLab renders that in an
+#: untrusted notebook as sanitised text soup.
+STEPPER_MIME = "application/vnd.minitorch.stepper+html"
+
 LEGEND = (
     ("func-active", "red box: the Function whose backward runs now"),
     ("recv", "blue dashed arrow: the gradient it received"),

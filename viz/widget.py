@@ -10,6 +10,9 @@ Its display bundle also carries an ``image/png`` of the start frame with the lin
 the cell to step through backward": that is what a notebook opened without running it
 shows (JupyterLab does not render widgets, HTML scripts or SVG of untrusted notebooks,
 but it does render PNG). The ``text/plain`` repr is fixed text, so nbval can compare it.
+The bundle also holds the static stepper (:meth:`~viz.stepper.BackwardStepper.to_html`)
+under :data:`viz.stepper.STEPPER_MIME`, a type no Jupyter front end renders: the docs
+site shows it in place of the picture, so a notebook page there steps live too.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from viz.stepper import BackwardStepper, _asset, picture_base64
+from viz.stepper import STEPPER_MIME, BackwardStepper, _asset, picture_base64
 from viz.trace import BackwardTrace
 
 
@@ -97,4 +100,6 @@ class StepperWidget(anywidget.AnyWidget):  # type: ignore[misc]
         png = picture_base64(self.stepper)
         if png is not None:
             data["image/png"] = png
+        # Never text/html: an untrusted JupyterLab would prefer it to the picture.
+        data[STEPPER_MIME] = self.stepper.to_html()
         return data, metadata

@@ -196,3 +196,41 @@ def test_stepper_pages_give_the_stepper_the_full_width(tab: Tab, site_dir: Path)
         assert border != "none", f"{path}: the stepper's buttons look like plain text"
         tab.page.screenshot(path=str(SCREENSHOTS / screenshot_name(path)))
         assert not tab.take_errors()
+
+
+def test_stepper_pages_step_live_with_the_keys(tab: Tab, site_dir: Path) -> None:
+    """The docs' stepper is the live one, not a picture: its keys move it, not the page."""
+    pages = stepper_pages(site_dir)
+    if not pages:
+        pytest.skip("no page of the site embeds the backward stepper")
+    for path in pages:
+        tab.page.goto((site_dir / path).as_uri())
+        stepper = tab.page.locator(".minitorch-stepper").first
+        counter = stepper.locator(".mts-counter")
+        last = int(stepper.locator(".mts-slider").get_attribute("max"))
+        stepper.scroll_into_view_if_needed()
+        assert counter.inner_text() == "start", path
+        stepper.locator(".mts-caption").click()  # the stepper takes the focus
+        scroll = tab.page.evaluate("window.scrollY")
+        for key, counter_text in [
+            ("ArrowRight", f"step 1 of {last - 1}"),
+            ("PageDown", f"step 2 of {last - 1}"),
+            ("Space", f"step 3 of {last - 1}"),
+            ("ArrowLeft", f"step 2 of {last - 1}"),
+            ("End", "end"),
+            ("Home", "start"),
+        ]:
+            tab.page.keyboard.press(key)
+            assert counter.inner_text() == counter_text, f"{path}: after {key}"
+            caption = stepper.locator(".mts-caption").inner_text()
+            assert caption.lower().startswith(counter_text + ":"), (key, caption)
+            # the gradient table fits its panel (the page's own table rules do not widen it)
+            overflow = stepper.locator(".mts-side").evaluate("s => s.scrollWidth - s.clientWidth")
+            assert overflow <= 1, f"{path}: the gradient table overflows by {overflow} px at {key}"
+        # PageDown and Space stepped the stepper; they did not also scroll the page.
+        assert tab.page.evaluate("window.scrollY") == scroll, path
+        stepper.get_by_role("button", name="next").first.click()
+        assert counter.inner_text() == f"step 1 of {last - 1}", path
+        name = screenshot_name(path).replace(".png", "-step1.png")
+        tab.page.screenshot(path=str(SCREENSHOTS / name))
+        assert not tab.take_errors()

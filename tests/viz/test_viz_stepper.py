@@ -281,10 +281,14 @@ def test_the_widget_displays_a_picture_for_untrusted_notebooks() -> None:
     pytest.importorskip("anywidget")
     from PIL import Image
 
-    data, _ = diamond_stepper().widget()._repr_mimebundle_()
+    stepper = diamond_stepper()
+    data, _ = stepper.widget()._repr_mimebundle_()
     assert "text/html" not in data and "image/svg+xml" not in data  # sanitised to soup
     assert data["text/plain"].startswith("<viz.StepperWidget")
     assert "application/vnd.jupyter.widget-view+json" in data
+    # the static stepper, for the docs site, under a type no Jupyter front end renders
+    assert stepper_module.STEPPER_MIME == "application/vnd.minitorch.stepper+html"
+    assert data[stepper_module.STEPPER_MIME] == stepper.to_html()
     png = base64.b64decode(data["image/png"])
     import io
 
