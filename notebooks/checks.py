@@ -124,7 +124,11 @@ def type_hint(text: str, line: str = "") -> str:
         >>> type_hint("AttributeError: 'numpy.ndarray' object has no attribute 'creator'")
         'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
     """  # noqa: E501
-    if "does not support ufuncs" in text or "argument 0 of type Variable" in text:
+    if (
+        "does not support ufuncs" in text
+        or "argument 0 of type Variable" in text
+        or "NumPy was given a Variable" in text  # np.asarray / np.array / np.dot on one
+    ):
         name = re.search(r"\bnp\.(\w+)\(", line)
         op = f"F.{name.group(1)}(...)" if name else "F.<op>"
         return (

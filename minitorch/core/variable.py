@@ -208,6 +208,22 @@ class Variable:
         """Return ``data`` (the same array, not a copy)."""
         return self._array()
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """Refuse the silent conversion ``np.asarray(x)`` / ``np.array(x)``.
+
+        Without this, NumPy would walk the Variable as a sequence and build an object
+        array of 0-d Variables: slow, and wrong wherever a number array was meant
+        (``plt.plot(x, y)``, ``np.dot(x, x)``).
+
+        Raises:
+            TypeError: always; it names ``x.data`` (the ndarray) and the ``F`` ops.
+        """
+        raise TypeError(
+            f"NumPy was given a Variable of shape {self.shape}: use x.data for its ndarray "
+            "(no gradient flows through it), or the minitorch op (F.exp, F.sum, ... with "
+            "import minitorch.ops as F) to keep the graph"
+        )
+
     def __bool__(self) -> bool:
         """Truth value as NumPy defines it: only for one element, else ``ValueError``."""
         return bool(self._array())

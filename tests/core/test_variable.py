@@ -119,3 +119,13 @@ def test_as_array_and_as_variable() -> None:
     assert as_array(a) is a and as_array(3.0).shape == ()
     v = Variable(a)
     assert as_variable(v) is v and isinstance(as_variable(1.0), Variable)
+
+
+def test_numpy_conversion_of_a_variable_is_refused_not_an_object_array() -> None:
+    # fresh-user trial: np.asarray(x) built an object array of 0-d Variables (23 s for
+    # 1000x1000) and np.dot(x, x) silently built an elementwise graph
+    x = Variable(np.ones((2, 3)))
+    for convert in (np.asarray, np.array, lambda v: np.dot(v, v)):
+        with pytest.raises(TypeError, match=r"shape \(2, 3\): use x.data"):
+            convert(x)
+    assert isinstance(np.ones(3) + Variable(np.ones(3)), Variable)  # NEP 13 still defers
