@@ -121,16 +121,23 @@ def type_hint(text: str, line: str = "") -> str:
     Example:
         >>> type_hint("TypeError: operand 'Variable' does not support ufuncs", "np.exp(y)")
         'this is a Variable: NumPy functions need arrays; use F.exp(...) on Variables (or .data for the raw array)'
+        >>> type_hint("TypeError: np.dot does not record a graph for Variables; use F.matmul(...) ...")
+        'this is a Variable: NumPy functions need arrays; use F.matmul(...) on Variables (or .data for the raw array)'
         >>> type_hint("AttributeError: 'numpy.ndarray' object has no attribute 'creator'")
         'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
     """  # noqa: E501
     if (
-        "does not support ufuncs" in text
+        "does not support ufuncs" in text  # a Variable class with __array_ufunc__ = None
         or "argument 0 of type Variable" in text
-        or "NumPy was given a Variable" in text  # np.asarray / np.array / np.dot on one
+        or "NumPy was given a Variable" in text  # np.asarray / np.array on one
+        or "does not record a graph for Variables" in text  # np.exp(x), np.sum(x), ...
     ):
+        named = re.search(r"use (F\.\w+)\(", text)  # minitorch's message names the op
         name = re.search(r"\bnp\.(\w+)\(", line)
-        op = f"F.{name.group(1)}(...)" if name else "F.<op>"
+        if named:
+            op = f"{named.group(1)}(...)"
+        else:
+            op = f"F.{name.group(1)}(...)" if name else "F.<op>"
         return (
             f"this is a Variable: NumPy functions need arrays; use {op} on Variables (or "
             ".data for the raw array)"

@@ -52,6 +52,11 @@ TYPE_HINTS: tuple[tuple[str, str], ...] = (
         "or the minitorch op (F.exp, F.tanh, `@`, ...) to stay differentiable",
     ),
     (
+        "does not record a graph for Variables",  # minitorch's own message names the op
+        "this is a Variable: NumPy functions need arrays. Use `.data` for plain numbers, "
+        "or the minitorch op named above to stay differentiable",
+    ),
+    (
         "'numpy.ndarray' object has no attribute 'creator'",
         "this is an ndarray, not a Variable: build it with minitorch ops (F.<op>) so that "
         "it has a creator",

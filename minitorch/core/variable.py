@@ -10,6 +10,7 @@ bound names so that IDEs, mypy and the API docs still see them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Union
 
@@ -80,8 +81,6 @@ class Variable:
     _snapshot: tuple[np.ndarray, bytes]
     _first_order_grad: bool
     _constant_grad_of: Any  # weakref.ref to a Variable
-    # NEP 13: make NumPy defer to our reflected operators, so np.ones(3) + x is a Variable.
-    __array_ufunc__ = None
 
     def __init__(
         self, data: np.ndarray | None, name: str | None = None, requires_grad: bool = True
@@ -224,6 +223,73 @@ class Variable:
             "import minitorch.ops as F) to keep the graph"
         )
 
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's hook (NEP 13) for a ufunc called with a Variable among its operands.
+
+        ``a + x`` with an ndarray or NumPy scalar ``a`` runs ``np.add(a, x)``, which lands
+        here: the ufuncs behind ``+ - * / ** @`` return Variable's own operator
+        (``x.__radd__(a)``), so the result is a Variable with a graph. ``a == x`` and
+        ``a != x`` keep Python's identity meaning (``False`` / ``True``), as before this
+        hook existed. Every other ufunc (``np.exp``, ``np.maximum``, ``a < x``, ``a += x``
+        ...) computes nothing that ``backward`` could follow, so it is refused. A
+        Variable-Variable or Variable-number operation never gets here.
+
+        Raises:
+            TypeError: for any other ufunc, method (``np.add.reduce``) or keyword
+                (``out=``, ``where=``); the message names the ``minitorch.ops`` function
+                to use instead when there is one, else ``x.data``.
+        """
+        name = ufunc.__name__
+        if method == "__call__" and not kwargs and len(inputs) == 2:
+            a, b = inputs
+            if name in _OPERATOR_UFUNCS:
+                forward, reflected = _OPERATOR_UFUNCS[name]
+                if isinstance(a, Variable):
+                    bound, other = getattr(a, forward, None), b
+                else:  # then b is the Variable
+                    bound, other = getattr(b, reflected, None), a
+                if bound is not None:  # None only before minitorch.ops has bound them
+                    return bound(other)
+            if name == "equal":
+                return a is b
+            if name == "not_equal":
+                return a is not b
+        if kwargs.get("out") is not None and method == "__call__":
+            symbol = _OPERATOR_SYMBOLS.get(name, "op")
+            raise TypeError(
+                f"np.{name}(..., out=...) cannot store a Variable in an ndarray: for "
+                f"`a {symbol}= x` with an ndarray a write `a = a {symbol} x` (a new Variable), "
+                "or use x.data for the raw array"
+            )
+        label = f"np.{name}" if method == "__call__" else f"np.{name}.{method}"
+        f_name = _F_NAMES.get((name, method), name if method == "__call__" else None)
+        message = _numpy_refusal(label, f_name, "(x)" if ufunc.nin == 1 else "(...)")
+        if name in _OPERATOR_SYMBOLS and method == "__call__":
+            symbol = _OPERATOR_SYMBOLS[name]
+            message += f" ({symbol!r} between an ndarray and a Variable calls {label})"
+        raise TypeError(message)
+
+    def __array_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """NumPy's hook (NEP 18) for a NumPy function (``np.sum``, ``np.concatenate``...).
+
+        The few functions that only read ``x.shape``/``x.dtype`` or call a Variable method
+        (``np.shape``, ``np.transpose``, ``np.squeeze``...) run as before; every other one
+        is refused, since NumPy cannot record a graph.
+
+        Raises:
+            TypeError: naming the ``minitorch.ops`` function to use instead when there is
+                one (``np.sum`` -> ``F.sum``, ``np.dot`` -> ``F.matmul``), else ``x.data``.
+        """
+        name = func.__name__
+        if name in _NUMPY_FUNCTIONS_THAT_WORK:
+            return func._implementation(*args, **kwargs)
+        module = func.__module__.replace("numpy", "np", 1) if func.__module__ else "np"
+        label = f"{module}.{name}" if module.startswith("np") else f"np.{name}"
+        f_name = _F_NAMES.get((name, "__call__"), name) if module == "np" else None
+        raise TypeError(_numpy_refusal(label, f_name, "(...)"))
+
     def __bool__(self) -> bool:
         """Truth value as NumPy defines it: only for one element, else ``ValueError``."""
         return bool(self._array())
@@ -361,6 +427,94 @@ class Variable:
 
         def relu(self) -> Variable:
             """Elementwise ``max(self, 0)`` (ops.relu)."""
+
+
+# The ufuncs that ndarray's and NumPy scalars' operators call (``a + x`` runs
+# ``np.add(a, x)``), with the Variable methods that compute them: (x op b, a op x).
+_OPERATOR_UFUNCS = {
+    "add": ("__add__", "__radd__"),
+    "subtract": ("__sub__", "__rsub__"),
+    "multiply": ("__mul__", "__rmul__"),
+    "divide": ("__truediv__", "__rtruediv__"),
+    "power": ("__pow__", "__rpow__"),
+    "matmul": ("__matmul__", "__rmatmul__"),
+}
+# Every ufunc an operator of ndarray can call, with its symbol (for messages).
+_OPERATOR_SYMBOLS = {
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "/",
+    "power": "**",
+    "matmul": "@",
+    "floor_divide": "//",
+    "remainder": "%",
+    "divmod": "divmod",
+    "left_shift": "<<",
+    "right_shift": ">>",
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+}
+# NumPy names whose minitorch op is spelt differently; other names are looked up as is.
+_F_NAMES: dict[tuple[str, str], str | None] = {
+    ("absolute", "__call__"): "abs",
+    ("negative", "__call__"): "neg",
+    ("power", "__call__"): "pow",
+    ("divide", "__call__"): "div",
+    ("multiply", "__call__"): "mul",
+    ("subtract", "__call__"): "sub",
+    ("dot", "__call__"): "matmul",
+    ("amax", "__call__"): "max",
+    ("amin", "__call__"): "min",
+    ("add", "reduce"): "sum",
+    ("maximum", "reduce"): "max",
+    ("minimum", "reduce"): "min",
+}
+# NumPy functions that worked on a Variable before __array_function__ existed: they only
+# read x.shape / x.ndim / x.size / x.dtype or call a Variable method (the ops call
+# np.shape on Variables). Found by calling every np, np.linalg and np.fft function.
+_NUMPY_FUNCTIONS_THAT_WORK = frozenset(
+    {
+        "shape",
+        "ndim",
+        "size",
+        "result_type",
+        "common_type",
+        "iscomplexobj",
+        "isrealobj",
+        "transpose",
+        "permute_dims",
+        "squeeze",
+        "flip",
+        "unstack",
+        "diag_indices_from",
+        "tril_indices_from",
+        "triu_indices_from",
+    }
+)
+
+
+def _numpy_refusal(label: str, f_name: str | None, args: str) -> str:
+    """The message for a NumPy function or ufunc given a Variable: what to use instead.
+
+    The op is looked up in ``minitorch.ops`` only if that is already imported (core
+    imports nothing above it); without it there is no op to name.
+    """
+    ops = sys.modules.get("minitorch.ops")
+    public = getattr(ops, "__all__", ())
+    if f_name is not None and f_name in public:
+        fix = f"use F.{f_name}{args} (import minitorch.ops as F) or x.data for the raw array"
+    else:
+        fix = (
+            "minitorch has no op for it: apply it to x.data, the raw array (no gradient "
+            "flows through it)"
+        )
+    return f"{label} does not record a graph for Variables; {fix}"
 
 
 def as_array(x: Any, dtype: Any = None) -> np.ndarray:

@@ -11,7 +11,7 @@
 # **Learning goals.** After this notebook you can
 #
 # 1. explain how `x * y`, `2 * x` and `np.ones(3) + x` turn into Function calls
-#    (`__mul__`, the reflected `__rmul__`, and `__array_ufunc__ = None`);
+#    (`__mul__`, the reflected `__rmul__`, and NumPy's `__array_ufunc__` hook);
 # 2. predict the dtype of a result from NumPy's promotion rules (NEP 50);
 # 3. explain the circular-import problem and how one binding table solves it;
 # 4. add your own operation to `Variable` and implement a number type with operator
@@ -52,13 +52,20 @@ print(f"y was made by {type(y.creator).__name__}, whose input was made by "
 # %% [markdown]
 # There is one trap. NumPy arrays also define `__add__`, and they happily treat any
 # object as an element: `np.ones(3) + x` would give an *array of Variables*.
-# Setting `__array_ufunc__ = None` on the class (NEP 13) tells NumPy to step aside and
-# let Python call `x.__radd__`:
+# NumPy's hook for this is a method named `__array_ufunc__` (NEP 13): `np.ones(3) + x`
+# runs the ufunc `np.add(np.ones(3), x)`, which asks the Variable. minitorch's answer is
+# `x.__radd__(np.ones(3))`, a Variable with a graph. Setting `__array_ufunc__ = None`
+# instead would make NumPy step aside so that Python calls `x.__radd__` itself; the method
+# can also refuse the ufuncs that cannot record a graph (`np.exp`, `np.maximum`, ...) with
+# a message naming the minitorch op:
 
 # %%
-print(f"Variable.__array_ufunc__ = {Variable.__array_ufunc__}")
 z = np.ones(3) + x
 print(f"np.ones(3) + x is a {type(z).__name__}: {z}")
+try:
+    np.exp(x)
+except TypeError as err:
+    print(f"np.exp(x) raises TypeError: {err}")
 
 # %% [markdown]
 # ## Which dtype comes out?
@@ -337,7 +344,8 @@ ok("exp_dual and sin_dual carry the derivative through the chain rule")
 # ## Summary
 #
 # * Python turns `x * y` into `x.__mul__(y)` and, for `2 * x`, into `x.__rmul__(2)`;
-#   `__array_ufunc__ = None` makes NumPy arrays defer to the Variable.
+#   `__array_ufunc__` makes `ndarray + Variable` a Variable and turns `np.exp(x)` into a
+#   message naming `F.exp`.
 # * Results follow NumPy 2 promotion: Python scalars are weak, arrays promote.
 # * minitorch's `Variable` is thin: the core never imports the ops. One table,
 #   `minitorch/ops/variable_methods.py`, binds operators and methods onto `Variable` when

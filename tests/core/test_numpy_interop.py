@@ -1,0 +1,170 @@
+"""NumPy meets a Variable: ndarray operators give Variables, NumPy functions are refused.
+
+Fresh-user trial: ``np.exp(x)`` on a Variable said "operand 'Variable' does not support
+ufuncs", which does not say what to do. Every NumPy ufunc or function that cannot record a
+graph now names the minitorch op to use, while ``ndarray + Variable`` (NumPy calls
+``np.add``) still returns the Variable operator's result.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import minitorch.ops as F
+from minitorch import Variable
+
+X = np.array([0.5, 1.5, 2.0])
+
+# (operator, d(a op x)/dx, d(x op a)/dx), derived by hand for elementwise a and x.
+RULES: dict[str, tuple[Callable[[Any, Any], Any], Any, Any]] = {
+    "+": (operator.add, lambda a, x: 1.0 + 0 * x, lambda a, x: 1.0 + 0 * x),
+    "-": (operator.sub, lambda a, x: -1.0 + 0 * x, lambda a, x: 1.0 + 0 * x),
+    "*": (operator.mul, lambda a, x: a + 0 * x, lambda a, x: a + 0 * x),
+    "/": (operator.truediv, lambda a, x: -a / x**2, lambda a, x: 1 / a + 0 * x),
+    "**": (operator.pow, lambda a, x: a**x * np.log(a), lambda a, x: a * x ** (a - 1)),
+}
+OPERANDS = {
+    "1-d array": np.array([2.0, 3.0, 0.5]),
+    "0-d array": np.array(2.0),
+    "np.float64": np.float64(2.0),
+    "np.float32": np.float32(2.0),
+    "np.int64": np.int64(3),
+}
+
+
+@pytest.mark.parametrize("symbol", list(RULES))
+@pytest.mark.parametrize("kind", list(OPERANDS))
+@pytest.mark.parametrize("order", ["ndarray op Variable", "Variable op ndarray"])
+def test_operators_between_numpy_and_a_variable_give_variables(
+    symbol: str, kind: str, order: str
+) -> None:
+    op, d_left, d_right = RULES[symbol]
+    a, x = OPERANDS[kind], Variable(X.copy())
+    if order == "ndarray op Variable":
+        y, expected, grad = op(a, x), op(a, X), d_left(a, X)
+    else:
+        y, expected, grad = op(x, a), op(X, a), d_right(a, X)
+    assert isinstance(y, Variable), f"{order} with {kind} gave {type(y).__name__}"
+    np.testing.assert_allclose(y.data, expected, rtol=1e-6)
+    y.backward()
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.data, np.broadcast_to(grad, X.shape), rtol=1e-6)
+
+
+@pytest.mark.parametrize("order", ["ndarray @ Variable", "Variable @ ndarray"])
+def test_matmul_between_an_ndarray_and_a_variable(order: str) -> None:
+    a, x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), Variable(X.copy())
+    if order == "ndarray @ Variable":
+        y = a @ x
+        np.testing.assert_allclose(y.data, [9.5, 21.5])  # 0.5 + 3 + 6, 2 + 7.5 + 12
+    else:
+        y = x @ a.T
+        np.testing.assert_allclose(y.data, [9.5, 21.5])
+    assert isinstance(y, Variable)
+    y.backward()
+    assert x.grad is not None
+    np.testing.assert_allclose(x.grad.data, [5.0, 7.0, 9.0])  # column sums of a
+
+
+def test_explicit_operator_ufuncs_are_the_variable_operators() -> None:
+    x = Variable(X.copy())
+    y = np.add(np.ones(3), x)
+    assert isinstance(y, Variable) and type(y.creator) is type((x + 1.0).creator)
+    np.testing.assert_allclose(y.data, X + 1)
+
+
+def test_equality_with_an_ndarray_keeps_identity_meaning() -> None:
+    # Before the ufunc hook, NumPy stepped aside and Python compared identities.
+    x, a = Variable(X.copy()), X.copy()
+    assert (a == x) is False and (x == a) is False
+    assert (a != x) is True and (x != a) is True
+    assert np.float64(0.5) != Variable(np.array(0.5))
+
+
+@pytest.mark.parametrize(
+    "call, numpy_name, f_call",
+    [
+        (np.exp, "np.exp", "F.exp(x)"),
+        (np.sin, "np.sin", "F.sin(x)"),
+        (np.tanh, "np.tanh", "F.tanh(x)"),
+        (np.sqrt, "np.sqrt", "F.sqrt(x)"),
+        (np.log, "np.log", "F.log(x)"),
+        (np.abs, "np.absolute", "F.abs(x)"),
+        (np.negative, "np.negative", "F.neg(x)"),
+        (lambda v: np.maximum(v, 0), "np.maximum", "F.maximum(...)"),
+        (lambda v: np.minimum(v, 0), "np.minimum", "F.minimum(...)"),
+        (np.sum, "np.sum", "F.sum(...)"),
+        (np.mean, "np.mean", "F.mean(...)"),
+        (np.max, "np.max", "F.max(...)"),
+        (np.std, "np.std", "F.std(...)"),
+        (lambda v: np.clip(v, 0, 1), "np.clip", "F.clip(...)"),
+        (lambda v: np.reshape(v, (3, 1)), "np.reshape", "F.reshape(...)"),
+        (lambda v: np.concatenate([v, v]), "np.concatenate", "F.concatenate(...)"),
+        (lambda v: np.stack([v, v]), "np.stack", "F.stack(...)"),
+        (lambda v: np.dot(v, v), "np.dot", "F.matmul(...)"),
+        (np.add.reduce, "np.add.reduce", "F.sum(...)"),
+    ],
+)
+def test_numpy_functions_on_a_variable_name_the_minitorch_op(
+    call: Callable[[Variable], Any], numpy_name: str, f_call: str
+) -> None:
+    with pytest.raises(TypeError) as err:
+        call(Variable(X.copy()))
+    assert str(err.value) == (
+        f"{numpy_name} does not record a graph for Variables; use {f_call} "
+        "(import minitorch.ops as F) or x.data for the raw array"
+    )
+    assert callable(getattr(F, f_call[2:].split("(")[0]))  # the named op exists
+
+
+@pytest.mark.parametrize(
+    "call, numpy_name",
+    [
+        (np.isnan, "np.isnan"),
+        (np.linalg.norm, "np.linalg.norm"),
+        (lambda v: np.allclose(v, X), "np.allclose"),
+        (np.round, "np.round"),
+    ],
+)
+def test_numpy_functions_without_a_minitorch_op_name_x_data(
+    call: Callable[[Variable], Any], numpy_name: str
+) -> None:
+    with pytest.raises(TypeError, match=rf"^{numpy_name} does not record .*apply it to x\.data"):
+        call(Variable(X.copy()))
+
+
+@pytest.mark.parametrize(
+    "call, symbol, ufunc",
+    [
+        (operator.lt, "<", "np.less"),
+        (operator.ge, ">=", "np.greater_equal"),
+        (operator.floordiv, "//", "np.floor_divide"),
+        (operator.mod, "%", "np.remainder"),
+    ],
+)
+def test_unsupported_operators_with_an_ndarray_say_which_ufunc(
+    call: Callable[[Any, Any], Any], symbol: str, ufunc: str
+) -> None:
+    with pytest.raises(TypeError, match=rf"^{ufunc} does not .*x\.data.*'{symbol}' between"):
+        call(X.copy(), Variable(X.copy()))
+
+
+def test_in_place_operator_on_an_ndarray_suggests_rebinding() -> None:
+    a = X.copy()
+    with pytest.raises(TypeError, match=r"`a \+= x` with an ndarray a write `a = a \+ x`"):
+        a += Variable(X.copy())
+    np.testing.assert_array_equal(a, X)  # untouched
+
+
+def test_asarray_keeps_its_message_and_shape_functions_keep_working() -> None:
+    x = Variable(np.ones((2, 3)))
+    with pytest.raises(TypeError, match=r"NumPy was given a Variable of shape \(2, 3\)"):
+        np.asarray(x)
+    assert (np.shape(x), np.ndim(x), np.size(x), np.result_type(x)) == ((2, 3), 2, 6, np.float64)
+    t = np.transpose(x)
+    assert isinstance(t, Variable) and t.shape == (3, 2)
