@@ -432,6 +432,33 @@ class BinaryCrossEntropy(Function):
 _EPS = 1e-12  # PyTorch's clamp of p (1 - p) in the gradient: finite at p in {0, 1}
 
 
+def _check_probabilities(op: str, p: np.ndarray) -> None:
+    """Refuse NaN, then anything outside ``[0, 1]``, each with its own message.
+
+    NaN gets its own: min/max of an array with a NaN are NaN ("values in [nan, nan]"),
+    which says nothing, and a NaN probability is never a logits mix-up but a NaN made
+    upstream.
+    """
+    if not p.size:
+        return
+    nan = np.isnan(p)
+    if nan.any():
+        first = tuple(int(i) for i in np.unravel_index(int(np.argmax(nan)), p.shape))
+        raise ValueError(
+            f"{op}: input holds {int(nan.sum())} NaN of {p.size} probabilities (the first "
+            f"at index {first}); a NaN is made upstream, typically by a diverging training "
+            "step (lower the learning rate), log or sqrt of a negative number, 0/0 or "
+            "inf - inf; run the forward pass under minitorch.detect_anomaly() to find the op "
+            "that made it"
+        )
+    if not (np.min(p) >= 0.0 and np.max(p) <= 1.0):
+        raise ValueError(
+            f"{op}: input must hold probabilities in [0, 1], got values in "
+            f"[{np.min(p):.4g}, {np.max(p):.4g}]; for logits (raw scores) use "
+            "binary_cross_entropy_with_logits(x, t), or apply sigmoid first"
+        )
+
+
 def binary_cross_entropy(
     input: Operand,
     target: Operand,
@@ -463,8 +490,9 @@ def binary_cross_entropy(
         A Variable of the input's dtype.
 
     Raises:
-        ValueError: if the shapes differ, an input value is outside ``[0, 1]`` (the
-            message points to ``binary_cross_entropy_with_logits`` for logits) or
+        ValueError: if the shapes differ, an input value is NaN (the message counts
+            them, gives the first index and where NaNs come from) or outside ``[0, 1]``
+            (the message points to ``binary_cross_entropy_with_logits`` for logits), or
             ``reduction`` is unknown.
 
     Example:
@@ -473,13 +501,7 @@ def binary_cross_entropy(
     """
     _check_reduction("binary_cross_entropy", reduction)
     _check_same_shape("binary_cross_entropy", input, target)
-    p = np.asarray(_data(input))
-    if p.size and not (np.min(p) >= 0.0 and np.max(p) <= 1.0):  # NaN fails too
-        raise ValueError(
-            "binary_cross_entropy: input must hold probabilities in [0, 1], got values in "
-            f"[{np.min(p):.4g}, {np.max(p):.4g}]; for logits (raw scores) use "
-            "binary_cross_entropy_with_logits(x, t), or apply sigmoid first"
-        )
+    _check_probabilities("binary_cross_entropy", np.asarray(_data(input)))
     losses = BinaryCrossEntropy()(input, target)
     if weight is not None:
         losses = mul(losses, weight)

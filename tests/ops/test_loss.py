@@ -308,6 +308,24 @@ def test_binary_cross_entropy_with_logits_is_stable_for_huge_logits():
     np.testing.assert_allclose(x.grad.data, [0.0, 0.0, 1.0, -1.0])  # sigmoid(x) - t
 
 
+def test_binary_cross_entropy_names_nan_inputs_and_where_they_come_from():
+    # fresh-user trial: NaN probabilities said "got values in [nan, nan]"
+    p = Variable(np.array([[0.2, np.nan], [0.5, np.nan]]))
+    with pytest.raises(ValueError) as err:
+        F.binary_cross_entropy(p, np.ones((2, 2)))
+    message = str(err.value)
+    assert "nan, nan" not in message
+    assert "input holds 2 NaN of 4 probabilities (the first at index (0, 1))" in message
+    assert "detect_anomaly" in message and "learning rate" in message
+    with pytest.raises(ValueError, match=r"1 NaN of 1 probabilities \(the first at index \(\)\)"):
+        F.binary_cross_entropy(Variable(np.array(np.nan)), np.array(1.0))
+
+
+def test_binary_cross_entropy_out_of_range_points_to_logits():
+    with pytest.raises(ValueError, match=r"values in \[-2, 3\]; for logits .*with_logits"):
+        F.binary_cross_entropy(Variable(np.array([-2.0, 0.5, 3.0])), np.ones(3))
+
+
 # -- dropout ------------------------------------------------------------------------------
 def test_dropout_is_identity_in_test_mode_and_for_p_zero():
     x = Variable(np.ones((3, 3)))
