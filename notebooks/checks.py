@@ -134,6 +134,13 @@ def type_hint(text: str, line: str = "") -> str:
     ):
         named = re.search(r"use (F\.\w+)\(", text)  # minitorch's message names the op
         name = re.search(r"\bnp\.(\w+)\(", line)
+        if "has no op for it" in text:  # e.g. np.reciprocal: there is no F.reciprocal
+            missing = f"np.{name.group(1)}" if name else "this NumPy function"
+            return (
+                f"this is a Variable: NumPy functions need arrays, and minitorch has no "
+                f"{missing}; write it with operators and F ops on Variables (1 / x, x * x, "
+                "F.exp(x), ...), or use .data for the raw array"
+            )
         if named:
             op = f"{named.group(1)}(...)"
         else:
