@@ -238,7 +238,17 @@ class Variable:
             TypeError: for any other ufunc, method (``np.add.reduce``) or keyword
                 (``out=``, ``where=``); the message names the ``minitorch.ops`` function
                 to use instead when there is one, else ``x.data``.
-        """
+
+        Example:
+            >>> import minitorch.ops as F
+            >>> x = Variable(np.array([1.0, 2.0]))
+            >>> np.ones(2) + x
+            variable([2. 3.])
+            >>> np.exp(x)
+            Traceback (most recent call last):
+            ...
+            TypeError: np.exp does not record a graph for Variables; use F.exp(x) (import minitorch.ops as F) or x.data for the raw array
+        """  # noqa: E501
         name = ufunc.__name__
         if method == "__call__" and not kwargs and len(inputs) == 2:
             a, b = inputs
