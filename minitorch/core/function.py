@@ -420,7 +420,7 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
     if len(inputs) == 2 and type(inputs[1]) is float and isinstance(inputs[0], Variable):
         x, c = inputs  # `x * 0.99`, the commonest case: NEP 50 gives c a float x's dtype
         if x.data.dtype.kind == "f":
-            return [x, Variable(np.asarray(c, x.data.dtype), requires_grad=False)]
+            return [x, Variable(_constant_array(c, x.data.dtype), requires_grad=False)]
     dtypes = tuple(
         [
             v.dtype if isinstance(v, np.ndarray) else v.data.dtype
@@ -435,7 +435,7 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
             continue
         if isinstance(x, (bool, int, float, complex)):
             kind: Any = type(x)
-            array = np.asarray(x, dtype=_scalar_dtype(kind, dtypes))
+            array = _constant_array(x, _scalar_dtype(kind, dtypes))
         else:
             try:
                 array = np.asarray(x)
@@ -445,6 +445,27 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
                 raise TypeError(_operand_message(func, inputs, x))
         xs.append(Variable(array, requires_grad=False))
     return xs
+
+
+# The 0-d arrays of Python-number operands, shared and read-only: ``y * 0.99`` in a loop
+# converts 0.99 once. Each op still gets a Variable of its own (graphs draw one node per
+# use). Zero and NaN are not cached: -0.0 == 0.0 and nan != nan as dictionary keys.
+_CONSTANT_ARRAYS: dict[tuple[Any, Any, np.dtype[Any]], np.ndarray] = {}
+
+
+def _constant_array(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
+    """``np.asarray(value, dtype)`` for a Python number, read-only, cached."""
+    if not value or value != value:
+        return np.asarray(value, dtype)
+    key = (type(value), value, dtype)
+    array = _CONSTANT_ARRAYS.get(key)
+    if array is None:
+        array = np.asarray(value, dtype)
+        array.flags.writeable = False
+        if len(_CONSTANT_ARRAYS) >= 1024:  # a loop over many different numbers
+            _CONSTANT_ARRAYS.clear()
+        _CONSTANT_ARRAYS[key] = array
+    return array
 
 
 @functools.cache
