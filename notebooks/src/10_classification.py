@@ -192,7 +192,8 @@ def cross_entropy_np(z, t):
 
 # %% tags=["check"]
 z_test = np.array([[2.0, 1.0, 0.1], [0.5, 2.5, 0.3]])
-per_row = np.log(np.exp(z_test).sum(axis=1)) - z_test[[0, 1], [0, 2]]
+# -log p of each row's label: p = 0.659001 (row 0, label 0) and 0.088917 (row 1, label 2)
+per_row = np.array([0.41703002, 2.42004952])
 with exercise("cross_entropy_np(z_test, [0, 2])"):
     got = cross_entropy_np(z_test, np.array([0, 2]))
 check_close_diagnosed("cross_entropy_np", got, per_row.mean(), {
