@@ -149,6 +149,8 @@ def type_hint(text: str, line: str = "") -> str:
             f"this is a Variable: NumPy functions need arrays; use {op} on Variables (or "
             ".data for the raw array)"
         )
+    if "cannot store a Variable in an ndarray" in text:  # p.data -= lr * p.grad
+        return "this is a Variable: an ndarray can only take arrays; use its .data"
     if re.search(r"between instances of '\w+' and 'Variable'|of 'Variable' and '", text):
         return "this is a Variable: use .data to compare its values (an ndarray)"
     if "'Variable' object cannot be interpreted" in text or "float() argument must be" in text:

@@ -267,9 +267,9 @@ class Variable:
         if kwargs.get("out") is not None and method == "__call__":
             symbol = _OPERATOR_SYMBOLS.get(name, "op")
             raise TypeError(
-                f"np.{name}(..., out=...) cannot store a Variable in an ndarray: for "
-                f"`a {symbol}= x` with an ndarray a write `a = a {symbol} x` (a new Variable), "
-                "or use x.data for the raw array"
+                f"np.{name}(..., out=...) cannot store a Variable in an ndarray: in "
+                f"`a {symbol}= x` with an ndarray a, use x.data, the raw array (as in "
+                f"`p.data -= lr * p.grad.data`), or write `a = a {symbol} x` for a new Variable"
             )
         label = f"np.{name}" if method == "__call__" else f"np.{name}.{method}"
         f_name = _F_NAMES.get((name, method), name if method == "__call__" else None)

@@ -156,7 +156,7 @@ def test_unsupported_operators_with_an_ndarray_say_which_ufunc(
 
 def test_in_place_operator_on_an_ndarray_suggests_rebinding() -> None:
     a = X.copy()
-    with pytest.raises(TypeError, match=r"`a \+= x` with an ndarray a write `a = a \+ x`"):
+    with pytest.raises(TypeError, match=r"`a \+= x` with an ndarray a, use x.data.*`a = a \+ x`"):
         a += Variable(X.copy())
     np.testing.assert_array_equal(a, X)  # untouched
 
