@@ -264,8 +264,9 @@ class Variable:
                 return a is b
             if name == "not_equal":
                 return a is not b
-        if kwargs.get("out") is not None and method == "__call__":
-            symbol = _OPERATOR_SYMBOLS.get(name, "op")
+        in_place = kwargs.get("out") is not None and method == "__call__"
+        if in_place and name in _OPERATOR_SYMBOLS and name != "divmod":  # a += x on an array
+            symbol = _OPERATOR_SYMBOLS[name]
             raise TypeError(
                 f"np.{name}(..., out=...) cannot store a Variable in an ndarray: in "
                 f"`a {symbol}= x` with an ndarray a, use x.data, the raw array (as in "

@@ -159,6 +159,10 @@ def test_in_place_operator_on_an_ndarray_suggests_rebinding() -> None:
     with pytest.raises(TypeError, match=r"`a \+= x` with an ndarray a, use x.data.*`a = a \+ x`"):
         a += Variable(X.copy())
     np.testing.assert_array_equal(a, X)  # untouched
+    p = Variable(X.copy())
+    (p * p).sum().backward()
+    with pytest.raises(TypeError, match=r"^np.subtract\(..., out=...\) .* use x.data"):
+        p.data -= 0.1 * p.grad  # type: ignore[operator]  # the optimizer mistake
 
 
 def test_asarray_keeps_its_message_and_shape_functions_keep_working() -> None:
