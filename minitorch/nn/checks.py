@@ -11,6 +11,9 @@ import math
 
 import numpy as np
 
+#: A 2-D size argument: an int ``n`` means ``(n, n)``, as in ``torch.nn``.
+IntOrPair = int | tuple[int, int]
+
 
 def check_size(layer: str, name: str, value: object) -> int:
     """Return ``value`` as an ``int`` if it is a positive integer.
@@ -51,7 +54,7 @@ def check_lazy_size(layer: str, name: str, value: object) -> int | None:
 
 
 def _size(layer: str, name: str, value: object, wanted: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not _is_int(value):
         kind = type(value).__name__
         raise TypeError(f"{layer}: {name} must be {wanted}, got {value!r} ({kind})")
     if value < 1:
@@ -79,3 +82,41 @@ def check_probability(layer: str, name: str, value: object) -> float:
     if math.isnan(value) or not 0.0 <= value <= 1.0:
         raise ValueError(f"{layer}: {name} must be in [0, 1], got {value}")
     return float(value)
+
+
+def check_kernel_size(layer: str, value: object) -> tuple[int, int]:
+    """Return a ``kernel_size`` argument as ``(KH, KW)``; an int ``k`` is ``(k, k)``.
+
+    Args:
+        layer: the layer's name, for the message (``"Conv2d"``).
+        value: what the caller passed.
+
+    Returns:
+        Two Python ints.
+
+    Raises:
+        TypeError: if ``value`` is neither an int nor a pair of ints (``bool`` excluded).
+        ValueError: if a side is 0 or negative.
+
+    Example:
+        >>> check_kernel_size("Conv2d", 3), check_kernel_size("Conv2d", (3, 1))
+        ((3, 3), (3, 1))
+        >>> check_kernel_size("Conv2d", (3, 0))
+        Traceback (most recent call last):
+        ...
+        ValueError: Conv2d: kernel_size must be positive, got (3, 0)
+    """
+    sides = value if isinstance(value, (tuple, list)) else (value, value)
+    if len(sides) != 2 or not all(_is_int(side) for side in sides):
+        kind = type(value).__name__
+        raise TypeError(
+            f"{layer}: kernel_size must be an int or a pair of ints, got {value!r} ({kind})"
+        )
+    kh, kw = int(sides[0]), int(sides[1])
+    if min(kh, kw) < 1:
+        raise ValueError(f"{layer}: kernel_size must be positive, got {value!r}")
+    return kh, kw
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
