@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Variable
-from minitorch.optim.optimizer import Optimizer, _check_non_negative
+from minitorch.optim.optimizer import Optimizer, check_non_negative
 
 
 class AdaGrad(Optimizer):
@@ -50,7 +50,7 @@ class AdaGrad(Optimizer):
         self, params: Iterable[Variable] | Any, lr: float = 0.01, eps: float = 1e-10
     ) -> None:
         super().__init__(params, lr)
-        _check_non_negative("AdaGrad", eps=eps)
+        check_non_negative("AdaGrad", eps=eps)
         self.eps = eps
 
     def update_one(self, param: Variable, grad: np.ndarray, state: dict[str, Any]) -> None:
@@ -101,7 +101,7 @@ class AdaDelta(Optimizer):
         eps: float = 1e-6,
     ) -> None:
         super().__init__(params, lr)
-        _check_non_negative("AdaDelta", eps=eps)
+        check_non_negative("AdaDelta", eps=eps)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"AdaDelta: rho must be in [0, 1], got {rho}")
         self.rho = rho
@@ -166,7 +166,7 @@ class Adam(Optimizer):
     ) -> None:
         super().__init__(params, lr)
         name = type(self).__name__
-        _check_non_negative(name, eps=eps, weight_decay=weight_decay)
+        check_non_negative(name, eps=eps, weight_decay=weight_decay)
         if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
             raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
         self.betas = (float(betas[0]), float(betas[1]))
