@@ -8,6 +8,7 @@ layer and the argument, not later inside NumPy (``'<' not supported between 'str
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 import numpy as np
 
@@ -106,17 +107,17 @@ def check_kernel_size(layer: str, value: object) -> tuple[int, int]:
         ...
         ValueError: Conv2d: kernel_size must be positive, got (3, 0)
     """
-    sides = value if isinstance(value, (tuple, list)) else (value, value)
-    if len(sides) != 2 or not all(_is_int(side) for side in sides):
+    sides = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    ints = [int(side) for side in sides if _is_int(side)]
+    if len(sides) != 2 or len(ints) != 2:
         kind = type(value).__name__
         raise TypeError(
             f"{layer}: kernel_size must be an int or a pair of ints, got {value!r} ({kind})"
         )
-    kh, kw = int(sides[0]), int(sides[1])
-    if min(kh, kw) < 1:
+    if min(ints) < 1:
         raise ValueError(f"{layer}: kernel_size must be positive, got {value!r}")
-    return kh, kw
+    return ints[0], ints[1]
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int | np.integer]:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
