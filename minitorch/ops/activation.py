@@ -372,10 +372,11 @@ def softmax(x: Operand, axis: Axis = -1) -> Variable:
         axis: the axis (or tuple of axes) to normalise over; default the last.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype: probabilities in ``[0, 1]`` (an underflowed one is
+        exactly 0; take :func:`log_softmax` for their logarithms).
 
     Raises:
-        ValueError: if ``axis`` is out of range.
+        ValueError: if ``axis`` is out of range or repeated.
 
     Example:
         >>> softmax(Variable(np.array([1000.0, 1000.0])))
@@ -415,17 +416,19 @@ def log_softmax(x: Operand, axis: Axis = -1) -> Variable:
     returns ``[0, -1000]`` exactly.
 
     Shapes:
-        any -> the same shape.
+        any -> the same shape; ``exp`` of each slice along ``axis`` sums to 1.
 
     Args:
         x: the logits (float).
-        axis: the axis (or tuple of axes) to normalise over; default the last.
+        axis: the axis (or tuple of axes) whose entries form one distribution; default
+            the last, as for :func:`softmax`.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype: log-probabilities, ``<= 0`` and finite for finite
+        logits (what the losses take, e.g. :func:`nll_loss`).
 
     Raises:
-        ValueError: if ``axis`` is out of range.
+        ValueError: if ``axis`` is out of range or repeated.
 
     Example:
         >>> log_softmax(Variable(np.array([0.0, -1000.0])))

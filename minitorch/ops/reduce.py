@@ -57,8 +57,11 @@ def keepdims_shape(x_shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int
     return tuple(1 if i in axes else d for i, d in enumerate(x_shape))
 
 
-class _Reduction(Function):
-    """What the reductions share: ``axis`` and ``keepdims``, checked against x in forward."""
+class _Reduction:
+    """Mixed into the reductions' Functions: ``axis`` and ``keepdims``, checked in forward.
+
+    Not a Function itself (it has no forward): Sum, Max, Min and LogSumExp are.
+    """
 
     name = "sum"  # the op, for error messages
 
@@ -73,7 +76,7 @@ class _Reduction(Function):
         return self.axes
 
 
-class Sum(_Reduction):
+class Sum(_Reduction, Function):
     """y = sum of x over ``axis``;  gx = gy broadcast back to x's shape."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
@@ -126,7 +129,7 @@ def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     return y / count if count else y * np.nan
 
 
-class _Extremum(_Reduction):
+class _Extremum(_Reduction, Function):
     """Shared machinery of Max and Min: the gradient goes to the extreme entries."""
 
     name = "max"
@@ -237,7 +240,7 @@ def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     return Min(axis, keepdims)(x)
 
 
-class LogSumExp(_Reduction):
+class LogSumExp(_Reduction, Function):
     """y = log(sum(exp(x)));  gx = gy * exp(x - y)  (the softmax of x)."""
 
     name = "logsumexp"

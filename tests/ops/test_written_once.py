@@ -25,7 +25,6 @@ def _op_classes() -> list[type[Function]]:
                 isinstance(value, type)
                 and issubclass(value, Function)
                 and value.__module__ == module.__name__
-                and _defines(value, "forward")  # not a shared base such as _Reduction
             ):
                 classes.append(value)
     return classes
