@@ -228,14 +228,10 @@ def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
             (an empty axis has no minimum).
 
     Example:
-        >>> x = Variable(np.array([[1.0, 3.0], [0.5, 0.5]]))
-        >>> y = min(x, axis=-1)
-        >>> y
-        variable([1.  0.5])
-        >>> y.backward()
+        >>> x = Variable(np.array([2.0, -1.0, -1.0]))
+        >>> min(x).backward()  # over every axis; the two tied minima share one unit
         >>> x.grad
-        variable([[1.  0. ]
-                  [0.5 0.5]])
+        variable([0.  0.5 0.5])
     """
     return Min(axis, keepdims)(x)
 
@@ -311,12 +307,14 @@ def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
 
     Args:
         x: the input (float).
-        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
-        keepdims: keep the reduced axes with size 1.
-        ddof: "delta degrees of freedom" subtracted from the count.
+        axis: the axes the variance is taken over: an int, a negative int, a tuple of
+            them, or ``None`` for all axes.
+        keepdims: keep the reduced axes with size 1 (the result then broadcasts against
+            ``x``, as :func:`std`'s does for standardising).
+        ddof: "delta degrees of freedom" subtracted from the count ``n``.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype; NaN where ``n <= ddof`` (as ``np.var``).
 
     Raises:
         ValueError: if an axis is out of range or repeated.
