@@ -239,8 +239,8 @@ class AvgPool2d(_Pool2d):
     """Average pooling layer (``F.avg_pool2d``): the mean of each window.
 
     Every entry of a window receives ``1 / (KH * KW)`` of its gradient. Padding is zeros
-    and counts in the mean (PyTorch's ``count_include_pad=True``). Shapes and arguments
-    as :class:`MaxPool2d`, except what ``padding`` adds.
+    and counts in the mean (PyTorch's ``count_include_pad=True``). See :class:`MaxPool2d`
+    for the largest value of each window instead.
 
     Shapes:
         x ``(N, C, H, W)`` -> ``(N, C, H_out, W_out)``, the same ``H_out`` as MaxPool2d's.
