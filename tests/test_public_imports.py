@@ -1,4 +1,4 @@
-"""The layers above the ops (nn, optim, data) use only the public faces of other packages.
+"""The layers above the ops (nn, optim, data, func) use only other packages' public faces.
 
 Issue 17's loose ends: ``nn`` reached into ``minitorch.ops.windows.pair`` and
 ``minitorch.core.config.current_state``, modules imported each other's ``_private``
@@ -16,7 +16,7 @@ import pytest
 import minitorch
 
 PACKAGE = Path(minitorch.__file__).parent
-LAYERS = ("nn", "optim", "data")
+LAYERS = ("nn", "optim", "data", "func")
 
 
 def offences(source: str, package: str) -> list[str]:
@@ -58,6 +58,15 @@ def test_the_layers_import_only_public_names_at_module_level(package: str) -> No
         f"{path.relative_to(PACKAGE)} {offence}"
         for path in sorted((PACKAGE / package).glob("*.py"))
         for offence in offences(path.read_text(), package)
+    ]
+    assert found == []
+
+
+def test_the_top_level_modules_import_only_public_names_at_module_level() -> None:
+    found = [
+        f"{path.name} {offence}"
+        for path in sorted(PACKAGE.glob("*.py"))  # __init__, gradcheck, history, random
+        for offence in offences(path.read_text(), "")
     ]
     assert found == []
 
