@@ -323,3 +323,34 @@ def test_the_stepper_page_leaves_the_untrained_model_as_it_was(tmp_path: Path) -
     for param, data in zip(model.parameters(), before):
         assert param.grad is None
         np.testing.assert_array_equal(param.data, data)
+
+
+def test_predictions_are_readable_on_a_projector_and_mistakes_not_by_colour_alone() -> None:
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import Rectangle
+
+    rng = np.random.default_rng(0)
+    truth = np.arange(40) % 10
+    task = demo.Task("digits", np.zeros((1, 64)), np.zeros(1, dtype=np.int64),
+                     rng.random((40, 64)).astype(np.float32), truth, 10, (8, 8))  # fmt: skip
+    predicted = truth.copy()
+    predicted[[3, 17]] = (truth[[3, 17]] + 1) % 10  # two mistakes
+    fig = demo_pictures.predictions_figure(task, predicted)
+    (ax,) = fig.axes
+    labels = [t for t in ax.texts if re.fullmatch(r"\d \(\d\)", t.get_text())]
+    assert len(labels) == 32
+    # Saved 1280 px wide (a 1280x720 projector): labels of 16 pt are 26 px high there.
+    assert fig.get_figwidth() * demo_pictures.PNG_DPI == 1280
+    assert min(t.get_fontsize() for t in labels) >= 16
+    assert ax.title.get_fontsize() >= 16
+    wrong = [t for t in labels if t.get_text().split()[0] != t.get_text()[3]]
+    assert len(wrong) == 2
+    okabe_ito_vermillion = "#d55e00"  # B. Wong, Nature Methods 8, 441 (2011)
+    for text in wrong:  # colour, weight and a box: three cues
+        assert to_hex(text.get_color()) == okabe_ito_vermillion
+        assert text.get_fontweight() == "bold"
+    for text in labels:
+        if text not in wrong:
+            assert to_hex(text.get_color()) == "#000000" and text.get_fontweight() == "normal"
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert len(boxes) == 2 and all(to_hex(b.get_edgecolor()) == okabe_ito_vermillion for b in boxes)
