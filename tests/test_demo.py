@@ -353,4 +353,5 @@ def test_predictions_are_readable_on_a_projector_and_mistakes_not_by_colour_alon
         if text not in wrong:
             assert to_hex(text.get_color()) == "#000000" and text.get_fontweight() == "normal"
     boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
-    assert len(boxes) == 2 and all(to_hex(b.get_edgecolor()) == okabe_ito_vermillion for b in boxes)
+    assert len(boxes) == 2
+    assert all(to_hex(b.get_edgecolor()) == okabe_ito_vermillion for b in boxes)

@@ -331,7 +331,7 @@ class BackwardStepper:
         for out_id, gy in zip(step.output_ids, step.grads_in):
             if gy is None:
                 continue
-            where = f"; {self._names[out_id]} is its output" if self._unnamed(out_id) else ""
+            where = f"; {out_id} is its output" if self._unnamed(out_id) else ""  # name == id
             received.append(f"{self._d(out_id)} ({_shape_words(gy)}{where})")
             rows.append(["received", self._d(out_id), _shape_cell(gy), _values(gy)])
         sent_ids: list[str] = []

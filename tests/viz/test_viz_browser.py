@@ -79,7 +79,9 @@ FITS = """(root) => {
   for (const sel of ['.mts-title', '.mts-bar', '.mts-caption', '.mts-main', '.mts-view',
                      '.mts-side']) {
     const el = root.querySelector(sel);
-    if (el) { const b = el.getBoundingClientRect(); parts[sel] = [b.left, b.top, b.right, b.bottom]; }
+    if (!el) continue;
+    const b = el.getBoundingClientRect();
+    parts[sel] = [b.left, b.top, b.right, b.bottom];
   }
   return {scroll: [d.scrollWidth, d.scrollHeight], window: [innerWidth, innerHeight],
           root: [r.left, r.top, r.right, r.bottom], inner: inner, parts: parts};

@@ -143,7 +143,7 @@ def test_captions_say_where_an_unnamed_intermediate_is() -> None:
     assert f"received ∂{out_id}/∂{out_id} (a scalar; {out_id} is its output)" in mul
     assert f"∂{out_id}/∂{exp_id} ({exp_id} is the output of Exp)" in mul
     assert f"∂{out_id}/∂{sin_id} ({sin_id} is the output of Sin)" in mul
-    assert "∂{0}/∂x (".format(out_id) not in " ".join(stepper.captions())  # named: no note
+    assert f"∂{out_id}/∂x (" not in " ".join(stepper.captions())  # named: no note
 
 
 @pytest.mark.parametrize(
