@@ -79,8 +79,8 @@ def visible(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
         TypeError: if ``text`` is not a ``str``.
 
     Example:
-        >>> visible("a\nb<c>")
-        'a\\nb<c>'
+        >>> visible("a\\nb<c>")
+        'a\\\\nb<c>'
         >>> visible("x" * 70)[-3:]
         'xx…'
     """
