@@ -172,6 +172,19 @@ def test_without_any_renderer_it_trains_writes_dot_sources_and_says_what_to_inst
         assert (tmp_path / name).is_file()
 
 
+def test_a_renderer_named_but_missing_fails_before_training(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "dot")
+    assert demo.main(["--no-progress", "--dataset", "spiral", "--out", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "epoch" not in captured.out and list(tmp_path.iterdir()) == []
+    (line,) = captured.err.splitlines()
+    assert line.startswith("python -m examples.demo: error: the renderer 'dot' was chosen")
+    assert "apt-get install graphviz" in line and "'graphviz-pure'" in line
+
+
 def idx(array: np.ndarray) -> bytes:
     """IDX encoding of a uint8 array: magic 0x0000 08 <ndim>, big-endian sizes, bytes."""
     header = bytes([0, 0, 0x08, array.ndim])
