@@ -63,6 +63,7 @@ def run_backward(
     if create_graph:
         seed = Variable(seed, requires_grad=False)
     handed_out: set[int] = set()  # ids of the arrays some .grad holds now (_hand_out)
+    unchanged: set[int] = set()  # leaf snapshots already compared in this pass
     if y.creator is None:
         _add_to_leaf(y, seed, create_graph, handed_out)
         return
@@ -75,7 +76,7 @@ def run_backward(
         while ready:
             func = ready.pop()
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
-                func.check_leaves_unchanged()
+                func.check_leaves_unchanged(unchanged)
             refs = func.outputs
             if len(refs) == 1:  # the usual case, inline: one output, one gradient
                 out = refs[0]()
@@ -118,12 +119,14 @@ def run_backward(
                     continue
                 gx, creator = gxs[i], x.creator
                 if gx is not None:
-                    data = x.data  # an ndarray of x's shape and dtype passes unchecked
+                    # An ndarray (a Variable under create_graph) of x's shape and dtype
+                    # passes unchecked; anything else is checked and converted.
+                    data = x.data
+                    array = gx if not create_graph else gx.data if type(gx) is Variable else None
                     if (
-                        create_graph
-                        or type(gx) is not np.ndarray
-                        or gx.shape != data.shape
-                        or gx.dtype != data.dtype
+                        type(array) is not np.ndarray
+                        or array.shape != data.shape
+                        or array.dtype != data.dtype
                     ):
                         gx = _checked(func, i, x, gx, create_graph)
                     if creator is None:

@@ -22,6 +22,9 @@ class _State:
     train: bool = True
     detect_anomaly: bool = False
     in_backward: bool = False  # set by the engine while it runs backward(create_graph=True)
+    # Set inside minitorch.func.jvp (core/forward.py's tangent levels), so Function.__call__
+    # learns from the one state it reads anyway whether to compute tangents too.
+    forward_mode: bool = False
 
 
 _state: contextvars.ContextVar[_State] = contextvars.ContextVar(

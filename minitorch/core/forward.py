@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from minitorch.core.config import _state, _with
 from minitorch.core.variable import Variable
 
 if TYPE_CHECKING:
@@ -73,9 +74,11 @@ def tangent_level() -> Iterator[TangentLevel]:
     """Open a new (innermost) tangent level for the duration of a ``with`` block."""
     level = TangentLevel()
     token = _levels.set(_levels.get() + (level,))
+    state_token = _state.set(_with(_state.get(), forward_mode=True))
     try:
         yield level
     finally:
+        _state.reset(state_token)
         _levels.reset(token)
 
 

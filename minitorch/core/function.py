@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from minitorch.core.config import _State, _state
-from minitorch.core.forward import _levels, push_tangents
+from minitorch.core.forward import push_tangents
 from minitorch.core.variable import NUMERIC_KINDS, Variable
 
 #: What a ``vjp`` computes with: an ndarray on the fast path, a Variable under create_graph.
@@ -122,10 +122,17 @@ class Function:
         if self.outputs:
             raise RuntimeError(_called_twice_message(self))
         xs: tuple[Any, ...] | list[Variable] = inputs
+        convert = has_leaf = False  # an operand to wrap; a leaf the user can edit in place
         for x in inputs:
-            if not isinstance(x, Variable):
-                xs = as_inputs(inputs, self)
-                break
+            if isinstance(x, Variable):
+                if x.creator is None:
+                    has_leaf = True
+            else:
+                convert = True
+                if isinstance(x, np.ndarray):
+                    has_leaf = True  # the user's array: copied below if a graph is recorded
+        if convert:
+            xs = as_inputs(inputs, self)
         n_inputs = len(xs)
         if n_inputs == 1:
             ys = self.forward(xs[0].data)
@@ -133,7 +140,12 @@ class Function:
             ys = self.forward(xs[0].data, xs[1].data)
         else:
             ys = self.forward(*[x.data for x in xs])
-        outputs = [Variable(ys)] if type(ys) is np.ndarray else _as_outputs(ys, self)
+        if type(ys) is np.ndarray:
+            outputs = [Variable(ys)]
+        elif isinstance(ys, np.generic):  # 0-d arithmetic gives a NumPy scalar
+            outputs = [Variable(np.asarray(ys))]
+        else:
+            outputs = _as_outputs(ys, self)
         state = _state.get()
         if state.detect_anomaly:
             _check_forward_anomaly(self, outputs)
@@ -148,12 +160,9 @@ class Function:
                 needs = tuple([bool(x.requires_grad) for x in xs])
             if True in needs:
                 self._record(xs, outputs, needs, state)
-                for i in range(n_inputs):  # a leaf the user can edit: remember its values
-                    x = xs[i]
-                    if x.creator is None and (x is inputs[i] or isinstance(inputs[i], np.ndarray)):
-                        self._snapshot_leaves(xs, inputs)
-                        break
-                if _levels.get():  # forward mode (minitorch.func.jvp) is on: tangents too
+                if has_leaf:  # remember the leaves' values (in-place edit detection)
+                    self._snapshot_leaves(xs, inputs)
+                if state.forward_mode:  # minitorch.func.jvp is on: tangents too
                     push_tangents(self, xs, outputs)
                 return outputs[0] if len(outputs) == 1 else outputs
         # Nothing recorded (no_grad, or only constants in): as in PyTorch, the outputs are
@@ -162,7 +171,7 @@ class Function:
             y.requires_grad = False
         if state.enable_backprop:
             _pass_on_gradient_marks(xs, outputs)
-        if _levels.get():  # forward mode is not switched off by no_grad(), as in PyTorch
+        if state.forward_mode:  # forward mode is not switched off by no_grad(), as in PyTorch
             push_tangents(self, xs, outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
@@ -232,7 +241,7 @@ class Function:
         if snapshots is not None:
             self.leaf_snapshots = tuple(snapshots)
 
-    def check_leaves_unchanged(self) -> None:
+    def check_leaves_unchanged(self, checked: set[int] | None = None) -> None:
         """Raise if a leaf input was edited in place since the forward call.
 
         The engine calls this before running this Function's backward. Detected: any
@@ -242,19 +251,28 @@ class Function:
         results (outputs of other ops), which only ``y.data`` reaches; see
         ``docs/when-things-go-wrong.md``.
 
+        Args:
+            checked: ids of the snapshots already found unchanged in this backward pass.
+                A leaf used by many Functions (a weight at every step of an RNN) shares
+                one snapshot among them, so the engine compares its bytes once per pass.
+
         Raises:
             RuntimeError: naming the Function, the input and what to do instead.
         """
-        for i, (data, blob) in self.leaf_snapshots or ():
+        for i, snapshot in self.leaf_snapshots or ():
+            if checked is not None and id(snapshot) in checked:
+                continue
+            data, blob = snapshot
             x = self.inputs[i]
             now = x.data
-            if now is data and now.tobytes() == blob:
-                continue
-            if now is not None and (
-                now.shape == data.shape and now.dtype == data.dtype and now.tobytes() == blob
-            ):
+            if now is not data or now.tobytes() != blob:
+                if now is None or not (
+                    now.shape == data.shape and now.dtype == data.dtype and now.tobytes() == blob
+                ):
+                    raise RuntimeError(_modified_message(self, i, x, now is data))
                 continue  # replaced by an equal array: the gradient is unaffected
-            raise RuntimeError(_modified_message(self, i, x, now is data))
+            if checked is not None:
+                checked.add(id(snapshot))
 
     # -- to be defined by subclasses -----------------------------------------------------
     def forward(self, *xs: Any, **kwargs: Any) -> Any:
@@ -402,7 +420,7 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
     if len(inputs) == 2 and type(inputs[1]) is float and isinstance(inputs[0], Variable):
         x, c = inputs  # `x * 0.99`, the commonest case: NEP 50 gives c a float x's dtype
         if x.data.dtype.kind == "f":
-            return [x, Variable(np.asarray(c, x.data.dtype), requires_grad=False)]
+            return [x, Variable(_constant_array(c, x.data.dtype), requires_grad=False)]
     dtypes = tuple(
         [
             v.dtype if isinstance(v, np.ndarray) else v.data.dtype
@@ -417,7 +435,7 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
             continue
         if isinstance(x, (bool, int, float, complex)):
             kind: Any = type(x)
-            array = np.asarray(x, dtype=_scalar_dtype(kind, dtypes))
+            array = _constant_array(x, _scalar_dtype(kind, dtypes))
         else:
             try:
                 array = np.asarray(x)
@@ -427,6 +445,27 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
                 raise TypeError(_operand_message(func, inputs, x))
         xs.append(Variable(array, requires_grad=False))
     return xs
+
+
+# The 0-d arrays of Python-number operands, shared and read-only: ``y * 0.99`` in a loop
+# converts 0.99 once. Each op still gets a Variable of its own (graphs draw one node per
+# use). Zero and NaN are not cached: -0.0 == 0.0 and nan != nan as dictionary keys.
+_CONSTANT_ARRAYS: dict[tuple[Any, Any, np.dtype[Any]], np.ndarray] = {}
+
+
+def _constant_array(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
+    """``np.asarray(value, dtype)`` for a Python number, read-only, cached."""
+    if not value or value != value:
+        return np.asarray(value, dtype)
+    key = (type(value), value, dtype)
+    array = _CONSTANT_ARRAYS.get(key)
+    if array is None:
+        array = np.asarray(value, dtype)
+        array.flags.writeable = False
+        if len(_CONSTANT_ARRAYS) >= 1024:  # a loop over many different numbers
+            _CONSTANT_ARRAYS.clear()
+        _CONSTANT_ARRAYS[key] = array
+    return array
 
 
 @functools.cache

@@ -153,3 +153,26 @@ def test_fan_in_accumulates_on_an_intermediate() -> None:
         total = total + h * c
     total.backward()  # d/dx (2x * 10) = 20
     assert x.grad is not None and float(x.grad.data) == pytest.approx(20.0)
+
+
+def test_number_operands_share_a_read_only_array_but_get_a_variable_each() -> None:
+    # Issue 17: `y * 0.99` in a loop converts 0.99 once. Each op keeps its own constant
+    # Variable (graphs draw a node per use), and nobody can write through the shared array.
+    x = Variable(np.array([1.0, 2.0]))
+    a, b = (x * 0.99).creator, (x * 0.99).creator
+    ca, cb = a.inputs[1], b.inputs[1]
+    assert ca is not cb and ca.data is cb.data
+    assert not ca.data.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        ca.data[...] = 5.0
+    assert (x * 0.99).data.tolist() == [0.99, 1.98]
+
+
+@pytest.mark.parametrize("zero", [0.0, -0.0])
+def test_signed_zero_and_nan_operands_are_not_mixed_up_by_the_cache(zero: float) -> None:
+    x = Variable(np.array(1.0))
+    x * 0.0, x * -0.0  # both signs seen, in either order  # noqa: B018
+    assert np.signbit((x * zero).data) == np.signbit(zero)
+    assert np.isnan((x * float("nan")).data)
+    x32 = Variable(np.array(1.0, np.float32))
+    assert (x32 * 0.5).dtype == np.float32 and (x * 0.5).dtype == np.float64

@@ -8,6 +8,8 @@ PyTorch 2.13 (float64) is the reference where it defines the answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -127,6 +129,33 @@ def test_item6_second_backward_after_an_in_place_step_raises_like_pytorch():
     x.data += 1.0
     with pytest.raises(RuntimeError, match="modified after the forward pass"):
         y.backward()
+
+
+def test_item6_a_leaf_used_by_many_functions_is_compared_once_per_pass_and_still_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A weight used at every step (an RNN) shares one snapshot among its Functions; the
+    # engine compares it once per backward pass, and an edit is still caught (issue 17).
+    w = Variable(np.array([1.0, 2.0]), name="w")
+    h: Any = np.array([0.5, 0.5])  # an ndarray operand: copied, no snapshot
+    for _ in range(20):
+        h = F.tanh(h * w)
+    loss = F.sum(h)
+    compared = []
+    real = Function.check_leaves_unchanged
+
+    def counting(self: Function, checked: set[int] | None = None) -> None:
+        before = set(checked or ())
+        real(self, checked)
+        compared.extend((checked or set()) - before)
+
+    monkeypatch.setattr(Function, "check_leaves_unchanged", counting)
+    loss.backward(retain_grad=False)
+    assert len(compared) == 1  # the one snapshot of w, compared the first time only
+    stale = F.sum(F.tanh(h * w) * w)
+    w.data[0] = 3.0
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*modified after the forward pass"):
+        stale.backward()
 
 
 def test_item6_create_graph_backward_checks_too():
