@@ -1,4 +1,5 @@
-"""Op table for minitorch/ops/math.py: pow, exp, log, sin, cos, tanh, sqrt, square, abs."""
+"""Op table for minitorch/ops/math.py: pow, exp, log, sin, cos, tanh (and TanhGrad, its
+backward), sqrt, square, abs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 from op_harness import OpCase, OpTableTests
 
 import minitorch.ops as F
-from minitorch import Variable
+from minitorch import Function, Variable
+from minitorch.ops.math import TanhGrad
 
 
 def _unary(name, fn, ref, torch_name, domain=(-2.0, 2.0)):
@@ -31,6 +33,14 @@ CASES = [
     *_unary("sqrt", F.sqrt, np.sqrt, "sqrt", (0.2, 3.0)),
     *_unary("square", F.square, np.square, "square"),
     *_unary("abs", F.abs, np.abs, "abs"),
+    OpCase(  # tanh's backward, an op of its own: gy * (1 - y**2)
+        "tanh_grad(3,4)",
+        lambda y, gy: TanhGrad()(y, gy),
+        lambda y, gy: gy * (1 - y**2),
+        ((3, 4), (3, 4)),
+        (-0.9, 0.9),
+        torch_fn=lambda y, gy: __import__("torch").ops.aten.tanh_backward(gy, y),
+    ),
     OpCase(
         "pow_var_exponent",
         F.pow,
@@ -139,3 +149,31 @@ def test_fourth_derivative_of_a_cube_at_zero_is_zero_not_nan():
         current = x.grad
         derivatives.append(current.data.copy())
     np.testing.assert_array_equal(derivatives, [[0.0, 3.0], [0.0, 6.0], [6.0, 6.0], [0.0, 0.0]])
+
+
+def test_tanh_grad_rejects_mismatched_shapes_by_name():
+    with pytest.raises(ValueError, match=r"TanhGrad: y has shape \(3,\) but gy has shape \(2,\)"):
+        TanhGrad()(Variable(np.zeros(3)), Variable(np.zeros(2)))
+
+
+def test_fourth_derivative_of_tanh_is_exact_and_builds_a_small_graph():
+    # Issue 17 (T5): tanh's backward is one op, so repeated create_graph builds 33
+    # Functions for d4/dx4 tanh (56 when the backward was y*y, 1 - ., gy * .).
+    made = []
+    real_call = Function.__call__
+
+    def counting(self, *xs):
+        made.append(type(self).__name__)
+        return real_call(self, *xs)
+
+    x = Variable(np.array(1.0))
+    g = F.tanh(x)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Function, "__call__", counting)
+        for _ in range(4):
+            x.grad = None
+            g.backward(create_graph=True)
+            g = x.grad
+    t = np.tanh(1.0)
+    np.testing.assert_allclose(g.data, 8 * t * (1 - t**2) * (2 - 3 * t**2), rtol=1e-13)
+    assert len(made) <= 33, sorted(made)
