@@ -19,7 +19,7 @@ from minitorch.core import (
 )
 from minitorch.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from minitorch.history import History
-from minitorch.nn.module import Parameter
+from minitorch.nn import Parameter
 from minitorch.random import manual_seed
 
 __version__ = "0.1.0"

@@ -54,17 +54,43 @@ def current_state() -> _State:
 
 
 class _ConfigMeta(type):
-    """Makes ``Config.<switch>`` read and write the context-local state."""
+    """Makes ``Config.<switch>`` read and write the context-local state.
 
-    def __getattr__(cls, name: str) -> bool:
-        if name in _NAMES:
-            return bool(getattr(_state.get(), name))
+    Each switch is a property of the metaclass, so reading ``Config.train`` takes one
+    lookup (``Module.__call__`` reads it on every call), not a ``__getattr__`` fallback.
+    """
+
+    @property
+    def enable_backprop(cls) -> bool:
+        return _state.get().enable_backprop
+
+    @enable_backprop.setter
+    def enable_backprop(cls, value: bool) -> None:
+        _state.set(_with(_state.get(), enable_backprop=bool(value)))
+
+    @property
+    def train(cls) -> bool:
+        return _state.get().train
+
+    @train.setter
+    def train(cls, value: bool) -> None:
+        _state.set(_with(_state.get(), train=bool(value)))
+
+    @property
+    def detect_anomaly(cls) -> bool:
+        return _state.get().detect_anomaly
+
+    @detect_anomaly.setter
+    def detect_anomaly(cls, value: bool) -> None:
+        _state.set(_with(_state.get(), detect_anomaly=bool(value)))
+
+    def __getattr__(cls, name: str) -> bool:  # only reached for a name that is no switch
         raise AttributeError(f"Config has no switch {name!r}; switches are {_NAMES}")
 
     def __setattr__(cls, name: str, value: bool) -> None:
         if name not in _NAMES:
             raise AttributeError(f"Config has no switch {name!r}; switches are {_NAMES}")
-        _state.set(_with(_state.get(), **{name: bool(value)}))
+        super().__setattr__(name, value)  # the switch's property setter
 
 
 class Config(metaclass=_ConfigMeta):

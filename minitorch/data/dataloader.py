@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.data.dataset import Dataset, _stack
+from minitorch.data.dataset import Dataset, collate
 from minitorch.random import default_generator
 
 
@@ -85,8 +85,7 @@ class DataLoader:
     def _batch(self, indices: np.ndarray) -> tuple[Any, Any]:
         if isinstance(self.dataset, Dataset):
             return self.dataset.get_batch(indices)
-        samples = [self.dataset[int(i)] for i in indices]
-        return _stack([x for x, _ in samples]), _stack([t for _, t in samples])
+        return collate([self.dataset[int(i)] for i in indices])
 
     def __repr__(self) -> str:
         return (

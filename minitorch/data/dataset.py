@@ -100,8 +100,7 @@ class Dataset:
             if self.target_transform is None or self.label is None:
                 t = None if self.label is None else self.label[indices]
                 return self.data[indices], t
-        samples = [self[int(i)] for i in indices]
-        return _stack([x for x, _ in samples]), _stack([t for _, t in samples])
+        return collate([self[int(i)] for i in indices])
 
     def __repr__(self) -> str:
         split = "train" if self.train else "test"
@@ -109,8 +108,25 @@ class Dataset:
         return f"{type(self).__name__}(split={split}, samples={size})"
 
 
+def collate(samples: Sequence[tuple[Any, Any]]) -> tuple[Any, Any]:
+    """Stack ``(x, t)`` samples into one ``(x, t)`` batch (PyTorch's ``default_collate``).
+
+    Shapes:
+        ``B`` samples with x ``(*s)`` and t ``(*u)`` -> x ``(B, *s)``, t ``(B, *u)``; ``t``
+        is ``None`` when every sample's label is ``None`` (an unlabelled dataset).
+
+    Raises:
+        ValueError: if the samples' shapes differ (``np.stack``'s message).
+
+    Example:
+        >>> x, t = collate([(np.zeros(2), 0), (np.ones(2), 1)])
+        >>> x.shape, t
+        ((2, 2), array([0, 1]))
+    """
+    return _stack([x for x, _ in samples]), _stack([t for _, t in samples])
+
+
 def _stack(items: list[Any]) -> Any:
-    """Stack samples into a batch; ``None`` labels stay ``None``."""
     if all(item is None for item in items):
         return None
     return np.stack([np.asarray(item) for item in items])

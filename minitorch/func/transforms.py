@@ -286,10 +286,10 @@ def jacfwd(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
     :func:`jacrev`.
 
     Example:
-        >>> import numpy as np, minitorch.func as mf
-        >>> mf.jacfwd(lambda x: x * x)(np.array([1.0, 2.0]))
-        variable([[2. 0.]
-                  [0. 4.]])
+        >>> import numpy as np, minitorch.func as mf, minitorch.ops as F
+        >>> powers = lambda x: F.stack([x, x * x, x * x * x])  # tall: 1 input, 3 outputs
+        >>> mf.jacfwd(powers)(np.array(2.0))  # one forward pass: (1, 2x, 3x²) at x = 2
+        variable([ 1.  4. 12.])
     """
     return jacobian(func, argnums, has_aux, "jacfwd", columns_fwd)
 

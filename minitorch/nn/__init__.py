@@ -24,6 +24,9 @@ from minitorch.nn.recurrent import LSTM, RNN
 from minitorch.nn.weights import WeightFileError
 
 __all__ = [
+    "LSTM",
+    "MLP",
+    "RNN",
     "Activation",
     "AvgPool2d",
     "BatchNorm",
@@ -31,17 +34,14 @@ __all__ = [
     "BatchNorm2d",
     "Conv2d",
     "ConvTranspose2d",
+    "Dropout",
     "Embedding",
     "Flatten",
-    "LSTM",
     "LayerNorm",
-    "MLP",
-    "Dropout",
     "Linear",
     "MaxPool2d",
     "Module",
     "Parameter",
-    "RNN",
     "ReLU",
     "Sequential",
     "Sigmoid",

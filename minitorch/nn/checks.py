@@ -8,8 +8,12 @@ layer and the argument, not later inside NumPy (``'<' not supported between 'str
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 import numpy as np
+
+#: A 2-D size argument: an int ``n`` means ``(n, n)``, as in ``torch.nn``.
+IntOrPair = int | tuple[int, int]
 
 
 def check_size(layer: str, name: str, value: object) -> int:
@@ -51,7 +55,7 @@ def check_lazy_size(layer: str, name: str, value: object) -> int | None:
 
 
 def _size(layer: str, name: str, value: object, wanted: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not _is_int(value):
         kind = type(value).__name__
         raise TypeError(f"{layer}: {name} must be {wanted}, got {value!r} ({kind})")
     if value < 1:
@@ -79,3 +83,41 @@ def check_probability(layer: str, name: str, value: object) -> float:
     if math.isnan(value) or not 0.0 <= value <= 1.0:
         raise ValueError(f"{layer}: {name} must be in [0, 1], got {value}")
     return float(value)
+
+
+def check_kernel_size(layer: str, value: object) -> tuple[int, int]:
+    """Return a ``kernel_size`` argument as ``(KH, KW)``; an int ``k`` is ``(k, k)``.
+
+    Args:
+        layer: the layer's name, for the message (``"Conv2d"``).
+        value: what the caller passed.
+
+    Returns:
+        Two Python ints.
+
+    Raises:
+        TypeError: if ``value`` is neither an int nor a pair of ints (``bool`` excluded).
+        ValueError: if a side is 0 or negative.
+
+    Example:
+        >>> check_kernel_size("Conv2d", 3), check_kernel_size("Conv2d", (3, 1))
+        ((3, 3), (3, 1))
+        >>> check_kernel_size("Conv2d", (3, 0))
+        Traceback (most recent call last):
+        ...
+        ValueError: Conv2d: kernel_size must be positive, got (3, 0)
+    """
+    sides = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    ints = [int(side) for side in sides if _is_int(side)]
+    if len(sides) != 2 or len(ints) != 2:
+        kind = type(value).__name__
+        raise TypeError(
+            f"{layer}: kernel_size must be an int or a pair of ints, got {value!r} ({kind})"
+        )
+    if min(ints) < 1:
+        raise ValueError(f"{layer}: kernel_size must be positive, got {value!r}")
+    return ints[0], ints[1]
+
+
+def _is_int(value: object) -> TypeGuard[int | np.integer]:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)

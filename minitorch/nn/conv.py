@@ -13,10 +13,9 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Operand, Variable
-from minitorch.nn.checks import check_lazy_size, check_size
+from minitorch.nn.checks import IntOrPair, check_kernel_size, check_lazy_size, check_size
 from minitorch.nn.init import RNGLike, as_generator, init_weight
 from minitorch.nn.module import Module, Parameter
-from minitorch.ops.windows import IntOrPair, pair
 
 
 def _shape(x: Operand) -> tuple[int, ...]:
@@ -53,6 +52,7 @@ class Conv2d(Module):
         dtype: the parameters' floating dtype.
 
     Raises:
+        TypeError: if a size is not an int (``kernel_size``: an int or a pair of ints).
         ValueError: for non-positive sizes; at call time, if the input is not
             ``(N, C_in, H, W)`` (the message names the layer and both shapes).
 
@@ -82,10 +82,8 @@ class Conv2d(Module):
         super().__init__()
         in_channels = check_lazy_size("Conv2d", "in_channels", in_channels)
         out_channels = check_size("Conv2d", "out_channels", out_channels)
-        self.kernel_size = pair(kernel_size, "Conv2d", "kernel_size")
+        self.kernel_size = check_kernel_size("Conv2d", kernel_size)
         self.stride, self.padding = stride, padding
-        if min(self.kernel_size) < 1:
-            raise ValueError(f"Conv2d: kernel_size must be positive, got {self.kernel_size}")
         self.out_channels = out_channels
         self.dtype = np.dtype(dtype)
         self.rng = as_generator(rng) if rng is not None else None
@@ -142,6 +140,7 @@ class ConvTranspose2d(Module):
         dtype: the parameters' floating dtype.
 
     Raises:
+        TypeError: if a size is not an int (``kernel_size``: an int or a pair of ints).
         ValueError: for non-positive sizes; at call time, if the input is not
             ``(N, C_in, H, W)``.
 
@@ -169,9 +168,7 @@ class ConvTranspose2d(Module):
         super().__init__()
         in_channels = check_size("ConvTranspose2d", "in_channels", in_channels)
         out_channels = check_size("ConvTranspose2d", "out_channels", out_channels)
-        kh, kw = pair(kernel_size, "ConvTranspose2d", "kernel_size")
-        if min(kh, kw) < 1:
-            raise ValueError(f"ConvTranspose2d: kernel_size must be positive, got {(kh, kw)}")
+        kh, kw = check_kernel_size("ConvTranspose2d", kernel_size)
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
         self.stride, self.padding, self.output_padding = stride, padding, output_padding
         # He scaling with fan_in = C_out * KH * KW, the fan PyTorch uses for this layout.
@@ -193,8 +190,24 @@ class ConvTranspose2d(Module):
         )
 
 
-class MaxPool2d(Module):
-    """Max pooling layer (``F.max_pool2d``); ``stride`` defaults to ``kernel_size``.
+class _Pool2d(Module):
+    """What both pooling layers share: the window settings and the NCHW check."""
+
+    def __init__(
+        self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0
+    ) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool2d(_Pool2d):
+    """Max pooling layer (``F.max_pool2d``): the largest value of each window.
+
+    The gradient goes to the (first) maximal entry of each window. Padding is ``-inf``,
+    so it is never the maximum.
 
     Shapes:
         x ``(N, C, H, W)`` -> ``(N, C, H_out, W_out)``,
@@ -206,7 +219,9 @@ class MaxPool2d(Module):
         padding: ``-inf`` padding on each side, at most half the kernel.
 
     Raises:
-        ValueError: at call time, if the input is not 4-D or is smaller than the window.
+        TypeError: at call time, if a size is not an int or a pair of ints.
+        ValueError: at call time, if the input is not 4-D, ``padding`` exceeds half the
+            kernel, or the padded input is smaller than the window.
 
     Example:
         >>> MaxPool2d(2)(np.arange(16.0).reshape(1, 1, 4, 4)).data
@@ -214,26 +229,21 @@ class MaxPool2d(Module):
                  [13., 15.]]]])
     """
 
-    def __init__(
-        self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0
-    ) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-
     def forward(self, x: Operand) -> Variable:
-        """Pool ``x``."""
+        """Take the maximum of each window of ``x``."""
         _check_images("MaxPool2d", x, None)
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
+class AvgPool2d(_Pool2d):
+    """Average pooling layer (``F.avg_pool2d``): the mean of each window.
 
-class AvgPool2d(MaxPool2d):
-    """Average pooling layer (``F.avg_pool2d``; padding counts as zeros).
+    Every entry of a window receives ``1 / (KH * KW)`` of its gradient. Padding is zeros
+    and counts in the mean (PyTorch's ``count_include_pad=True``). See :class:`MaxPool2d`
+    for the largest value of each window instead.
 
     Shapes:
-        as :class:`MaxPool2d`.
+        x ``(N, C, H, W)`` -> ``(N, C, H_out, W_out)``, the same ``H_out`` as MaxPool2d's.
 
     Args:
         kernel_size: ``KH`` or ``(KH, KW)``.
@@ -241,16 +251,18 @@ class AvgPool2d(MaxPool2d):
         padding: zero padding on each side, at most half the kernel.
 
     Raises:
-        ValueError: at call time, if the input is not 4-D or is smaller than the window.
+        TypeError: at call time, if a size is not an int or a pair of ints.
+        ValueError: at call time, if the input is not 4-D, ``padding`` exceeds half the
+            kernel, or the padded input is smaller than the window.
 
     Example:
-        >>> AvgPool2d(2)(np.arange(16.0).reshape(1, 1, 4, 4)).data
-        array([[[[ 2.5,  4.5],
-                 [10.5, 12.5]]]])
+        >>> AvgPool2d(2, padding=1)(np.ones((1, 1, 2, 2))).data  # each corner: 1 of 4 real
+        array([[[[0.25, 0.25],
+                 [0.25, 0.25]]]])
     """
 
     def forward(self, x: Operand) -> Variable:
-        """Pool ``x``."""
+        """Average each window of ``x``."""
         _check_images("AvgPool2d", x, None)
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Variable, using_config
-from minitorch.core.config import current_state
+from minitorch.core import Config, Variable, using_config
+from minitorch.nn import weights
 
 # While a Module's forward runs: (the Config.train the user set outside every module, the
 # value Module.__call__ set). A nested module starts again from the user's value, so a
@@ -232,7 +232,7 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _check_initialised(self)
-        current = current_state().train  # Config.train, without the metaclass lookup
+        current = Config.train
         context = _train_context.get()
         # The user's switch: Config.train as seen outside every module, unless it was
         # changed inside the enclosing forward (then that change is the user's).
@@ -258,9 +258,7 @@ class Module:
         Raises:
             RuntimeError: if a lazy parameter has no value yet (run one forward pass).
         """
-        from minitorch.nn.weights import state_dict
-
-        return state_dict(self)
+        return weights.state_dict(self)
 
     def load_state_dict(self, arrays: Mapping[str, np.ndarray], source: str = "") -> None:
         """Set parameters and buffers from ``arrays`` after validating all of them.
@@ -269,9 +267,7 @@ class Module:
             WeightFileError: (a ``ValueError``) listing every missing, unexpected and
                 mis-shaped array; the module is left unchanged.
         """
-        from minitorch.nn.weights import load_state_dict
-
-        load_state_dict(self, arrays, source)
+        weights.load_state_dict(self, arrays, source)
 
     def save_weights(self, path: str | os.PathLike[str]) -> None:
         """Write the state dict to ``path`` as ``.npz`` atomically (temp file + rename).
@@ -283,9 +279,7 @@ class Module:
             OSError: if the file cannot be written; the message names ``path`` and no
                 partial file is left.
         """
-        from minitorch.nn.weights import save_weights
-
-        save_weights(self, path)
+        weights.save_weights(self, path)
 
     def load_weights(self, path: str | os.PathLike[str]) -> None:
         """Load weights saved by :meth:`save_weights` (``allow_pickle=False``).
@@ -297,9 +291,7 @@ class Module:
                 truncated, holds pickled objects, or does not match the model (every
                 mismatch listed). The model is left unchanged on any error.
         """
-        from minitorch.nn.weights import load_weights
-
-        load_weights(self, path)
+        weights.load_weights(self, path)
 
     # -- display -------------------------------------------------------------------------
     def extra_repr(self) -> str:

@@ -131,52 +131,69 @@ class BatchNorm(Module):
 
 
 class BatchNorm1d(BatchNorm):
-    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` inputs (``torch.nn.BatchNorm1d``).
+    """Batch normalisation of feature vectors ``(N, C)`` or sequences ``(N, C, L)``.
 
-    See :class:`BatchNorm` for the formula and arguments.
+    :class:`BatchNorm` (its formula, buffers, modes and other arguments) accepting only
+    these two ranks, as ``torch.nn.BatchNorm1d``: an image batch passed by mistake is
+    refused instead of normalised. Channel ``c``'s mean and variance are taken over the
+    batch axis, and for sequences over the length too (``N * L`` values); see
+    :class:`BatchNorm2d` for images.
 
     Shapes:
-        x ``(N, C)`` or ``(N, C, L)`` -> x's shape.
+        x ``(N, C)`` or ``(N, C, L)`` -> x's shape; ``weight``, ``bias``,
+        ``running_mean``, ``running_var`` ``(C,)``.
 
     Args:
-        num_features: ``C``.
-        eps: added to the variance.
-        momentum: the weight of each new batch in the running averages.
-        affine: learn ``weight`` and ``bias``.
-        dtype: the dtype of parameters and buffers.
+        num_features: ``C``, or ``None`` to infer it at the first call.
 
     Raises:
-        ValueError: at call time, if the input is not ``(N, C)`` or ``(N, C, L)``.
+        ValueError: at call time, if the input is not ``(N, C)`` or ``(N, C, L)`` with
+            ``C == num_features``, or a training batch has a single value per channel.
 
     Example:
-        >>> BatchNorm1d(3)(np.random.default_rng(0).normal(size=(4, 3))).shape
-        (4, 3)
+        >>> bn = BatchNorm1d(2)  # two channels, each normalised over N=2 and L=2
+        >>> bn(np.array([[[1.0, 3.0], [0.0, 0.0]], [[5.0, 7.0], [2.0, 2.0]]])).data.round(3)
+        array([[[-1.342, -0.447],
+                [-1.   , -1.   ]],
+        <BLANKLINE>
+               [[ 0.447,  1.342],
+                [ 1.   ,  1.   ]]])
+        >>> bn(np.zeros((2, 2, 4, 4)))
+        Traceback (most recent call last):
+        ...
+        ValueError: BatchNorm1d: expected input (N, 2) or (N, 2, *), got (2, 2, 4, 4)
     """
 
     ranks = (2, 3)
 
 
 class BatchNorm2d(BatchNorm):
-    """Batch normalisation of ``(N, C, H, W)`` images per channel (``torch.nn.BatchNorm2d``).
+    """Batch normalisation of images ``(N, C, H, W)``, one statistic per channel.
 
-    See :class:`BatchNorm` for the formula and arguments.
+    :class:`BatchNorm` (its formula, buffers, modes and other arguments) accepting only
+    4-D input, as ``torch.nn.BatchNorm2d``. Channel ``c``'s mean and variance are taken
+    over the batch *and* every pixel (``N * H * W`` values), so one scale and shift apply
+    at every position of a feature map, as a convolution's filter does; see
+    :class:`BatchNorm1d` for vectors and sequences.
 
     Shapes:
-        x ``(N, C, H, W)`` -> x's shape.
+        x ``(N, C, H, W)`` -> x's shape; ``weight``, ``bias``, ``running_mean``,
+        ``running_var`` ``(C,)``.
 
     Args:
-        num_features: ``C``.
-        eps: added to the variance.
-        momentum: the weight of each new batch in the running averages.
-        affine: learn ``weight`` and ``bias``.
-        dtype: the dtype of parameters and buffers.
+        num_features: ``C``, or ``None`` to infer it at the first call.
 
     Raises:
-        ValueError: at call time, if the input is not ``(N, C, H, W)``.
+        ValueError: at call time, if the input is not ``(N, C, H, W)`` with
+            ``C == num_features``, or a training batch has a single value per channel.
 
     Example:
-        >>> BatchNorm2d(3)(np.zeros((2, 3, 4, 4))).shape
-        (2, 3, 4, 4)
+        >>> bn = BatchNorm2d(1)  # one channel: mean 3 and variance 5 over all 4 pixels
+        >>> bn(np.array([[[[0.0, 2.0]]], [[[4.0, 6.0]]]])).data.ravel().round(3)
+        array([-1.342, -0.447,  0.447,  1.342])
+
+    References:
+        Ioffe & Szegedy, "Batch Normalization", ICML 2015, §3.2 (convolutional networks).
     """
 
     ranks = (4,)

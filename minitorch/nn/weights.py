@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # module.py imports this file at its top; Module is only an annotation here
     from minitorch.nn.module import Module
 
 

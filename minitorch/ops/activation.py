@@ -236,10 +236,10 @@ def clip(x: Operand, x_min: float | None, x_max: float | None) -> Variable:
     return Clip(x_min, x_max)(x)
 
 
-class Maximum(Function):
-    """y = max(x0, x1);  gx0 = gy where x0 > x1, gy / 2 at ties; gx1 the rest."""
+class _BinaryExtremum(Function):
+    """Shared by Maximum and Minimum: the gradient goes to the operand that was chosen."""
 
-    sign = 1
+    sign = 1  # +1: the larger operand is chosen, -1: the smaller
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
@@ -264,7 +264,11 @@ class Maximum(Function):
         return F.sum_to(gy * w0, x0.shape), F.sum_to(gy * (1 - w0), x1.shape)
 
 
-class Minimum(Maximum):
+class Maximum(_BinaryExtremum):
+    """y = max(x0, x1);  gx0 = gy where x0 > x1, gy / 2 at ties; gx1 the rest."""
+
+
+class Minimum(_BinaryExtremum):
     """y = min(x0, x1);  gx0 = gy where x0 < x1, gy / 2 at ties; gx1 the rest."""
 
     sign = -1
@@ -297,14 +301,32 @@ def maximum(x0: Operand, x1: Operand) -> Variable:
 
 
 def minimum(x0: Operand, x1: Operand) -> Variable:
-    """Elementwise minimum (``np.minimum``), broadcasting.
+    """Elementwise minimum (``np.minimum``), broadcasting: the mirror of :func:`maximum`.
 
-    The mirror image of :func:`maximum`: the same shapes, arguments, errors and tie rule
-    (where ``x0 == x1`` each operand receives ``gy / 2``).
+    The gradient goes to the smaller operand; where ``x0 == x1`` each receives ``gy / 2``
+    (one unit of gradient shared, as ``torch.minimum``), the tie rule of :func:`maximum`.
+
+    Shapes:
+        as :func:`maximum`: the broadcast of both shapes; each gradient has its input's.
+
+    Args:
+        x0: the first operand (a Variable, an ndarray or a scalar).
+        x1: the second operand.
+
+    Returns:
+        A Variable of the operands' promoted dtype.
+
+    Raises:
+        ValueError: if the shapes do not broadcast (the message names both).
 
     Example:
-        >>> minimum(Variable(np.array([1.0, 5.0])), 3.0)
-        variable([1. 3.])
+        >>> x = Variable(np.array([1.0, 3.0, 5.0]))
+        >>> y = minimum(x, 3.0)
+        >>> y
+        variable([1. 3. 3.])
+        >>> y.sum().backward()
+        >>> x.grad  # 1 where x is smaller, 1/2 at the tie, 0 where 3.0 is smaller
+        variable([1.  0.5 0. ])
     """
     return Minimum()(x0, x1)
 
@@ -350,10 +372,11 @@ def softmax(x: Operand, axis: Axis = -1) -> Variable:
         axis: the axis (or tuple of axes) to normalise over; default the last.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype: probabilities in ``[0, 1]`` (an underflowed one is
+        exactly 0; take :func:`log_softmax` for their logarithms).
 
     Raises:
-        ValueError: if ``axis`` is out of range.
+        ValueError: if ``axis`` is out of range or repeated.
 
     Example:
         >>> softmax(Variable(np.array([1000.0, 1000.0])))
@@ -393,17 +416,19 @@ def log_softmax(x: Operand, axis: Axis = -1) -> Variable:
     returns ``[0, -1000]`` exactly.
 
     Shapes:
-        any -> the same shape.
+        any -> the same shape; ``exp`` of each slice along ``axis`` sums to 1.
 
     Args:
         x: the logits (float).
-        axis: the axis (or tuple of axes) to normalise over; default the last.
+        axis: the axis (or tuple of axes) whose entries form one distribution; default
+            the last, as for :func:`softmax`.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype: log-probabilities, ``<= 0`` and finite for finite
+        logits (what the losses take, e.g. :func:`nll_loss`).
 
     Raises:
-        ValueError: if ``axis`` is out of range.
+        ValueError: if ``axis`` is out of range or repeated.
 
     Example:
         >>> log_softmax(Variable(np.array([0.0, -1000.0])))

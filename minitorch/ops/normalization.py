@@ -37,13 +37,9 @@ class Standardize(Function):
         return x_centered * self.inv_std
 
     def jvp(self, tx: Variable) -> Variable:
-        # The Jacobian of standardizing is symmetric: the tangent is backward's formula.
-        (x,) = self.inputs
-        x_centered = x - mean(x, self.axes, keepdims=True)
-        inv_std = (mean(x_centered * x_centered, self.axes, keepdims=True) + self.eps) ** -0.5
-        x_hat = x_centered * inv_std
-        mean_tx = mean(tx, self.axes, keepdims=True)
-        return inv_std * (tx - mean_tx - x_hat * mean(tx * x_hat, self.axes, keepdims=True))
+        # The Jacobian of standardizing is symmetric (J = J^T), so the tangent J tx is
+        # backward's J^T gy with tx in place of gy: one formula serves both.
+        return self.backward(tx)
 
     def backward(self, gy: Variable) -> Variable:
         (x,) = self.inputs

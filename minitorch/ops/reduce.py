@@ -57,17 +57,30 @@ def keepdims_shape(x_shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int
     return tuple(1 if i in axes else d for i, d in enumerate(x_shape))
 
 
-class Sum(Function):
-    """y = sum of x over ``axis``;  gx = gy broadcast back to x's shape."""
+class _Reduction:
+    """Mixed into the reductions' Functions: ``axis`` and ``keepdims``, checked in forward.
+
+    Not a Function itself (it has no forward): Sum, Max, Min and LogSumExp are.
+    """
+
+    name = "sum"  # the op, for error messages
 
     def __init__(self, axis: Axis, keepdims: bool) -> None:
         self.axis = axis
         self.keepdims = keepdims
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
+    def reduced_axes(self, x: np.ndarray) -> tuple[int, ...]:
+        """Record x's shape and return ``axis`` normalised for it (``self.axes``)."""
         self.x_shape = x.shape
-        self.axes = normalize_axis(self.axis, x.ndim, "sum")
-        return np.sum(x, axis=self.axes, keepdims=self.keepdims)
+        self.axes = normalize_axis(self.axis, x.ndim, self.name)
+        return self.axes
+
+
+class Sum(_Reduction, Function):
+    """y = sum of x over ``axis``;  gx = gy broadcast back to x's shape."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.sum(x, axis=self.reduced_axes(x), keepdims=self.keepdims)
 
     def jvp(self, tx: Variable) -> Variable:
         return sum(tx, self.axes, self.keepdims)
@@ -116,19 +129,14 @@ def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     return y / count if count else y * np.nan
 
 
-class _Extremum(Function):
+class _Extremum(_Reduction, Function):
     """Shared machinery of Max and Min: the gradient goes to the extreme entries."""
 
     name = "max"
     ufunc: np.ufunc = np.maximum
 
-    def __init__(self, axis: Axis, keepdims: bool) -> None:
-        self.axis = axis
-        self.keepdims = keepdims
-
     def forward(self, x: np.ndarray) -> np.ndarray:
-        self.x_shape = x.shape
-        self.axes = normalize_axis(self.axis, x.ndim, self.name)
+        self.reduced_axes(x)
         if any(x.shape[a] == 0 for a in self.axes):  # (0, 3) over axis 1 is fine: (0,)
             raise ValueError(
                 f"{self.name}: cannot reduce an empty array of shape {x.shape} over axis "
@@ -199,41 +207,42 @@ def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
 
 
 def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
-    """Smallest element of ``x`` over ``axis`` (``np.min``); ties share the gradient.
+    """Smallest element of ``x`` over ``axis`` (``np.min``): the mirror of :func:`max`.
 
-    As :func:`max`: each of ``k`` tied minima receives ``gy / k``.
+    The gradient flows to the minimal entries; each of ``k`` tied minima receives
+    ``gy / k`` (the subgradient of :func:`max`, as ``torch.amin``).
 
     Shapes:
-        x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
+        as :func:`max`: the reduced axes removed (or kept as 1 with ``keepdims``).
 
     Args:
-        x: the input.
-        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
+        x: the input (any float dtype).
+        axis: the axes to reduce, given as :func:`max` takes them (``None``: all).
         keepdims: keep the reduced axes with size 1.
 
     Returns:
         A Variable of ``x``'s dtype.
 
     Raises:
-        ValueError: if an axis is out of range or repeated, or a reduced axis is empty.
+        ValueError: for an axis out of range or repeated, or an empty reduced axis
+            (an empty axis has no minimum).
 
     Example:
-        >>> min(Variable(np.array([[1.0, 3.0], [2.0, 0.5]])), axis=-1)
-        variable([1.  0.5])
+        >>> x = Variable(np.array([2.0, -1.0, -1.0]))
+        >>> min(x).backward()  # over every axis; the two tied minima share one unit
+        >>> x.grad
+        variable([0.  0.5 0.5])
     """
     return Min(axis, keepdims)(x)
 
 
-class LogSumExp(Function):
+class LogSumExp(_Reduction, Function):
     """y = log(sum(exp(x)));  gx = gy * exp(x - y)  (the softmax of x)."""
 
-    def __init__(self, axis: Axis, keepdims: bool) -> None:
-        self.axis = axis
-        self.keepdims = keepdims
+    name = "logsumexp"
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        self.x_shape = x.shape
-        self.axes = normalize_axis(self.axis, x.ndim, "logsumexp")
+        self.reduced_axes(x)
         # Shift by the max so exp never overflows; the shift cancels exactly.
         m = max_keepdims(x, self.axes)
         m = np.where(np.isfinite(m), m, 0)
@@ -288,21 +297,24 @@ def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable
 def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
     """Variance over ``axis`` (``np.var``): ``sum((x - mean)**2) / (n - ddof)``.
 
-    A composition of ``mean``, ``sub``, ``mul`` and ``sum``, so it needs no Function.
-    ``ddof=0`` is the population variance (NumPy's default); ``ddof=1`` is the unbiased
-    estimator (``torch.var``'s default).
+    A composition of ``mean``, ``sub``, ``mul`` and ``sum``, so it needs no Function
+    (:func:`std`, its square root, does: see there why). ``ddof=0`` is the population
+    variance (NumPy's default); ``ddof=1`` is the unbiased estimator (``torch.var``'s
+    default).
 
     Shapes:
         x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
 
     Args:
         x: the input (float).
-        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
-        keepdims: keep the reduced axes with size 1.
-        ddof: "delta degrees of freedom" subtracted from the count.
+        axis: the axes the variance is taken over: an int, a negative int, a tuple of
+            them, or ``None`` for all axes.
+        keepdims: keep the reduced axes with size 1 (the result then broadcasts against
+            ``x``, as :func:`std`'s does for standardising).
+        ddof: "delta degrees of freedom" subtracted from the count ``n``.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype; NaN where ``n <= ddof`` (as ``np.var``).
 
     Raises:
         ValueError: if an axis is out of range or repeated.
@@ -355,20 +367,21 @@ class Std(Function):
 def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
     """Standard deviation over ``axis`` (``np.std``): ``sqrt(var(x, axis, keepdims, ddof))``.
 
-    Its gradient is ``(x - mean) / ((n - ddof) * std)``. Where the spread is zero (a
-    size-1 axis, identical values) that is 0/0; minitorch returns **0** there, first and
-    second order, as PyTorch does — so standardising over a singleton axis trains instead
-    of poisoning every weight with NaN.
+    Unlike :func:`var` it is a Function of its own, for its gradient:
+    ``(x - mean) / ((n - ddof) * std)`` is 0/0 where the spread is zero (a size-1 axis,
+    identical values). minitorch returns **0** there, first and second order, as PyTorch
+    does, so standardising over a singleton axis trains instead of poisoning every weight
+    with NaN; ``sqrt(var(x))`` would give NaN.
 
     Shapes:
         as :func:`var`.
 
     Args:
         x: the input (float).
-        axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
+        axis: the axes to reduce, given as :func:`var` takes them (``None``: all).
         keepdims: keep the reduced axes with size 1.
-        ddof: "delta degrees of freedom" subtracted from the count (``n <= ddof`` gives
-            NaN, as ``np.std``).
+        ddof: subtracted from the count, as in :func:`var`; ``n <= ddof`` gives NaN (as
+            ``np.std``).
 
     Returns:
         A Variable of ``x``'s dtype.
@@ -377,8 +390,14 @@ def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
         ValueError: if an axis is out of range or repeated.
 
     Example:
-        >>> std(Variable(np.array([1.0, 3.0])))
-        variable(1.0)
+        >>> x = Variable(np.array([[1.0, 3.0], [2.0, 2.0]]))
+        >>> s = std(x, axis=1)
+        >>> s
+        variable([1. 0.])
+        >>> s.sum().backward()
+        >>> x.grad  # the second row has no spread: gradient 0, not NaN
+        variable([[-0.5  0.5]
+                  [ 0.   0. ]])
     """
     x_shape = x.shape if isinstance(x, Variable) else np.shape(x)
     axes = normalize_axis(axis, len(x_shape), "std")

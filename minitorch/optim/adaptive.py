@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Variable
-from minitorch.optim.optimizer import Optimizer, _check_non_negative
+from minitorch.optim.optimizer import Optimizer, check_non_negative
 
 
 class AdaGrad(Optimizer):
@@ -50,7 +50,7 @@ class AdaGrad(Optimizer):
         self, params: Iterable[Variable] | Any, lr: float = 0.01, eps: float = 1e-10
     ) -> None:
         super().__init__(params, lr)
-        _check_non_negative("AdaGrad", eps=eps)
+        check_non_negative("AdaGrad", eps=eps)
         self.eps = eps
 
     def update_one(self, param: Variable, grad: np.ndarray, state: dict[str, Any]) -> None:
@@ -101,7 +101,7 @@ class AdaDelta(Optimizer):
         eps: float = 1e-6,
     ) -> None:
         super().__init__(params, lr)
-        _check_non_negative("AdaDelta", eps=eps)
+        check_non_negative("AdaDelta", eps=eps)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"AdaDelta: rho must be in [0, 1], got {rho}")
         self.rho = rho
@@ -138,7 +138,9 @@ class Adam(Optimizer):
         lr: learning rate (the paper's ``α``).
         betas: ``(β1, β2)``, each in ``[0, 1)``.
         eps: added to ``sqrt(v̂)``.
-        weight_decay: L2 coefficient added to the gradient (coupled; see :class:`AdamW`).
+        weight_decay: L2 coefficient added to the gradient, so it enters the moments and
+            is rescaled by ``1 / sqrt(v̂)`` like the gradient (coupled; :class:`AdamW`
+            decouples it).
 
     Raises:
         ValueError: for negative ``lr``/``eps``/``weight_decay`` or betas outside ``[0, 1)``.
@@ -166,7 +168,7 @@ class Adam(Optimizer):
     ) -> None:
         super().__init__(params, lr)
         name = type(self).__name__
-        _check_non_negative(name, eps=eps, weight_decay=weight_decay)
+        check_non_negative(name, eps=eps, weight_decay=weight_decay)
         if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
             raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
         self.betas = (float(betas[0]), float(betas[1]))
@@ -196,18 +198,19 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """AdamW: Adam with decoupled weight decay, ``p <- p - lr * weight_decay * p`` first.
 
-    The decay shrinks the weights directly instead of entering the moment estimates,
-    so it is not rescaled by ``1 / sqrt(v̂)``; then the plain :class:`Adam` step follows.
+    The decay shrinks the weights directly instead of entering the moment estimates, so
+    a weight's decay does not depend on its gradient history (under :class:`Adam`'s
+    coupled ``weight_decay`` a weight with large gradients is barely decayed). Then the
+    :class:`Adam` step follows with the raw gradient: the moments, bias correction,
+    ``state`` and the arguments ``params``, ``lr``, ``betas``, ``eps`` are Adam's.
 
     Args:
-        params: Parameters/Variables or a Module.
-        lr: learning rate.
-        betas: ``(β1, β2)``, each in ``[0, 1)``.
-        eps: added to ``sqrt(v̂)``.
-        weight_decay: the decoupled decay coefficient (PyTorch's default 0.01).
+        weight_decay: the decoupled decay coefficient, PyTorch's default 0.01 (with 0,
+            AdamW is Adam).
 
     Raises:
-        ValueError: as :class:`Adam`.
+        ValueError: for negative ``lr``/``eps``/``weight_decay`` or betas outside ``[0, 1)``
+            (the message names AdamW).
 
     Example:
         >>> w = Variable(np.array([1.0]))
@@ -229,7 +232,7 @@ class AdamW(Adam):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.01,
-    ) -> None:
+    ) -> None:  # Adam's, with PyTorch's AdamW default for weight_decay
         super().__init__(params, lr, betas, eps, weight_decay)
 
     def update_one(self, param: Variable, grad: np.ndarray, state: dict[str, Any]) -> None:

@@ -57,7 +57,7 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Variable] | Any, lr: float = 0.01) -> None:
         self.params = _collect(type(self).__name__, params)
-        _check_non_negative(type(self).__name__, lr=lr)
+        check_non_negative(type(self).__name__, lr=lr)
         self.lr = float(lr)
         self.hooks: list[Hook] = []
         self.state: list[dict[str, Any]] = [{} for _ in self.params]
@@ -116,7 +116,18 @@ def _collect(owner: str, params: Any) -> list[Variable]:
     return collected
 
 
-def _check_non_negative(owner: str, **values: float) -> None:
+def check_non_negative(owner: str, **values: float) -> None:
+    """Check the optimizers' rates and coefficients (``lr=...``, ``eps=...``) at construction.
+
+    Raises:
+        ValueError: naming ``owner`` and the first argument that is negative or NaN.
+
+    Example:
+        >>> check_non_negative("SGD", lr=0.1, weight_decay=-1.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: SGD: weight_decay must be non-negative, got -1.0
+    """
     for name, value in values.items():
         if not value >= 0.0:  # also rejects NaN
             raise ValueError(f"{owner}: {name} must be non-negative, got {value}")
@@ -147,7 +158,7 @@ class WeightDecay:
     """
 
     def __init__(self, rate: float) -> None:
-        _check_non_negative("WeightDecay", rate=rate)
+        check_non_negative("WeightDecay", rate=rate)
         self.rate = rate
 
     def __call__(self, params: list[Variable]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Variable
-from minitorch.optim.optimizer import Optimizer, _check_non_negative
+from minitorch.optim.optimizer import Optimizer, check_non_negative
 
 
 class SGD(Optimizer):
@@ -61,7 +61,7 @@ class SGD(Optimizer):
         weight_decay: float = 0.0,
     ) -> None:
         super().__init__(params, lr)
-        _check_non_negative("SGD", weight_decay=weight_decay)
+        check_non_negative("SGD", weight_decay=weight_decay)
         if not 0.0 <= momentum < 1.0:
             raise ValueError(f"SGD: momentum must be in [0, 1), got {momentum}")
         if nesterov and momentum == 0.0:

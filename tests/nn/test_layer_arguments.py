@@ -21,6 +21,9 @@ BAD_TYPES: list[tuple[str, Callable[[], object], str]] = [
     ("Conv2d", lambda: nn.Conv2d("3", 4, 3), "Conv2d: in_channels"),  # type: ignore[arg-type]
     ("Conv2d", lambda: nn.Conv2d(3, None, 3), "Conv2d: out_channels"),  # type: ignore[arg-type]
     ("ConvTranspose2d", lambda: nn.ConvTranspose2d(None, 4, 3), "ConvTranspose2d: in_channels"),  # type: ignore[arg-type]
+    ("Conv2d", lambda: nn.Conv2d(3, 4, (3, True)), r"Conv2d: kernel_size .* got \(3, True\)"),
+    ("Conv2d", lambda: nn.Conv2d(3, 4, (3, 3, 3)), "Conv2d: kernel_size must be an int or a pair"),  # type: ignore[arg-type]
+    ("ConvTranspose2d", lambda: nn.ConvTranspose2d(3, 4, "3"), "ConvTranspose2d: kernel_size"),  # type: ignore[arg-type]
     ("Embedding", lambda: nn.Embedding(2.5, 3), "Embedding: num_embeddings"),  # type: ignore[arg-type]
     ("Embedding", lambda: nn.Embedding(10, "3"), "Embedding: embedding_dim"),  # type: ignore[arg-type]
     ("RNN", lambda: nn.RNN("x", 4), "RNN: input_size"),  # type: ignore[arg-type]
@@ -37,6 +40,8 @@ BAD_VALUES: list[tuple[str, Callable[[], object], str]] = [
     ("Linear", lambda: nn.Linear(3, 0), "Linear: out_features must be positive, got 0"),
     ("Linear", lambda: nn.Linear(-1, 2), "Linear: in_features must be positive, got -1"),
     ("Conv2d", lambda: nn.Conv2d(0, 4, 3), "Conv2d: in_channels must be positive"),
+    ("Conv2d", lambda: nn.Conv2d(3, 4, (3, 0)), r"Conv2d: kernel_size must be positive"),
+    ("ConvTranspose2d", lambda: nn.ConvTranspose2d(3, 4, -1), "ConvTranspose2d: kernel_size must"),
     ("Embedding", lambda: nn.Embedding(0, 3), "Embedding: num_embeddings must be positive"),
     ("RNN", lambda: nn.RNN(3, 0), "RNN: hidden_size must be positive"),
     ("LSTM", lambda: nn.LSTM(-2, 4), "LSTM: input_size must be positive"),
