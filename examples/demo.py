@@ -39,6 +39,8 @@ from tqdm import tqdm
 
 import minitorch
 import minitorch.ops as F
+import viz
+import viz.renderer
 from examples.demo_pictures import (
     INSTALL_DOT,
     dot_available,
@@ -176,6 +178,23 @@ def out_folder_problem(out: Path) -> str | None:
         if blocker is not None and not blocker.is_dir():
             return f"--out {out}: cannot create this folder: {blocker} is a file, not a folder"
         return f"--out {out}: cannot create or write this folder ({exc.strerror or exc})"
+    return None
+
+
+def renderer_problem() -> str | None:
+    """The error of a Graphviz renderer chosen by name but not installed, else ``None``.
+
+    ``MINITORCH_VIZ_RENDERER=dot`` without ``dot`` (or an unknown name there) would
+    otherwise stop the demo with a traceback at its first picture; with ``auto`` and no
+    renderer at all, the demo runs and writes DOT text instead.
+
+    Returns:
+        One line (what was chosen and what to install), or ``None``.
+    """
+    try:
+        viz.renderer.check_choice()
+    except (viz.GraphvizNotFoundError, ValueError) as exc:
+        return str(exc).removeprefix("viz: ")
     return None
 
 
@@ -374,8 +393,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the command line without the program name (``None``: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0, or 2 (after a one-line message naming the folder) when the
-        ``--out`` folder cannot be created or written; that is checked before training.
+        The exit status: 0, or 2 (after a one-line message) when the ``--out`` folder
+        cannot be created or written, or the renderer named by ``MINITORCH_VIZ_RENDERER``
+        is not installed; both are checked before training.
 
     Raises:
         SystemExit: for ``--help``, a bad option, missing MNIST files or ``--model cnn``
@@ -386,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     matplotlib.use("Agg")  # files only: no window, works without a display
     start = time.perf_counter()
     args = parse_args(argv)
-    problem = out_folder_problem(args.out)
+    problem = out_folder_problem(args.out) or renderer_problem()
     if problem is not None:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2

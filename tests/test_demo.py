@@ -172,6 +172,19 @@ def test_without_any_renderer_it_trains_writes_dot_sources_and_says_what_to_inst
         assert (tmp_path / name).is_file()
 
 
+def test_a_renderer_named_but_missing_fails_before_training(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "dot")
+    assert demo.main(["--no-progress", "--dataset", "spiral", "--out", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "epoch" not in captured.out and list(tmp_path.iterdir()) == []
+    (line,) = captured.err.splitlines()
+    assert line.startswith("python -m examples.demo: error: the renderer 'dot' was chosen")
+    assert "apt-get install graphviz" in line and "'graphviz-pure'" in line
+
+
 def idx(array: np.ndarray) -> bytes:
     """IDX encoding of a uint8 array: magic 0x0000 08 <ndim>, big-endian sizes, bytes."""
     header = bytes([0, 0, 0x08, array.ndim])
@@ -323,3 +336,35 @@ def test_the_stepper_page_leaves_the_untrained_model_as_it_was(tmp_path: Path) -
     for param, data in zip(model.parameters(), before):
         assert param.grad is None
         np.testing.assert_array_equal(param.data, data)
+
+
+def test_predictions_are_readable_on_a_projector_and_mistakes_not_by_colour_alone() -> None:
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import Rectangle
+
+    rng = np.random.default_rng(0)
+    truth = np.arange(40) % 10
+    task = demo.Task("digits", np.zeros((1, 64)), np.zeros(1, dtype=np.int64),
+                     rng.random((40, 64)).astype(np.float32), truth, 10, (8, 8))  # fmt: skip
+    predicted = truth.copy()
+    predicted[[3, 17]] = (truth[[3, 17]] + 1) % 10  # two mistakes
+    fig = demo_pictures.predictions_figure(task, predicted)
+    (ax,) = fig.axes
+    labels = [t for t in ax.texts if re.fullmatch(r"\d \(\d\)", t.get_text())]
+    assert len(labels) == 32
+    # Saved 1280 px wide (a 1280x720 projector): labels of 16 pt are 26 px high there.
+    assert fig.get_figwidth() * demo_pictures.PNG_DPI == 1280
+    assert min(t.get_fontsize() for t in labels) >= 16
+    assert ax.title.get_fontsize() >= 16
+    wrong = [t for t in labels if t.get_text().split()[0] != t.get_text()[3]]
+    assert len(wrong) == 2
+    okabe_ito_vermillion = "#d55e00"  # B. Wong, Nature Methods 8, 441 (2011)
+    for text in wrong:  # colour, weight and a box: three cues
+        assert to_hex(text.get_color()) == okabe_ito_vermillion
+        assert text.get_fontweight() == "bold"
+    for text in labels:
+        if text not in wrong:
+            assert to_hex(text.get_color()) == "#000000" and text.get_fontweight() == "normal"
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert len(boxes) == 2
+    assert all(to_hex(b.get_edgecolor()) == okabe_ito_vermillion for b in boxes)

@@ -30,6 +30,7 @@ from minitorch import Variable
 from viz.dot import to_dot
 from viz.draw import FORMATS, GraphvizNotFoundError, check_folder, render
 from viz.labels import format_array
+from viz.renderer import check_dpi
 
 #: Ops an expression may call, if minitorch provides them.
 FUNCTION_NAMES = (
@@ -307,6 +308,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="write .svg/.png/.pdf/.dot (default: DOT text on stdout)",
     )
+    parser.add_argument(
+        "--dpi",
+        type=float,
+        metavar="N",
+        help="pixels per inch of a .png output, 36 to 1200 (default: 192, for projectors)",
+    )
     parser.add_argument("--legend", action="store_true", help="add a colour legend")
     parser.add_argument(
         "--rankdir",
@@ -355,6 +362,10 @@ def _check_options(args: argparse.Namespace) -> None:
             suffixes = ", ".join(FORMATS)
             raise ValueError(f"viz: -o {args.output}: the suffix must be one of {suffixes}")
         check_folder(args.output)
+    if args.dpi is not None:
+        check_dpi(args.dpi, "viz: --dpi N")
+        if args.output is None or Path(args.output).suffix.lower() != ".png":
+            raise ValueError(f"viz: --dpi {args.dpi:g} is for a .png output (-o graph.png)")
     if args.stepper is not None:
         check_folder(args.stepper)
 
@@ -397,7 +408,7 @@ def _run(args: argparse.Namespace) -> int:
         print("\n".join(report), file=info)
         sys.stdout.write(text)
     else:
-        written = render(target, args.output, **opts)
+        written = render(target, args.output, dpi=args.dpi, **opts)
         print("\n".join([*report, f"wrote {written}"]), file=info)
     if problem:
         print(problem, file=sys.stderr)

@@ -18,7 +18,7 @@ from minitorch import Variable
 from viz import style
 from viz.clusters import ModuleTree, cluster_lines, module_tree
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
-from viz.labels import escape, format_array, format_shape
+from viz.labels import escape, format_array, format_shape, visible
 from viz.tangents import tangent_overlay
 
 
@@ -303,6 +303,42 @@ def _var_name(vn: VarNode, arg_name: str | None = None) -> str:
     if vn.kind == "constant" and arg_name is not None:
         return arg_name
     return vn.id
+
+
+def variable_names(graph: Graph) -> dict[str, str]:
+    """Node id -> the name each Variable node shows in bold, as plain text.
+
+    The same text the drawing shows (:func:`viz.labels.visible`: long names shortened,
+    invisible characters spelt out): a parameter's path, the Variable's ``name``, a
+    small constant's value or the op argument it was passed as, else the node id. The
+    backward stepper's captions name Variables with it, so caption and drawing agree.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> x = Variable(np.array(1.0), name="x")
+        >>> variable_names(walk([(x * 2.0).exp()]))
+        {'v1': 'x', 'v2': '2.0', 'v3': 'v3', 'v4': 'v4'}
+    """
+    arg_names = _argument_names(graph)
+    return {vn.id: visible(_var_name(vn, arg_names.get(vn.id))) for vn in graph.variables}
+
+
+def creator_names(graph: Graph) -> dict[str, str]:
+    """Variable node id -> the name of the Function node that made it (as drawn).
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> creator_names(walk([Variable(np.array(1.0), name="x").exp()]))
+        {'v2': 'Exp'}
+    """
+    functions = {fn.id: fn for fn in graph.functions}
+    made: dict[str, str] = {}
+    for src, dst in graph.edges:
+        if src in functions and dst not in made:
+            made[dst] = visible(type(functions[src].func).__name__ or "Function")
+    return made
 
 
 def _argument_names(graph: Graph) -> dict[str, str]:

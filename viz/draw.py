@@ -46,6 +46,8 @@ OPTIONS = (
     "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
     "hide_constants", "legend", "module", "group_modules",
 )  # fmt: skip
+#: The keyword options of render: OPTIONS plus the PNG resolution.
+RENDER_OPTIONS = (*OPTIONS, "dpi")
 
 #: The PNG beside a notebook's SVG is drawn at twice the SVG's size (sharp on HiDPI
 #: screens) and shown at the SVG's size, but never wider than this many pixels.
@@ -239,7 +241,11 @@ def draw_graph(
     Raises:
         TypeError: for an unknown option (the message lists the valid ones), or as
             :func:`viz.to_dot`.
-        ValueError: as :func:`viz.to_dot`.
+        ValueError: as :func:`viz.to_dot`, or if ``MINITORCH_VIZ_RENDERER`` holds an
+            unknown name.
+        GraphvizNotFoundError: if the renderer chosen by name in
+            ``MINITORCH_VIZ_RENDERER`` is not installed (with ``auto`` and no Graphviz,
+            the graph displays as DOT text plus what to install instead).
 
     Example:
         >>> import numpy as np
@@ -249,6 +255,7 @@ def draw_graph(
         <viz.GraphView 5 nodes: 3 Variables, 2 Functions>
     """
     reject_unknown(unknown, "viz.draw_graph", OPTIONS)
+    renderer.check_choice()  # a renderer chosen by name but missing: say so now
     options = {name: value for name, value in locals().items() if name in OPTIONS}
     source = to_dot(output, **options)
     n_vars = len(_NODE_LINE["v"].findall(source))
@@ -271,6 +278,7 @@ def render(
     legend: bool = False,
     module: Any = None,
     group_modules: bool = False,
+    dpi: float | None = None,
     **unknown: Any,
 ) -> Path:
     """Write the graph behind ``output`` to ``path``; the suffix picks the format.
@@ -294,6 +302,10 @@ def render(
         legend: add a one-row legend of the colours the graph uses.
         module: an ``nn.Module``; its parameters are named by their dotted paths.
         group_modules: with ``module``, draw a box around each sub-module's nodes.
+        dpi: pixels per inch of a ``.png``, from 36 to 1200; ``None`` (the default)
+            means :data:`viz.renderer.DEFAULT_DPI`, 192: twice Graphviz's 96, so labels
+            stay readable on a 1280×720 projector. Only for ``.png``: SVG and PDF are
+            vector pictures that scale without it.
         **unknown: rejected: any other keyword is a TypeError naming the valid ones.
 
     Returns:
@@ -301,9 +313,11 @@ def render(
 
     Raises:
         TypeError: for an unknown option (the message lists the valid ones).
-        ValueError: for any other suffix (the message lists the supported ones), or
-            ``.pdf`` with a renderer that cannot write PDF.
-        GraphvizNotFoundError: if the format needs a renderer and none is installed.
+        ValueError: for any other suffix (the message lists the supported ones),
+            ``.pdf`` with a renderer that cannot write PDF, a ``dpi`` that is not a
+            number from 36 to 1200, or ``dpi`` with a suffix other than ``.png``.
+        GraphvizNotFoundError: if the format needs a renderer and none is installed, or
+            the one chosen by name (``MINITORCH_VIZ_RENDERER``) is not installed.
         FileNotFoundError: if the folder of ``path`` does not exist (checked first).
         OSError: if the file cannot be written; the message names ``path``.
 
@@ -315,7 +329,7 @@ def render(
         >>> render(x * x, target).read_text().startswith("digraph minitorch {")
         True
     """
-    reject_unknown(unknown, "viz.render", OPTIONS)
+    reject_unknown(unknown, "viz.render", RENDER_OPTIONS)
     options = {name: value for name, value in locals().items() if name in OPTIONS}
     path = Path(path)
     suffix = path.suffix.lower()
@@ -324,10 +338,21 @@ def render(
             f"viz.render: unknown file suffix {path.suffix!r} in {str(path)!r}; "
             f"use one of {', '.join(FORMATS)}"
         )
+    if dpi is not None:
+        dpi = renderer.check_dpi(dpi, "viz.render")
+        if suffix != ".png":
+            raise ValueError(
+                f"viz.render: dpi={dpi:g} applies to .png files only, not {path.suffix!r} "
+                "(SVG and PDF are vector pictures; drop dpi= or write a .png)"
+            )
+    fmt = FORMATS[suffix]
+    if fmt is not None:
+        renderer.check_choice()
     check_folder(path)
     source = to_dot(output, **options)
-    fmt = FORMATS[suffix]
-    data = source.encode("utf-8") if fmt is None else pipe_dot(source, fmt)
+    if fmt == "png":
+        dpi = renderer.DEFAULT_DPI if dpi is None else dpi
+    data = source.encode("utf-8") if fmt is None else pipe_dot(source, fmt, dpi)
     write_atomic(path, data)
     return path
 

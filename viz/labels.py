@@ -55,23 +55,49 @@ def escape(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"viz.escape: expected a str, got {type(text).__name__}")
+    text = visible(text, max_length)
+    rest = text.lstrip("]")
+    # Graphviz 2.43's HTML-label lexer rejects "<B>]" (a Variable named "]" made `dot`
+    # fail); as entities, leading brackets are drawn literally by every Graphviz.
+    return "&#93;" * (len(text) - len(rest)) + _entities(rest)
+
+
+def visible(text: str, max_length: int = MAX_NAME_LENGTH) -> str:
+    """``text`` as a drawing shows it, as plain text: shortened, invisible characters spelt.
+
+    What :func:`escape` puts into a label before the XML entities, so a caption that
+    names a Variable (the backward stepper's) shows the very text its node shows.
+
+    Args:
+        text: any string.
+        max_length: longer texts are cut to this many characters plus ``…``.
+
+    Returns:
+        The text with every non-printable character as its Python escape.
+
+    Raises:
+        TypeError: if ``text`` is not a ``str``.
+
+    Example:
+        >>> visible("a\\nb<c>")
+        'a\\\\nb<c>'
+        >>> visible("x" * 70)[-3:]
+        'xx…'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"viz.visible: expected a str, got {type(text).__name__}")
     if len(text) > max_length:
         text = text[:max_length] + "…"
-    if text.startswith("]"):
-        # Graphviz 2.43's HTML-label lexer rejects "<B>]" (a Variable named "]" made `dot`
-        # fail); as an entity it is drawn literally by every Graphviz.
-        return "&#93;" + escape(text[1:], max_length)
-    if text.isprintable() and _ENTITY_CHARS.search(text) is None:  # the common case
+    if text.isprintable():  # the common case
         return text
-    out = []
-    for char in text:
-        if char in _ENTITIES:
-            out.append(_ENTITIES[char])
-        elif not char.isprintable():
-            out.append(repr(char)[1:-1])  # '\n' -> \n, '\u2028' -> \u2028
-        else:
-            out.append(char)
-    return "".join(out)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _entities(text: str) -> str:
+    """``& < > " '`` as XML entities (the text is already :func:`visible`)."""
+    if _ENTITY_CHARS.search(text) is None:
+        return text
+    return "".join(_ENTITIES.get(char, char) for char in text)
 
 
 def format_array(data: np.ndarray | None, max_elements: int = 6) -> str:

@@ -2,6 +2,14 @@
 
 Each helper returns a ``matplotlib.figure.Figure`` made without ``pyplot`` (no global
 figure state, so a notebook shows it exactly once), or draws onto the ``ax`` you pass.
+
+Colours are colour-blind safe: the Okabe–Ito palette (:data:`PALETTE`), and every curve
+or class also differs by a second cue that needs no colour at all: its line style and
+marker (:func:`series_style`), so green-vs-red never carries the meaning alone.
+
+References:
+    B. Wong, "Points of view: Color blindness", Nature Methods 8, 441 (2011) — the
+    palette of M. Okabe and K. Ito, "Color Universal Design" (2002).
 """
 
 from __future__ import annotations
@@ -11,9 +19,56 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from minitorch import Variable, no_grad
+
+#: The Okabe–Ito colours told apart with every common colour-vision deficiency, in the
+#: order used (their yellow is left out: too faint on white).
+PALETTE = (
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#E69F00",  # orange
+    "#56B4E9",  # sky blue
+    "#000000",  # black
+)
+#: The palette's vermillion: what the demo marks mistakes with (besides a box and bold).
+MISTAKE_COLOUR = "#D55E00"
+#: Line styles and markers, the cue that does not need colour (a print in grey, a
+#: colour-blind reader): the k-th series gets the k-th of each.
+LINESTYLES: tuple[Any, ...] = ("-", "--", "-.", ":", (0, (8, 2, 1, 2, 1, 2)), (0, (3, 1)))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h")
+
+
+def series_style(k: int, n_points: int = 0) -> dict[str, Any]:
+    """Matplotlib keyword arguments for the ``k``-th series of a plot (from 0).
+
+    A colour of :data:`PALETTE`, and a line style and marker that differ from those of
+    every other series among the first six, so curves stay apart without colour.
+
+    Args:
+        k: the series' index.
+        n_points: the number of points of the line; with more than 12, a marker is
+            drawn about every tenth point only (``markevery``), so markers stay apart.
+
+    Returns:
+        ``color``, ``linestyle``, ``marker``, ``markevery`` and ``markersize``.
+
+    Example:
+        >>> series_style(1)["color"], series_style(1)["linestyle"], series_style(1)["marker"]
+        ('#D55E00', '--', 's')
+    """
+    every = max(1, n_points // 10) if n_points > 12 else 1
+    return {
+        "color": PALETTE[k % len(PALETTE)],
+        "linestyle": LINESTYLES[k % len(LINESTYLES)],
+        "marker": MARKERS[k % len(MARKERS)],
+        "markevery": (k * every // 7 % every, every) if every > 1 else None,
+        "markersize": 6,
+    }
 
 
 def _history_dict(history: Any) -> dict[str, list[float]]:
@@ -39,7 +94,8 @@ def plot_history(history: Any, *, title: str | None = None, fontsize: float = 13
     when it has them, else 1, 2, ...) with integer ticks. Names are shown with spaces
     (``train_accuracy`` -> "train accuracy"); a panel with a single curve gets no legend
     (its title, or its y-axis label, names the curve). NaN entries (a metric logged only every few
-    epochs) are skipped, so sparse curves still join their points.
+    epochs) are skipped, so sparse curves still join their points. The curves of a panel
+    differ by colour, line style and marker (:func:`series_style`).
 
     Args:
         history: a dict of lists (``{"loss": [...], "accuracy": [...]}``), a
@@ -79,16 +135,15 @@ def plot_history(history: Any, *, title: str | None = None, fontsize: float = 13
     fig = Figure(figsize=(5 * len(panels), 4), layout="constrained")
     big = fontsize * 1.15
     for ax, (panel, group) in zip(fig.subplots(1, len(panels), squeeze=False)[0], panels):
-        for name, values in group.items():
+        for k, (name, values) in enumerate(group.items()):
             x, y = _epochs(history, len(values)), np.asarray(values)
             keep = np.isfinite(y)
             ax.plot(
                 x[keep],
                 y[keep],
-                marker="o" if keep.sum() < 30 else None,
-                markersize=4,
                 linewidth=2,
                 label=name.replace("_", " "),
+                **series_style(k, int(keep.sum())),
             )
         ax.set_title(panel, fontsize=big)
         ax.set_xlabel("epoch", fontsize=big)
@@ -132,6 +187,8 @@ def plot_decision_boundary(
     a margin), under ``no_grad()``. Scores of shape ``(M, C)`` with ``C > 1`` are turned
     into classes by ``argmax``; a single score per point (``(M,)`` or ``(M, 1)``) gives
     class 1 where it exceeds ``threshold`` (0.5 for probabilities; pass 0.0 for logits).
+    Class ``c`` is drawn in the colour and with the marker of :func:`series_style` ``(c)``
+    (the colours repeat after seven classes, the markers after nine).
 
     Args:
         model_fn: maps an ``(M, 2)`` float64 ndarray to scores (ndarray or Variable).
@@ -169,12 +226,19 @@ def plot_decision_boundary(
     classes = _classes(model_fn, grid, threshold).reshape(xx.shape)
     fig = ax.figure if ax is not None else Figure(figsize=(5, 4.5), layout="constrained")
     ax = ax if ax is not None else fig.subplots()
+    n_colours = len(PALETTE)
+    regions = ListedColormap(PALETTE)
     ax.contourf(
-        xx, yy, classes, alpha=0.3, cmap="tab10", vmin=0, vmax=9, levels=np.arange(-0.5, 10)
-    )
-    ax.scatter(
-        X[:, 0], X[:, 1], c=y, cmap="tab10", vmin=0, vmax=9, s=12, edgecolors="k", linewidths=0.3
-    )
+        xx, yy, classes % n_colours, alpha=0.3, cmap=regions, vmin=-0.5,
+        vmax=n_colours - 0.5, levels=np.arange(-0.5, n_colours),
+    )  # fmt: skip
+    for label in np.unique(y):  # one marker shape per class: the cue without colour
+        style = series_style(int(label))
+        at = y == label
+        ax.scatter(
+            X[at, 0], X[at, 1], color=style["color"], marker=style["marker"], s=18,
+            edgecolors="k", linewidths=0.3, label=f"class {label}",
+        )  # fmt: skip
     ax.set_title("decision boundary")
     assert isinstance(fig, Figure)
     return fig
@@ -283,7 +347,8 @@ def plot_derivatives(
     r"""Plot an elementwise function with its first ``n`` derivatives (the tanh figure).
 
     The derivatives come from minitorch itself (see :func:`derivatives`), so the plot
-    doubles as a check of the higher-order backward.
+    doubles as a check of the higher-order backward. Each curve has its own colour, line
+    style and marker (:func:`series_style`), so they can be told apart without colour.
 
     Args:
         f: an elementwise function of a Variable, e.g. ``minitorch.ops.tanh``.
@@ -314,14 +379,13 @@ def plot_derivatives(
     fig = ax.figure if ax is not None else Figure(figsize=(6, 4), layout="constrained")
     ax = ax if ax is not None else fig.subplots()
     for order, value in enumerate(values):
-        ax.plot(x, value, label=derivative_label(name, order), linewidth=2)
+        style = series_style(order, len(x))
+        ax.plot(x, value, label=derivative_label(name, order), linewidth=2, **style)
     ax.grid(alpha=0.3)
     ax.set_xlabel("$x$", fontsize=fontsize * 1.15)
     ax.tick_params(labelsize=fontsize)
-    ax.legend(fontsize=fontsize)
-    ax.set_title(
-        f"{name} and its first {n} derivatives (minitorch, create_graph=True)",
-        fontsize=fontsize * 1.15,
-    )
+    # Beside the plot, not on it: inside, it hid the curves' peaks.
+    ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    ax.set_title(f"{name} and its first {n} derivatives, by backward", fontsize=fontsize * 1.15)
     assert isinstance(fig, Figure)
     return fig

@@ -13,11 +13,18 @@ The choice, strongest first: :func:`set_renderer` (``"auto"`` clears it), the
 environment variable ``MINITORCH_VIZ_RENDERER`` (``dot``, ``graphviz-pure`` or
 ``auto``), then ``auto``: the system ``dot`` when it is on ``PATH``, else
 ``graphviz-pure``. A renderer that was asked for by name but is missing is an error
-(never a silent switch to the other one), so a pinned run cannot change its pictures.
+(never a silent switch to the other one), so a pinned run cannot change its pictures:
+:func:`set_renderer` raises at once, and a name in ``MINITORCH_VIZ_RENDERER`` is checked
+by the first ``draw_graph``, ``render`` or ``BackwardStepper`` (:func:`check_choice`).
+
+PNG pictures are drawn at :data:`DEFAULT_DPI` pixels per inch unless asked otherwise
+(``viz.render(..., dpi=...)``); Graphviz's own default, 96, gives node labels too small
+to read on a projector.
 """
 
 from __future__ import annotations
 
+import numbers
 import os
 import shutil
 import subprocess
@@ -42,6 +49,14 @@ INSTALL_HINT = (
     "sudo apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS) or "
     "conda install -c conda-forge graphviz"
 )
+
+#: Pixels per inch of the PNGs ``viz.render`` writes: twice Graphviz's 96, so a node's
+#: 11 pt label is 29 px high (15 px at 96 dpi): readable on a 1280×720 projector, sharp
+#: on HiDPI screens.
+DEFAULT_DPI = 192.0
+#: The ``dpi`` values accepted (below 36 labels are a few pixels high; above 1200 a
+#: small graph is already a many-megapixel image).
+DPI_RANGE = (36.0, 1200.0)
 
 _chosen: str | None = None  # set_renderer's choice; None: follow the environment variable
 
@@ -68,6 +83,9 @@ class Renderer:
 def set_renderer(name: str | None) -> None:
     """Choose the renderer for every later picture in this process.
 
+    A renderer chosen by name is looked for at once, so a missing one fails here, on
+    the line that chose it, and not later at the first picture.
+
     Args:
         name: ``"dot"`` (the system Graphviz), ``"graphviz-pure"`` (the PyPI wheel), or
             ``"auto"`` / ``None`` to go back to the default (the environment variable
@@ -76,9 +94,11 @@ def set_renderer(name: str | None) -> None:
 
     Raises:
         ValueError: for any other name; the message lists the valid ones.
+        GraphvizNotFoundError: if the renderer named is not installed; the message says
+            how to install it and names the other renderer. The choice is then unchanged.
 
     Example:
-        >>> set_renderer("graphviz-pure"); set_renderer("auto")
+        >>> set_renderer("auto")
         >>> set_renderer("cairo")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -90,6 +110,8 @@ def set_renderer(name: str | None) -> None:
             f"viz.set_renderer: unknown renderer {name!r}; choose one of "
             f"{', '.join(repr(r) for r in RENDERERS)}"
         )
+    if name in ("dot", "graphviz-pure"):
+        _named(name, "by viz.set_renderer")  # raises if it is missing
     _chosen = None if name in (None, "auto") else name
 
 
@@ -159,26 +181,86 @@ def get_renderer() -> Renderer:
         True
     """
     wanted = requested_renderer()
-    if wanted in ("auto", "dot"):
-        dot = shutil.which("dot")
-        if dot:
-            return Renderer("dot", dot, RENDERER_FORMATS["dot"])
-        if wanted == "dot":
-            raise GraphvizNotFoundError(
-                f"viz: the renderer 'dot' was chosen ({_source()}) but the Graphviz 'dot' "
-                "program is not on PATH; install it (sudo apt-get install graphviz, brew "
-                "install graphviz, conda install -c conda-forge graphviz) or choose "
-                "'graphviz-pure'"
-            )
+    if wanted != "auto":
+        return _named(wanted, _source())
+    dot = shutil.which("dot")
+    if dot:
+        return Renderer("dot", dot, RENDERER_FORMATS["dot"])
     pure = find_graphviz_pure()
     if pure:
         return Renderer("graphviz-pure", pure, RENDERER_FORMATS["graphviz-pure"])
-    if wanted == "graphviz-pure":
-        raise GraphvizNotFoundError(
-            f"viz: the renderer 'graphviz-pure' was chosen ({_source()}) but it is not "
-            "installed; pip install graphviz-pure"
-        )
     raise GraphvizNotFoundError(f"viz: no Graphviz renderer found; {INSTALL_HINT}")
+
+
+def check_choice() -> None:
+    """Fail now if the renderer asked for by name (not ``auto``) cannot be used.
+
+    ``draw_graph``, ``render`` and ``BackwardStepper`` call it first, so a bad
+    ``MINITORCH_VIZ_RENDERER`` is reported by the first call that draws, with what to
+    install, instead of a picture quietly replaced by DOT text. With ``auto`` it does
+    nothing: then a missing Graphviz is reported where a picture is made.
+
+    Raises:
+        ValueError: if ``MINITORCH_VIZ_RENDERER`` holds an unknown name.
+        GraphvizNotFoundError: if the renderer named there (or by :func:`set_renderer`)
+            is not installed.
+
+    Example:
+        >>> set_renderer("auto"); check_choice()
+    """
+    if requested_renderer() != "auto":
+        get_renderer()
+
+
+def _named(name: str, source: str) -> Renderer:
+    """The renderer ``name`` (``dot`` or ``graphviz-pure``); raises if it is missing."""
+    if name == "dot":
+        dot = shutil.which("dot")
+        if dot:
+            return Renderer("dot", dot, RENDERER_FORMATS["dot"])
+        raise GraphvizNotFoundError(
+            f"viz: the renderer 'dot' was chosen ({source}) but the Graphviz 'dot' "
+            "program is not on PATH; install it (sudo apt-get install graphviz, brew "
+            "install graphviz, conda install -c conda-forge graphviz) or choose "
+            "'graphviz-pure' (pip install graphviz-pure: no system library needed)"
+        )
+    pure = find_graphviz_pure()
+    if pure:
+        return Renderer("graphviz-pure", pure, RENDERER_FORMATS["graphviz-pure"])
+    raise GraphvizNotFoundError(
+        f"viz: the renderer 'graphviz-pure' was chosen ({source}) but it is not "
+        "installed; pip install graphviz-pure, or choose 'dot' after installing the "
+        "Graphviz 'dot' program (sudo apt-get install graphviz, brew install graphviz)"
+    )
+
+
+def check_dpi(dpi: object, caller: str) -> float:
+    """Validate a ``dpi=`` option and return it as a float.
+
+    Args:
+        dpi: the value given (an int or float in :data:`DPI_RANGE`).
+        caller: the function named in the error message (``viz.render``).
+
+    Raises:
+        ValueError: if ``dpi`` is not a finite number from 36 to 1200 (``True`` is not a
+            number here); the message names ``caller``, the option and the value.
+
+    Example:
+        >>> check_dpi(150, "viz.render")
+        150.0
+        >>> check_dpi(0, "viz.render")
+        Traceback (most recent call last):
+        ...
+        ValueError: viz.render: dpi must be a number of pixels per inch from 36 to 1200, got 0
+    """
+    low, high = DPI_RANGE
+    number = isinstance(dpi, numbers.Real) and not isinstance(dpi, bool)
+    if not number or not low <= float(dpi) <= high:  # type: ignore[arg-type]
+        raise ValueError(
+            f"{caller}: dpi must be a number of pixels per inch from {low:g} to {high:g}, "
+            f"got {dpi!r}"
+        )
+    return float(dpi)  # type: ignore[arg-type]
 
 
 def _source() -> str:

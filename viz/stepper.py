@@ -49,8 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from viz import style
-from viz.dot import DotOptions, Overlay, write_dot
+from viz import renderer, style
+from viz.dot import DotOptions, Overlay, creator_names, write_dot
 from viz.draw import GraphvizNotFoundError, pipe_dot, write_atomic
 from viz.labels import format_array
 from viz.trace import BackwardStep, BackwardTrace
@@ -129,7 +129,11 @@ class BackwardStepper:
 
     Raises:
         TypeError: if ``trace`` is not a BackwardTrace.
-        ValueError: for an unknown ``rankdir``.
+        ValueError: for an unknown ``rankdir``, or an unknown name in
+            ``MINITORCH_VIZ_RENDERER``.
+        GraphvizNotFoundError: if the renderer chosen by name (``MINITORCH_VIZ_RENDERER``)
+            is not installed. With ``auto`` and no Graphviz, the view shows DOT text and
+            what to install instead.
 
     Example:
         >>> import numpy as np
@@ -142,8 +146,8 @@ class BackwardStepper:
         >>> [frame["counter"] for frame in stepper.frames()]
         ['start', 'step 1 of 2', 'step 2 of 2', 'end']
         >>> caption = stepper.frames()[2]["caption"]
-        >>> caption.startswith("Step 2 of 2: Mul.backward received ∂y/∂v2 (a scalar)")
-        True
+        >>> caption.split(" and ")[0]
+        'Step 2 of 2: Mul.backward received ∂y/∂v2 (a scalar; v2 is its output)'
         >>> caption.split(" and ", 1)[1].split(". ")[0]
         'sent ∂y/∂x twice, once for each use'
         >>> "http" in stepper.to_html()
@@ -170,6 +174,7 @@ class BackwardStepper:
             raise TypeError(
                 f"viz.BackwardStepper: title must be a str, got {type(title).__name__}"
             )
+        renderer.check_choice()  # a renderer chosen by name but missing: say so now
         self.trace = trace
         self.title = title
         self.options = DotOptions(
@@ -276,7 +281,12 @@ class BackwardStepper:
 
     @cached_property
     def _names(self) -> dict[str, str]:
+        """Node id -> the name its node shows (the captions use exactly these)."""
         return {vn.id: self.trace.name_of(vn.id) for vn in self.trace.graph.variables}
+
+    @cached_property
+    def _creators(self) -> dict[str, str]:
+        return creator_names(self.trace.graph)
 
     def _d(self, node_id: str | None) -> str:
         """``∂loss/∂x``: the derivative of the output with respect to a Variable."""
@@ -298,6 +308,8 @@ class BackwardStepper:
         trace = self.trace
         out_id = trace.graph.var_id(trace.output)
         name = self._names.get(out_id or "", "the output")
+        if self._unnamed(out_id) and out_id in self._creators:
+            name += f" (made by {self._creators[out_id]})"
         seed = trace.seed if trace.seed is not None else np.ones(())
         shape = _shape_words(seed)
         ones = "1" if seed.ndim == 0 else f"ones ({shape})"
@@ -319,7 +331,8 @@ class BackwardStepper:
         for out_id, gy in zip(step.output_ids, step.grads_in):
             if gy is None:
                 continue
-            received.append(f"{self._d(out_id)} ({_shape_words(gy)})")
+            where = f"; {out_id} is its output" if self._unnamed(out_id) else ""  # name == id
+            received.append(f"{self._d(out_id)} ({_shape_words(gy)}{where})")
             rows.append(["received", self._d(out_id), _shape_cell(gy), _values(gy)])
         sent_ids: list[str] = []
         send = []
@@ -358,8 +371,23 @@ class BackwardStepper:
         return [
             self._d(node_id)
             + (f" {words.get(k, f'{k} times')}, once for each use" if k > 1 else "")
+            + (f" ({self._where(node_id)})" if self._unnamed(node_id) else "")
             for node_id, k in counts.items()
         ]
+
+    def _unnamed(self, node_id: str | None) -> bool:
+        """Whether the drawing shows only the node id, as for a Function's unnamed output.
+
+        Then a caption says where the node is (:meth:`_where`): ``v7`` alone does not
+        tell a student which ellipse to look at.
+        """
+        return node_id is not None and self._names.get(node_id) == node_id
+
+    def _where(self, node_id: str) -> str:
+        """``v7 is the output of Mul`` (``v7 is a leaf`` when no Function made it)."""
+        made_by = self._creators.get(node_id)
+        name = self._names[node_id]
+        return f"{name} is the output of {made_by}" if made_by else f"{name} is a leaf"
 
     def _end_frame(self) -> dict[str, Any]:
         trace = self.trace

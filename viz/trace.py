@@ -22,6 +22,7 @@ import numpy as np
 
 from minitorch import Function, Variable
 from minitorch.core.backward import run_backward
+from viz.dot import variable_names
 from viz.graph import Graph, as_outputs, walk
 from viz.labels import format_array
 
@@ -148,13 +149,13 @@ class BackwardTrace:
         return grads
 
     def name_of(self, node_id: str | None) -> str:
-        """The name a Variable node is drawn with (its ``name``, else its node id)."""
+        """The name a Variable node is drawn with, exactly as the drawing shows it.
+
+        Its parameter path or ``name``, a small constant's value, else its node id
+        (``v7``); see :func:`viz.dot.variable_names`. ``"?"`` for an unknown id.
+        """
         if self._names is None:
-            self._names = {
-                vn.id: vn.param_name
-                or (str(vn.var.name) if vn.var.name not in (None, "") else vn.id)
-                for vn in self.graph.variables
-            }
+            self._names = variable_names(self.graph)
         return self._names.get(node_id or "", "?")
 
     def describe(self, k: int) -> str:

@@ -36,6 +36,7 @@ from checks import (
     time_limit,
 )
 from minitorch import Variable, no_grad
+from viz.plots import series_style
 
 # %% [markdown]
 # ## The gradient as a Variable with a history
@@ -150,8 +151,9 @@ for order in range(1, 5):
     sizes.append(text.count("shape=box"))
 
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
-for order, curve in enumerate(curves):
-    ax.plot(x.data, curve, label="tanh" + "'" * order if order else "tanh")
+for order, curve in enumerate(curves):  # colour-blind-safe colours, and a style each
+    ax.plot(x.data, curve, label="tanh" + "'" * order if order else "tanh",
+            **series_style(order, len(curve)))
 ax.set_xlabel("x")
 ax.legend(ncol=5, fontsize=8)
 ax.set_title("tanh and its first four derivatives, all by autograd")

@@ -66,6 +66,37 @@ STATE = """(root) => {
 }"""
 
 
+# Whether the page fits the window: the document does not scroll, and every part of the
+# stepper (title, controls, caption, drawing, side panel) lies inside the stepper's inner
+# box (its border and padding excluded) and inside the window.
+FITS = """(root) => {
+  const d = document.documentElement, s = getComputedStyle(root), r = root.getBoundingClientRect();
+  const inner = [r.left + parseFloat(s.borderLeftWidth) + parseFloat(s.paddingLeft),
+                 r.top + parseFloat(s.borderTopWidth) + parseFloat(s.paddingTop),
+                 r.right - parseFloat(s.borderRightWidth) - parseFloat(s.paddingRight),
+                 r.bottom - parseFloat(s.borderBottomWidth) - parseFloat(s.paddingBottom)];
+  const parts = {};
+  for (const sel of ['.mts-title', '.mts-bar', '.mts-caption', '.mts-main', '.mts-view',
+                     '.mts-side']) {
+    const el = root.querySelector(sel);
+    if (!el) continue;
+    const b = el.getBoundingClientRect();
+    parts[sel] = [b.left, b.top, b.right, b.bottom];
+  }
+  return {scroll: [d.scrollWidth, d.scrollHeight], window: [innerWidth, innerHeight],
+          root: [r.left, r.top, r.right, r.bottom], inner: inner, parts: parts};
+}"""
+
+
+def assert_fits(root: Any, label: str) -> None:
+    fits = root.evaluate(FITS)
+    width, height = fits["window"]
+    assert fits["scroll"][0] <= width and fits["scroll"][1] <= height, (label, fits)
+    assert inside(fits["root"], [0, 0, width, height], slack=0), (label, fits)
+    for part, box in fits["parts"].items():
+        assert inside(box, fits["inner"], slack=0.5), (label, part, box, fits["inner"])
+
+
 def inside(box: list[float], frame: list[float], slack: float = 1.0) -> bool:
     return (
         box[0] >= frame[0] - slack
@@ -136,10 +167,14 @@ def test_demo_page_at_1280x720(browser: Any, tmp_path: Path) -> None:
         assert inside(box, first["view"]) and inside(box, window), (node_id, box)
 
     # The page has the focus when it opens; → walks through every frame.
+    # The page fits 1280×720 without scrolling, and nothing sticks out of the stepper's
+    # box, in every frame (a long caption or gradient table must not push the drawing out).
+    assert_fits(root, "frame 0")
     states = [first]
-    for _ in range(n_frames - 1):
+    for k in range(n_frames - 1):
         page.keyboard.press("ArrowRight")
         states.append(root.evaluate(STATE))
+        assert_fits(root, f"frame {k + 1}")
     for k, state in enumerate(states):
         assert state["step"] == k
         assert state["counter"] == expected_counter(k, n_steps)
@@ -184,6 +219,7 @@ def test_demo_page_at_1280x720(browser: Any, tmp_path: Path) -> None:
     page.wait_for_timeout(300)
     full = root.evaluate(STATE)
     assert root.evaluate("(el) => document.fullscreenElement === el")
+    assert_fits(root, "full screen")
     for node_id, box in full["nodes"].items():
         assert inside(box, full["view"]) and inside(box, window), (node_id, box)
     page.screenshot(path=str(SCREENSHOTS / "stepper-demo-fullscreen.png"))

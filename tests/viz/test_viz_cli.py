@@ -153,7 +153,22 @@ def test_unwritable_output_names_the_users_path_not_the_temp_file(
     assert err == f"viz: cannot write {target}: Permission denied\n"
 
 
-@pytest.mark.parametrize("option", [["--order", "-1"], ["-o", "a.jpeg"]])
+@requires_dot
+def test_dpi_sets_the_png_resolution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sizes = []
+    for dpi in ([], ["--dpi", "96"]):  # the default is 192 dpi: twice as wide
+        target = tmp_path / f"graph{len(dpi)}.png"
+        status, out, _ = run(["tanh(x) * 2", "--var", "x=1.0", "-o", str(target), *dpi], capsys)
+        assert status == 0 and f"wrote {target}" in out
+        sizes.append(int.from_bytes(target.read_bytes()[16:20], "big"))
+    assert abs(sizes[0] - 2 * sizes[1]) <= 3, sizes
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--order", "-1"], ["-o", "a.jpeg"], ["--dpi", "10", "-o", "a.png"], ["--dpi", "150"],
+     ["--dpi", "150", "-o", "a.svg"]],
+)  # fmt: skip
 def test_bad_options_are_rejected_before_anything_is_computed(
     option: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

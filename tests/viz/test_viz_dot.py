@@ -238,7 +238,10 @@ def test_nodes_made_by_backward_with_create_graph_are_purple() -> None:
     assert gx is not None
     dot = viz.to_dot(gx, legend=True)
     purple_funcs = dot.count('fillcolor="#bcbddc"]')
-    assert purple_funcs >= 2  # backward's own ops (legend entry excluded by the "]")
+    # Tanh's backward is one op, TanhGrad (legend entry excluded by the "]").
+    assert purple_funcs == 1
+    grad_line = next(line for line in dot.splitlines() if "<B>TanhGrad</B>" in line)
+    assert 'fillcolor="#bcbddc"]' in grad_line
     tanh_line = next(line for line in dot.splitlines() if "<B>Tanh</B>" in line)
     assert FUNC in tanh_line  # the forward Tanh keeps the ordinary colour
     assert "made by backward" in dot and "Function made by backward" in dot

@@ -46,9 +46,11 @@ def test_decision_boundary_colours_by_the_models_class() -> None:
 
     fig = plot_decision_boundary(model_fn, X, y, resolution=21)
     (ax,) = fig.axes
-    contour, scatter = ax.collections[0], ax.collections[-1]
-    np.testing.assert_array_equal(scatter.get_offsets(), X)
-    assert contour is not scatter
+    contour, *scatters = ax.collections
+    assert [s.get_label() for s in scatters] == ["class 0", "class 1"]  # one per class
+    np.testing.assert_array_equal(scatters[0].get_offsets(), X[y == 0])
+    np.testing.assert_array_equal(scatters[1].get_offsets(), X[y == 1])
+    assert contour not in scatters
 
 
 def test_decision_boundary_threshold_and_shape_errors() -> None:
@@ -140,3 +142,59 @@ def test_derivative_labels_are_mathtext() -> None:
     parser = MathTextParser("path")
     for label in [*labels, derivative_label("my_f$", 2)]:
         parser.parse(label)  # raises ValueError for invalid mathtext
+
+
+# The Okabe–Ito colours (B. Wong, Nature Methods 8, 441, 2011), written out here rather
+# than read from viz.plots, so the test checks the palette too.
+OKABE_ITO = {
+    "#000000", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7",
+}  # fmt: skip
+
+
+def hex_colour(colour: object) -> str:
+    from matplotlib.colors import to_hex
+
+    return to_hex(colour).lower()  # type: ignore[arg-type]
+
+
+def assert_colour_blind_safe(lines: list) -> None:
+    """Okabe–Ito colours, all different, and a second cue: no two share style and marker."""
+    colours = [hex_colour(line.get_color()) for line in lines]
+    assert set(colours) <= OKABE_ITO, colours
+    assert len(set(colours)) == len(lines)
+    cues = {(str(line.get_linestyle()), str(line.get_marker())) for line in lines}
+    assert len(cues) == len(lines), cues  # apart without any colour
+    assert all(line.get_marker() not in (None, "", "None") for line in lines)
+
+
+def test_derivative_curves_differ_by_more_than_colour() -> None:
+    fig = plot_derivatives(F.tanh, np.linspace(-3, 3, 201), 4, name="tanh")
+    lines = fig.axes[0].lines
+    assert len(lines) == 5
+    assert_colour_blind_safe(lines)
+    markevery = lines[0].get_markevery()  # a few markers on a dense curve, not 201
+    assert markevery is not None and markevery[1] >= 10
+    legend_lines = fig.axes[0].get_legend().get_lines()  # the legend shows the same cues
+    assert [str(h.get_linestyle()) for h in legend_lines] == [
+        str(line.get_linestyle()) for line in lines
+    ]
+
+
+def test_history_curves_differ_by_more_than_colour() -> None:
+    history = {"loss": [1.0, 0.5, 0.3], "val_loss": [1.2, 0.7, 0.6]}
+    history |= {"train_accuracy": [0.5, 0.8, 0.9], "test_accuracy": [0.4, 0.7, 0.8]}
+    for ax in plot_history(history).axes:
+        assert_colour_blind_safe(ax.lines)
+
+
+def test_decision_boundary_classes_differ_by_marker_and_safe_colour() -> None:
+    X = np.array([[-1.0, -1.0], [1.0, 1.0], [2.0, -1.0], [0.0, 2.0]])
+    y = np.array([0, 1, 2, 3])
+    (ax,) = plot_decision_boundary(lambda p: np.eye(4)[np.arange(len(p)) % 4], X, y).axes
+    scatters = ax.collections[1:]
+    colours = [hex_colour(s.get_facecolor()[0]) for s in scatters]
+    assert set(colours) <= OKABE_ITO and len(set(colours)) == 4
+    shapes = {tuple(map(tuple, s.get_paths()[0].vertices.round(3))) for s in scatters}
+    assert len(shapes) == 4  # four marker shapes
+    regions = ax.collections[0].get_cmap()
+    assert {hex_colour(regions(k)) for k in range(regions.N)} <= OKABE_ITO

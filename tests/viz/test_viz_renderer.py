@@ -14,6 +14,7 @@ from viz_helpers import HAS_SYSTEM_DOT, svg_texts
 
 import minitorch.ops as F
 import viz
+import viz.draw
 import viz.renderer
 from minitorch import Variable
 
@@ -92,18 +93,41 @@ def test_the_environment_variable_chooses_and_set_renderer_wins(
         assert viz.get_renderer().name == "dot"
 
 
-def test_a_renderer_chosen_by_name_but_missing_is_an_error(
+def test_set_renderer_fails_at_once_for_a_missing_renderer(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     hide_system_dot(monkeypatch, tmp_path)
-    viz.set_renderer("dot")
-    with pytest.raises(viz.GraphvizNotFoundError, match="'dot' was chosen .*set_renderer"):
-        viz.get_renderer()
-    viz.set_renderer("auto")
+    with pytest.raises(viz.GraphvizNotFoundError) as excinfo:
+        viz.set_renderer("dot")  # on this line, not at the first picture
+    message = str(excinfo.value)
+    assert "'dot' was chosen (by viz.set_renderer)" in message
+    assert "sudo apt-get install graphviz" in message and "'graphviz-pure'" in message
+    assert viz.renderer.requested_renderer() == "auto"  # the choice is unchanged
     monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)
-    monkeypatch.setenv(viz.renderer.ENV_VAR, "graphviz-pure")
-    with pytest.raises(viz.GraphvizNotFoundError, match="MINITORCH_VIZ_RENDERER.*pip install"):
-        viz.get_renderer()
+    with pytest.raises(viz.GraphvizNotFoundError, match="'graphviz-pure' was chosen.*pip"):
+        viz.set_renderer("graphviz-pure")
+
+
+@pytest.mark.parametrize("call", ["draw_graph", "render", "BackwardStepper", "get_renderer"])
+def test_a_missing_renderer_in_the_environment_fails_at_first_use(
+    call: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_system_dot(monkeypatch, tmp_path)
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "dot")
+    calls = {
+        "draw_graph": lambda: viz.draw_graph(small_graph()),  # was: DOT text on display
+        "render": lambda: viz.render(small_graph(), tmp_path / "graph.svg"),
+        "BackwardStepper": lambda: viz.BackwardStepper(viz.trace_backward(small_graph())),
+        "get_renderer": viz.get_renderer,
+    }
+    with pytest.raises(viz.GraphvizNotFoundError) as excinfo:
+        calls[call]()
+    message = str(excinfo.value)
+    assert "'dot' was chosen (by MINITORCH_VIZ_RENDERER)" in message
+    assert "apt-get install graphviz" in message and "'graphviz-pure'" in message
+    assert os.listdir(tmp_path) == ["empty-bin"]  # nothing written
+    # DOT text needs no renderer, so it is still written.
+    assert viz.render(small_graph(), tmp_path / "graph.dot").exists()
 
 
 def test_unknown_renderer_names_are_rejected_with_the_choices(
@@ -137,11 +161,62 @@ def test_draw_graph_and_render_spell_out_their_options() -> None:
         "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
         "hide_constants", "legend", "module", "group_modules",
     ]  # fmt: skip
-    for func in (viz.draw_graph, viz.render, viz.to_dot):
+    for func, extra in ((viz.draw_graph, []), (viz.render, ["dpi"]), (viz.to_dot, [])):
         params = inspect.signature(func).parameters
         keywords = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY]
-        assert keywords == expected, func.__name__
-        assert all(name in (func.__doc__ or "") for name in expected)
+        assert keywords == expected + extra, func.__name__
+        assert all(name in (func.__doc__ or "") for name in expected + extra)
+    assert list(viz.draw.RENDER_OPTIONS) == expected + ["dpi"]
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+RENDERER_NAMES = [
+    pytest.param("dot", marks=pytest.mark.skipif(not HAS_SYSTEM_DOT, reason="no dot")),
+    pytest.param("graphviz-pure", marks=requires_pure),
+]
+
+
+@pytest.mark.parametrize("name", RENDERER_NAMES)
+def test_render_png_is_192_dpi_by_default_and_dpi_sets_it(name: str, tmp_path: Path) -> None:
+    viz.set_renderer(name)
+    graph = small_graph()
+    svg = viz.render(graph, tmp_path / "g.svg").read_text(encoding="utf-8")
+    width_pt = float(svg.split('width="', 1)[1].split("pt", 1)[0])
+    for dpi, path in [
+        (192, viz.render(graph, tmp_path / "default.png")),
+        (144, viz.render(graph, tmp_path / "a.png", dpi=144)),
+        (300, viz.render(graph, tmp_path / "b.PNG", dpi=300.0)),
+        (96, viz.render(graph, tmp_path / "c.png", dpi=np.int64(96))),
+    ]:
+        width_px = png_size(path.read_bytes())[0]
+        # Graphviz rounds the page size to whole pixels, plus a pixel of margin.
+        assert abs(width_px - width_pt * dpi / 72) <= 3, (name, dpi, width_px, width_pt)
+
+
+@pytest.mark.parametrize("bad", [0, -96, 20, 5000, float("nan"), float("inf"), True, "high"])
+def test_a_bad_dpi_is_a_value_error_naming_it(bad: object, tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as excinfo:
+        viz.render(small_graph(), tmp_path / "g.png", dpi=bad)  # type: ignore[arg-type]
+    assert str(excinfo.value) == (
+        f"viz.render: dpi must be a number of pixels per inch from 36 to 1200, got {bad!r}"
+    )
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".pdf", ".dot"])
+def test_dpi_is_for_png_only(suffix: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=f"dpi=150 applies to .png files only, not '{suffix}'"):
+        viz.render(small_graph(), tmp_path / f"g{suffix}", dpi=150)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_misspelt_dpi_is_suggested(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="unknown option 'dip' \\(did you mean 'dpi'\\?\\)"):
+        viz.render(small_graph(), tmp_path / "g.png", dip=150)
 
 
 @pytest.mark.parametrize("func", ["draw_graph", "render", "to_dot"])
@@ -157,10 +232,24 @@ def test_unknown_options_are_rejected_naming_the_valid_ones(func: str, tmp_path:
     assert os.listdir(tmp_path) == []
 
 
-def test_a_bad_environment_variable_in_jupyter_shows_text_not_a_traceback(
+def test_a_bad_environment_variable_fails_at_the_first_drawing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(viz.renderer.ENV_VAR, "neato")
-    bundle = viz.draw_graph(small_graph())._repr_mimebundle_()
+    with pytest.raises(ValueError, match="MINITORCH_VIZ_RENDERER='neato'.*auto, dot"):
+        viz.draw_graph(small_graph())
+    monkeypatch.delenv(viz.renderer.ENV_VAR)
+    view = viz.draw_graph(small_graph())
+    monkeypatch.setenv(viz.renderer.ENV_VAR, "neato")  # changed after drawing: text, no traceback
+    bundle = view._repr_mimebundle_()
     assert list(bundle) == ["text/plain"]
     assert bundle["text/plain"].rstrip().endswith("use one of auto, dot, graphviz-pure")
+
+
+def test_without_any_renderer_auto_still_displays_dot_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hide_system_dot(monkeypatch, tmp_path)
+    monkeypatch.setattr(viz.renderer, "find_graphviz_pure", lambda: None)
+    bundle = viz.draw_graph(small_graph())._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"] and "pip install graphviz-pure" in bundle["text/plain"]

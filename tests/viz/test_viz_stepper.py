@@ -73,7 +73,9 @@ def test_numbers_are_the_directly_computed_gradients() -> None:
     # Exp sends sin(x) exp(x), Sin sends exp(x) cos(x); x.grad is their sum.
     mul, exp, sin, end = frames[2], frames[3], frames[4], frames[5]
     product = stepper.trace.name_of(stepper.trace[1].output_ids[0])  # sin(x) * exp(x)
-    assert mul["caption"].startswith(f"Step 2 of 4: Mul.backward received ∂y/∂{product} (shape 2)")
+    assert mul["caption"].startswith(
+        f"Step 2 of 4: Mul.backward received ∂y/∂{product} (shape 2; {product} is its output)"
+    )
 
     def values(cell: str) -> np.ndarray:
         return np.array([float(v) for v in cell.strip("[] ").split()])
@@ -112,6 +114,63 @@ def test_a_variable_used_twice_by_one_function_is_said_once() -> None:
     assert row(frame, "added", "∂y/∂x (sum)")[3] == "6.0"  # d(x²)/dx at 3
 
 
+def bold_labels(dot: str) -> dict[str, str]:
+    """Node id -> the bold first line of its label, as the picture shows it (unescaped)."""
+    import html
+
+    found = re.findall(r"^\t+(v\d+) \[label=<<B>(.*?)</B>", dot, re.MULTILINE)
+    return {node: html.unescape(text) for node, text in found}
+
+
+def named_in_captions(stepper: viz.BackwardStepper) -> set[str]:
+    """Every Variable name a caption mentions after the output's ``∂y/∂``."""
+    out = stepper.trace.name_of(stepper.trace.graph.var_id(stepper.trace.output))
+    names = set()
+    for caption in stepper.captions():
+        names |= set(re.findall(rf"∂{re.escape(out)}/∂(\S+?)(?=[ ,.)]|$)", caption))
+    return names
+
+
+def test_captions_say_where_an_unnamed_intermediate_is() -> None:
+    x = Variable(np.array(0.5), name="x")
+    y = F.exp(x) * F.sin(x)  # the product, exp(x) and sin(x) are unnamed: drawn v2 v3 v4
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    labels = bold_labels(stepper.dot())
+    exp_id, sin_id, out_id = (k for k, v in labels.items() if v != "x")
+    assert [labels[k] for k in (exp_id, sin_id, out_id)] == [exp_id, sin_id, out_id]
+    start, mul, *_ = stepper.captions()
+    assert f"begins at the output {out_id} (made by Mul)" in start
+    assert f"received ∂{out_id}/∂{out_id} (a scalar; {out_id} is its output)" in mul
+    assert f"∂{out_id}/∂{exp_id} ({exp_id} is the output of Exp)" in mul
+    assert f"∂{out_id}/∂{sin_id} ({sin_id} is the output of Sin)" in mul
+    assert f"∂{out_id}/∂x (" not in " ".join(stepper.captions())  # named: no note
+
+
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        ("a\nb", "a\\nb"),  # the drawing spells invisible characters out
+        ("w" * 70, "w" * 60 + "…"),  # and shortens long names
+        ("<b>&", "<b>&"),
+    ],
+)
+def test_captions_name_variables_exactly_as_the_drawing_shows_them(
+    name: str, shown: str
+) -> None:
+    x = Variable(np.array([0.5, 2.0]), name=name)
+    h = F.tanh(x)
+    y = (h * 3.0).sum()  # 3.0 is a constant, drawn by its value
+    y.name = "y"
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    labels = bold_labels(stepper.dot())
+    assert shown in labels.values() and "3.0" in labels.values()
+    mentioned = named_in_captions(stepper)
+    assert shown in mentioned
+    assert mentioned <= set(labels.values()), mentioned - set(labels.values())
+    assert f"The leaf {shown} now holds" in stepper.captions()[-1]
+    assert set(stepper.trace.name_of(k) for k in labels) == set(labels.values())
+
+
 def test_arrows_point_the_way_the_gradient_travels() -> None:
     stepper = diamond_stepper()
     graph = stepper.trace.graph
@@ -146,7 +205,8 @@ def test_the_mlp_caption_names_parameters_and_shapes() -> None:
     caption = frames[2]["caption"]
     logits = trace.name_of(trace[1].output_ids[0])
     assert caption.startswith(
-        f"Step 2 of 4: Linear.backward received ∂loss/∂{logits} (shape 4×10) and sent "
+        f"Step 2 of 4: Linear.backward received ∂loss/∂{logits} (shape 4×10; {logits} is its "
+        "output) and sent "
     )
     assert "∂loss/∂layers.2.W" in caption and "∂loss/∂layers.2.b" in caption
     w_row = row(frames[2], "sent", "∂loss/∂layers.2.W")

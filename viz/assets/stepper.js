@@ -140,10 +140,14 @@ function minitorchStepper(root, data, options) {
   function available() {
     var w = view.clientWidth || 600;
     var full = document.fullscreenElement === root;
-    var top = view.getBoundingClientRect().top - root.getBoundingClientRect().top;
     var h;
     if (full || root.classList.contains("mts-page")) {
-      h = window.innerHeight - top - 16;
+      // Down to the root's inner bottom edge (its height is fixed by the CSS: the window
+      // less the page margin), less the view's own border: the page never scrolls.
+      var style = getComputedStyle(root);
+      var bottom = root.getBoundingClientRect().bottom - parseFloat(style.borderBottomWidth) -
+        parseFloat(style.paddingBottom);
+      h = bottom - view.getBoundingClientRect().top - (view.offsetHeight - view.clientHeight);
     } else {
       // in a notebook: the controls, caption and drawing fit in the window together
       h = Math.min(Math.max(window.innerHeight - 230, 240), height * (w / width));
@@ -160,8 +164,9 @@ function minitorchStepper(root, data, options) {
     var scale = Math.min(room.w / width, room.h / height, 2);
     if (readable && scale < TOO_SMALL) scale = READABLE;
     zoom = scale;
-    var shownH = Math.min(room.h, height * zoom);
-    view.style.height = Math.ceil(shownH) + "px";
+    // Whole pixels, rounded down: rounding up made the view stick out below the window.
+    var shownH = Math.floor(Math.min(room.h, height * zoom));
+    view.style.height = shownH + "px";
     panX = (room.w - width * zoom) / 2;
     panY = (shownH - height * zoom) / 2;
     if (panX < 0) panX = 0;
