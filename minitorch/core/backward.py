@@ -63,7 +63,7 @@ def run_backward(
     if create_graph:
         seed = Variable(seed, requires_grad=False)
     handed_out: set[int] = set()  # ids of the arrays some .grad holds now (_hand_out)
-    unchanged: set[int] = set()  # leaf snapshots already compared in this pass
+    unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
     if y.creator is None:
         _add_to_leaf(y, seed, create_graph, handed_out)
         return

@@ -19,6 +19,7 @@ import numpy as np
 
 from minitorch.core.config import _State, _state
 from minitorch.core.forward import push_tangents
+from minitorch.core.inplace import Recorded, check_unchanged, record_leaves
 from minitorch.core.variable import NUMERIC_KINDS, Variable
 
 #: What a ``vjp`` computes with: an ndarray on the fast path, a Variable under create_graph.
@@ -103,9 +104,9 @@ class Function:
     #: (core imports no ops): NumPy kernels on ndarrays, and minitorch ops on Variables.
     array_ops: ClassVar[Any] = None
     graph_ops: ClassVar[Any] = None
-    # (input index, (array, its bytes)) for every leaf input, taken when the graph is
+    # (input index, snapshot, version) for every leaf input, taken when the graph is
     # recorded; the engine compares them before this Function's backward (in-place edits).
-    leaf_snapshots: tuple[tuple[int, tuple[np.ndarray, bytes]], ...] | None = None
+    leaf_snapshots: tuple[Recorded, ...] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -161,7 +162,7 @@ class Function:
             if True in needs:
                 self._record(xs, outputs, needs, state)
                 if has_leaf:  # remember the leaves' values (in-place edit detection)
-                    self._snapshot_leaves(xs, inputs)
+                    self.leaf_snapshots = record_leaves(xs, inputs)
                 if state.forward_mode:  # minitorch.func.jvp is on: tangents too
                     push_tangents(self, xs, outputs)
                 return outputs[0] if len(outputs) == 1 else outputs
@@ -203,45 +204,7 @@ class Function:
         if state.detect_anomaly:
             self.created_at = _user_frame()
 
-    def _snapshot_leaves(self, xs: Any, operands: tuple[Any, ...]) -> None:
-        """Remember the values of the leaf inputs, to detect in-place edits (see below).
-
-        A leaf Variable (``creator is None``: a Parameter, an input) is what users edit in
-        place — ``x.data[...] = 5`` or ``x.data = new`` — between forward and backward;
-        backward would then silently use the new values. Its bytes are copied here (one
-        ``tobytes``: O(size)) and compared before this Function's backward by
-        ``check_leaves_unchanged``. An ndarray passed as an operand is copied into its
-        constant Variable instead (backward then uses the forward point's values, and no
-        comparison is needed); constants made from Python numbers or lists are private.
-        The ``(array, bytes)`` pair is cached on the Variable while unchanged, so a
-        weight used at every step of an RNN is copied once, not once per step.
-        """
-        snapshots = None
-        for i, x in enumerate(xs):
-            if x.creator is not None:
-                continue
-            operand = operands[i]
-            if operand is not x:
-                if isinstance(operand, np.ndarray):
-                    # The user's ndarray, wrapped as a constant without a copy: give the
-                    # graph its own copy instead, so later edits of the user's array cannot
-                    # reach backward (it uses the values of the forward point; no check).
-                    x.data = operand.copy()
-                continue  # a constant made from a Python number or list: nobody else has it
-            data = x.data
-            blob = data.tobytes()
-            cached = getattr(x, "_snapshot", None)
-            if cached is None or cached[0] is not data or cached[1] != blob:
-                cached = (data, blob)
-                x._snapshot = cached
-            if snapshots is None:
-                snapshots = [(i, cached)]
-            else:
-                snapshots.append((i, cached))
-        if snapshots is not None:
-            self.leaf_snapshots = tuple(snapshots)
-
-    def check_leaves_unchanged(self, checked: set[int] | None = None) -> None:
+    def check_leaves_unchanged(self, checked: set[tuple[int, int]] | None = None) -> None:
         """Raise if a leaf input was edited in place since the forward call.
 
         The engine calls this before running this Function's backward. Detected: any
@@ -249,30 +212,17 @@ class Function:
         into the array through ``x.data`` or any other view of its memory, or a
         replacement ``x.data = new`` with different values. Not checked: intermediate
         results (outputs of other ops), which only ``y.data`` reaches; see
-        ``docs/when-things-go-wrong.md``.
+        ``minitorch/core/inplace.py`` and ``docs/when-things-go-wrong.md``.
 
         Args:
-            checked: ids of the snapshots already found unchanged in this backward pass.
-                A leaf used by many Functions (a weight at every step of an RNN) shares
-                one snapshot among them, so the engine compares its bytes once per pass.
+            checked: the snapshots already found unchanged in this backward pass, as
+                ``(id(snapshot), version)``: a leaf used by many Functions (a weight at
+                every step of an RNN) is compared once per pass.
 
         Raises:
             RuntimeError: naming the Function, the input and what to do instead.
         """
-        for i, snapshot in self.leaf_snapshots or ():
-            if checked is not None and id(snapshot) in checked:
-                continue
-            data, blob = snapshot
-            x = self.inputs[i]
-            now = x.data
-            if now is not data or now.tobytes() != blob:
-                if now is None or not (
-                    now.shape == data.shape and now.dtype == data.dtype and now.tobytes() == blob
-                ):
-                    raise RuntimeError(_modified_message(self, i, x, now is data))
-                continue  # replaced by an equal array: the gradient is unaffected
-            if checked is not None:
-                checked.add(id(snapshot))
+        check_unchanged(self, checked)
 
     # -- to be defined by subclasses -----------------------------------------------------
     def forward(self, *xs: Any, **kwargs: Any) -> Any:
@@ -387,22 +337,6 @@ def _called_twice_message(func: Function) -> str:
         f"{name}() was already called and recorded a graph; a Function instance records "
         f"one call (its inputs and outputs), so calling it again would corrupt that "
         f"graph. Create a new instance per call: {name}()(x)"
-    )
-
-
-def _modified_message(func: Function, index: int, x: Variable, same_array: bool) -> str:
-    label = f"Variable {x.name!r}" if x.name else "a Variable"
-    how = (
-        "its array was written to in place (e.g. x.data[...] = value, or an optimizer step)"
-        if same_array
-        else "its data was replaced (x.data = new array) by different values"
-    )
-    return (
-        f"backward(): input {index} of {type(func).__name__} ({label}, shape {x.shape}) was "
-        f"modified after the forward pass: {how}. The gradient would be computed at the "
-        "new values, not at the point of the forward pass. Change inputs and parameters "
-        "only after backward() (forward -> backward -> optimizer step), or run the forward "
-        "pass again"
     )
 
 

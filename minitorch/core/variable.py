@@ -69,8 +69,8 @@ class Variable:
         "generation",
         "requires_grad",
         "__weakref__",
-        # Left unset until needed (read with getattr): the bytes of ``data`` as recorded
-        # by Function calls (in-place edit detection); a mark on gradients made by a
+        # Left unset until needed (read with getattr): a copy of ``data`` as recorded by
+        # Function calls (in-place edit detection, core/inplace.py); a mark on gradients made by a
         # first-order backward (differentiating one explains create_graph=True); and, on
         # a create_graph gradient that depends on no input, a weak reference to its leaf
         # (differentiating it gives that leaf zeros).
@@ -78,7 +78,7 @@ class Variable:
         "_first_order_grad",
         "_constant_grad_of",
     )
-    _snapshot: tuple[np.ndarray, bytes]
+    _snapshot: Any  # minitorch.core.inplace.LeafSnapshot
     _first_order_grad: bool
     _constant_grad_of: Any  # weakref.ref to a Variable
 

@@ -1,0 +1,163 @@
+"""Detecting in-place edits of leaf inputs between a forward call and its backward.
+
+A leaf Variable (``creator is None``: a Parameter, an input batch) is what users edit in
+place — ``x.data[...] = 5``, an optimizer step, ``x.data = new`` — and backward would
+then silently compute the gradient at the new values. So each Function that records a
+graph remembers the values of its leaf inputs, and the engine compares them before that
+Function's backward (PyTorch keeps a version counter per tensor for the same purpose;
+NumPy writes are invisible to us, so the values themselves are compared).
+
+Each leaf Variable owns one :class:`LeafSnapshot`: a private copy of its array and a
+version number. A forward call that finds the values unchanged reuses the copy (a weight
+used at every step of an RNN is copied once); one that finds them changed copies them
+into the same buffer (no new allocation per training step) and increments the version,
+so the older graphs that recorded the previous version know their values are gone.
+Comparisons are bit for bit (a NaN equals itself): O(size), without temporary copies.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from minitorch.core.variable import Variable
+
+if TYPE_CHECKING:
+    from minitorch.core.function import Function
+
+#: (input index, the leaf's snapshot, its version at the forward call), one per leaf input.
+Recorded = tuple[int, "LeafSnapshot", int]
+_SMALL = 1 << 16  # bytes: below this, comparing two ``tobytes()`` is the cheapest way
+_HEAD = 1 << 13  # words compared first: after an optimizer step they already differ
+
+
+class LeafSnapshot:
+    """The values of one leaf's array as the forward calls that used it saw them.
+
+    Attributes:
+        data: the leaf's array at the time (``x.data`` may be replaced later).
+        copy: a private C-contiguous copy of its values.
+        blob: for a small array, ``copy.tobytes()`` (comparing bytes is then fastest);
+            ``None`` for a large one, which is compared word by word.
+        version: how many times the values were found changed and copied again.
+    """
+
+    __slots__ = ("blob", "copy", "data", "version")
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+        self.copy = np.array(data, order="C", copy=True)
+        self.blob = self.copy.tobytes() if data.nbytes < _SMALL else None
+        self.version = 0
+
+    def still_holds(self, data: np.ndarray) -> bool:
+        """Whether ``data`` (the array this snapshot copied) has the values of the copy."""
+        if self.blob is not None:
+            return data.tobytes() == self.blob
+        copy = self.copy
+        return data.shape == copy.shape and data.dtype == copy.dtype and same_values(data, copy)
+
+    def take(self, data: np.ndarray) -> None:
+        """Copy the changed values of ``data`` into this snapshot, as a new version."""
+        np.copyto(self.copy, data)
+        if self.blob is not None:
+            self.blob = self.copy.tobytes()
+        self.version += 1
+
+
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` (same shape and dtype) hold the same bytes.
+
+    Large contiguous arrays are compared as machine words, the first few thousand first,
+    so a changed weight is rejected early and no ``tobytes()`` copy is made.
+    """
+    if a.nbytes < _SMALL or not (a.flags.c_contiguous and b.flags.c_contiguous):
+        return a.tobytes() == b.tobytes()
+    word = np.uint64 if a.nbytes % 8 == 0 else np.uint8
+    x, y = a.reshape(-1).view(word), b.reshape(-1).view(word)
+    return bool(np.array_equal(x[:_HEAD], y[:_HEAD]) and np.array_equal(x[_HEAD:], y[_HEAD:]))
+
+
+def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | None:
+    """Snapshot the leaf inputs of a Function that is recording its graph.
+
+    ``xs`` are its input Variables, ``operands`` what the caller passed. An ndarray operand
+    is copied into its constant Variable instead (backward then uses the forward point's
+    values and nothing needs comparing); constants made from Python numbers or lists are
+    private, so they are skipped.
+    """
+    recorded: list[Recorded] | None = None
+    for i, x in enumerate(xs):
+        if x.creator is not None:
+            continue
+        operand = operands[i]
+        if operand is not x:
+            if isinstance(operand, np.ndarray):
+                # The user's ndarray, wrapped as a constant without a copy: give the graph
+                # its own copy, so later edits of the user's array cannot reach backward.
+                x.data = operand.copy()
+            continue
+        data = x.data
+        snapshot = getattr(x, "_snapshot", None)
+        if snapshot is None or snapshot.data is not data or snapshot.copy.shape != data.shape:
+            snapshot = LeafSnapshot(data)
+            x._snapshot = snapshot
+        elif not snapshot.still_holds(data):
+            snapshot.take(data)
+        if recorded is None:
+            recorded = [(i, snapshot, snapshot.version)]
+        else:
+            recorded.append((i, snapshot, snapshot.version))
+    return None if recorded is None else tuple(recorded)
+
+
+def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None) -> None:
+    """Raise if a leaf input of ``func`` was edited since ``func``'s forward call.
+
+    Args:
+        func: a Function whose ``leaf_snapshots`` were recorded by :func:`record_leaves`.
+        checked: ``(id(snapshot), version)`` pairs already found unchanged in this backward
+            pass; a weight used by many Functions is then compared once per pass.
+
+    Raises:
+        RuntimeError: naming the Function, the input and what to do instead.
+    """
+    for i, snapshot, version in func.leaf_snapshots or ():
+        key = (id(snapshot), version)
+        if checked is not None and key in checked:
+            continue
+        x = func.inputs[i]
+        now = x.data
+        if version != snapshot.version:  # changed (and copied again) by a later forward
+            raise RuntimeError(_modified_message(func, i, x, now is snapshot.data))
+        if now is snapshot.data:
+            if not snapshot.still_holds(now):
+                raise RuntimeError(_modified_message(func, i, x, True))
+        else:  # replaced: fine if by equal values
+            saved = snapshot.copy
+            if (
+                now is None
+                or now.shape != saved.shape
+                or now.dtype != saved.dtype
+                or not same_values(now, saved)
+            ):
+                raise RuntimeError(_modified_message(func, i, x, False))
+        if checked is not None:
+            checked.add(key)
+
+
+def _modified_message(func: Function, index: int, x: Variable, same_array: bool) -> str:
+    label = f"Variable {x.name!r}" if x.name else "a Variable"
+    how = (
+        "its array was written to in place (e.g. x.data[...] = value, or an optimizer step)"
+        if same_array
+        else "its data was replaced (x.data = new array) by different values"
+    )
+    return (
+        f"backward(): input {index} of {type(func).__name__} ({label}, shape {x.shape}) was "
+        f"modified after the forward pass: {how}. The gradient would be computed at the "
+        "new values, not at the point of the forward pass. Change inputs and parameters "
+        "only after backward() (forward -> backward -> optimizer step), or run the forward "
+        "pass again"
+    )

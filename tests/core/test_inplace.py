@@ -1,0 +1,97 @@
+"""In-place edits of leaf inputs between forward and backward (minitorch/core/inplace.py).
+
+The snapshots are compared bit for bit, machine words at a time for large arrays, and a
+changed weight is copied into the snapshot it already has (with a new version) instead of
+a new copy per training step. These tests pin what that must still detect.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch.ops as F
+from minitorch import Variable
+from minitorch.core.inplace import LeafSnapshot, same_values
+
+BIG = (300, 300)  # 720 kB of float64: the word-by-word comparison path
+
+
+@pytest.mark.parametrize("shape", [(), (5,), BIG])
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_one_changed_element_is_caught(shape: tuple[int, ...], where: str) -> None:
+    w = Variable(np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape), name="w")
+    loss = F.sum(w * w)
+    flat = w.data.reshape(-1)  # a view: writes reach w.data
+    flat[0 if where == "first" else -1] += 1e-12
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
+        loss.backward()
+
+
+def test_nan_weights_are_unchanged_when_untouched() -> None:
+    w = Variable(np.full(BIG, np.nan))
+    loss = F.sum(w * 2.0)
+    loss.backward()  # NaN compares equal to itself bit for bit: no false alarm
+    assert w.grad is not None
+
+
+def test_a_weight_changed_between_two_uses_fails_the_first_use_only_when_it_changed() -> None:
+    # An RNN-like graph: w is used, changed in place, used again. The second use copies
+    # the new values into w's snapshot (a new version); the first use's backward must see
+    # that its values are gone, even though the current bytes match the snapshot.
+    w = Variable(np.ones(BIG), name="w")
+    first = F.sum(w * 3.0)
+    w.data *= 2.0
+    second = F.sum(w * 3.0)
+    second.backward()
+    with pytest.raises(RuntimeError, match="modified after the forward pass"):
+        first.backward()
+
+
+def test_an_unchanged_weight_shares_one_snapshot_across_uses() -> None:
+    w = Variable(np.ones(BIG))
+    a, b = (w * 2.0).creator, (w * 3.0).creator
+    ((_, snap_a, version_a),) = a.leaf_snapshots
+    ((_, snap_b, version_b),) = b.leaf_snapshots
+    assert snap_a is snap_b and version_a == version_b == 0
+
+
+def test_training_steps_reuse_the_snapshot_buffer() -> None:
+    w = Variable(np.ones(BIG))
+    F.sum(w * w).backward()
+    buffer = w._snapshot.copy
+    w.data -= 0.1 * w.grad.data  # an optimizer step after backward: allowed
+    F.sum(w * w).backward()
+    assert w._snapshot.copy is buffer and w._snapshot.version == 1
+    np.testing.assert_array_equal(buffer, w.data)
+
+
+def test_non_contiguous_leaves_and_replacements_by_equal_values() -> None:
+    base = np.arange(12.0).reshape(3, 4)
+    w = Variable(base.T)  # a transposed view: not C-contiguous
+    loss = F.sum(w * w)
+    w.data = np.array(base.T, order="C")  # replaced by equal values: fine
+    loss.backward()
+    np.testing.assert_array_equal(w.grad.data, 2 * base.T)
+    loss = F.sum(w * w)
+    w.data = w.data + 1.0
+    with pytest.raises(RuntimeError, match="replaced"):
+        loss.backward()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "bool", "complex128"])
+def test_same_values_is_bit_for_bit(dtype: str) -> None:
+    a = (np.arange(40_000) % 7).astype(dtype)
+    b = a.copy()
+    assert same_values(a, b)
+    b[-1] = not b[-1] if dtype == "bool" else b[-1] + 1
+    assert not same_values(a, b)
+    zeros = np.zeros(10_000)
+    assert not same_values(zeros, -zeros)  # -0.0 == 0.0 numerically, not bit for bit
+
+
+def test_snapshot_copy_is_private() -> None:
+    data = np.ones(4)
+    snapshot = LeafSnapshot(data)
+    data[0] = 5.0
+    assert snapshot.copy[0] == 1.0 and snapshot.version == 0
