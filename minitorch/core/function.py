@@ -434,9 +434,15 @@ def _as_output(y: Any, func: Function, index: int) -> np.ndarray:
         return np.asarray(y)
     if isinstance(y, np.ndarray):
         return y
+    hint = ""
+    if isinstance(y, Variable):  # forward computed with a Variable: some input's .data is one
+        hint = (
+            ": an input's .data holds a Variable instead of an ndarray. Did an update write "
+            "x.data = x.data - lr * x.grad? Use the gradient's array: x.grad.data"
+        )
     raise TypeError(
         f"{type(func).__name__}.forward must return ndarrays (or a tuple of them); "
-        f"output {index} is a {type(y).__name__}"
+        f"output {index} is a {type(y).__name__}{hint}"
     )
 
 

@@ -53,10 +53,10 @@ class LeafSnapshot:
 
     def still_holds(self, data: np.ndarray) -> bool:
         """Whether ``data`` (the array this snapshot copied) has the values of the copy."""
-        if self.blob is not None:
-            return data.tobytes() == self.blob
         copy = self.copy
-        return data.shape == copy.shape and data.dtype == copy.dtype and same_values(data, copy)
+        if data.shape != copy.shape or data.dtype != copy.dtype:  # `x.data.dtype = ...`
+            return False
+        return data.tobytes() == self.blob if self.blob is not None else same_values(data, copy)
 
     def take(self, data: np.ndarray) -> None:
         """Copy the changed values of ``data`` into this snapshot, as a new version."""
@@ -64,6 +64,10 @@ class LeafSnapshot:
         if self.blob is not None:
             self.blob = self.copy.tobytes()
         self.version += 1
+
+
+def _same_layout(snapshot: LeafSnapshot, data: np.ndarray) -> bool:
+    return data.shape == snapshot.copy.shape and data.dtype == snapshot.copy.dtype
 
 
 def same_values(a: np.ndarray, b: np.ndarray) -> bool:
@@ -100,7 +104,7 @@ def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | 
             continue
         data = x.data
         snapshot = getattr(x, "_snapshot", None)
-        if snapshot is None or snapshot.data is not data or snapshot.copy.shape != data.shape:
+        if snapshot is None or snapshot.data is not data or not _same_layout(snapshot, data):
             snapshot = LeafSnapshot(data)
             x._snapshot = snapshot
         elif not snapshot.still_holds(data):
@@ -152,7 +156,8 @@ def _modified_message(func: Function, index: int, x: Variable, same_array: bool)
     how = (
         "its array was written to in place (e.g. x.data[...] = value, or an optimizer step)"
         if same_array
-        else "its data was replaced (x.data = new array) by different values"
+        else "its data was replaced (x.data = new array) by an array of different values, "
+        "shape or dtype"
     )
     return (
         f"backward(): input {index} of {type(func).__name__} ({label}, shape {x.shape}) was "

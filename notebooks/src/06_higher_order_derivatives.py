@@ -56,7 +56,7 @@ print(f"the gradient was made by: {type(gx.creator).__name__}")
 # %% [markdown]
 # Here is the graph behind `gx`. The purple nodes were created by the backward pass: the
 # `Tanh` box is the original forward op, and `TanhGrad` is tanh's backward,
-# $g_x = g_y \cdot (1 - y^2)$, recorded as **one** op (PyTorch's `TanhBackward` is the
+# $g_x = g_y \cdot (1 - y^2)$, recorded as **one** op (PyTorch's `tanh_backward` is the
 # same idea). Its inputs are $y = \tanh x$, computed once in the forward pass and reused,
 # and the seed $g_y = 1$ (the dashed constant). `TanhGrad` is an ordinary Function with a
 # backward of its own, which is what the next section runs.
@@ -162,8 +162,9 @@ for order, n in enumerate(sizes, start=1):
     print(f"derivative {order}: its graph has {n} Functions")
 
 # %% [markdown]
-# The graphs grow with the order: each derivative's graph contains the previous one plus
-# its backward. Here is the graph of the **second** derivative of tanh at one point
+# The graphs grow with the order: each derivative is the backward of the previous one's
+# graph, and it reuses the values of that graph that the product rule needs. Here is the
+# graph of the **second** derivative of tanh at one point
 # (constants hidden). Everything hangs off the one `Tanh` output $y$. Differentiating
 # `TanhGrad`, $g_y (1 - y^2)$, with respect to $y$ gives $-2y \cdot g_y \cdot g$: two
 # `Mul`s, because the seeds $g_y$ and $g$ are constants. Then `Tanh`'s backward applies
@@ -423,6 +424,11 @@ check_close("x.grad of exp(x^2) + sin(x^2)", x_test.grad,
 check_true(x_test.grad.creator is None,
            "with create_graph=False your engine recorded the backward pass (x.grad has a "
            "creator): run the backward calls inside `with no_grad():`")
+e_test = F.exp(x_test)  # one Variable used twice by one op: its creator waits for both
+x_test.clear_grad()
+run_engine(e_test * e_test, what="backward_engine(e * e) with e = exp(x)")
+check_close("x.grad of e * e with e = exp(x)", x_test.grad, 2 * np.exp(2 * x_test.data),
+            hint=engine_size)
 u_test, w_test = Variable(np.array(3.0)), Variable(np.array(-2.0))
 run_engine(u_test * w_test * u_test, what="backward_engine(u * w * u)")
 check_close("the gradient of u*w*u w.r.t. u (u is used twice)", u_test.grad, 2 * 3.0 * -2.0,
@@ -528,8 +534,8 @@ ok(f"hessian_2x2 is right (with {engine_name.split(' (')[0]}); the Hessian is sy
 # * Clear the gradient between passes: gradients accumulate.
 # * Newton's method uses $f'/f''$ and converges quadratically near a minimum; gradient
 #   descent is slower per step but needs no second derivatives.
-# * Each higher derivative's graph contains the previous one, and the graphs grow
-#   exponentially with the order (about ×2.7 per order for tanh).
+# * Each higher derivative is the backward of the previous one's graph, and the graphs
+#   grow exponentially with the order (about ×2.7 per order for tanh).
 # * An engine supports `create_graph=True` by running the differentiable `backward`s with
 #   recording on; with recording off, the same loop gives first-order gradients.
 #

@@ -95,3 +95,26 @@ def test_snapshot_copy_is_private() -> None:
     snapshot = LeafSnapshot(data)
     data[0] = 5.0
     assert snapshot.copy[0] == 1.0 and snapshot.version == 0
+
+
+def test_in_place_dtype_or_shape_changes_of_small_leaves_are_caught() -> None:
+    # Found by a fresh-user trial: small arrays were compared by their bytes alone.
+    w = Variable(np.full(4, 1.5), requires_grad=False, name="w")
+    c = Variable(np.ones(4))
+    y = F.sum(w * c)
+    w.data.dtype = np.int64  # the same memory, read as integers
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*modified after the forward pass"):
+        y.backward()
+    v = Variable(np.arange(4.0).reshape(1, 4), name="v")
+    y = F.sum(v * v)
+    v.data.shape = (4, 1)
+    with pytest.raises(RuntimeError, match=r"Variable 'v'.*modified after the forward pass"):
+        y.backward()
+
+
+def test_replacement_by_a_different_dtype_says_so() -> None:
+    w = Variable(np.ones(3))
+    y = F.sum(w * w)
+    w.data = w.data.astype(np.float32)
+    with pytest.raises(RuntimeError, match="different values, shape or dtype"):
+        y.backward()

@@ -172,3 +172,12 @@ def test_asarray_keeps_its_message_and_shape_functions_keep_working() -> None:
     assert (np.shape(x), np.ndim(x), np.size(x), np.result_type(x)) == ((2, 3), 2, 6, np.float64)
     t = np.transpose(x)
     assert isinstance(t, Variable) and t.shape == (3, 2)
+
+
+def test_a_variable_stored_in_data_gets_a_hint_at_the_next_op() -> None:
+    # Found by a fresh-user trial: `x.data = x.data - lr * x.grad` stores a Variable.
+    x = Variable(np.array([1.0, 2.0]))
+    F.sum(x * x).backward()
+    x.data = x.data - 0.1 * x.grad  # ndarray - Variable is a Variable
+    with pytest.raises(TypeError, match=r"\.data holds a Variable.*x\.grad\.data"):
+        F.sum(x * x)
