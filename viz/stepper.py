@@ -349,18 +349,46 @@ class BackwardStepper:
         else:
             text += " and sent nothing: none of its inputs needs a gradient."
         totals: dict[str, np.ndarray] = {}
+        earlier: dict[str, bool] = {}
         for acc in step.accumulations:  # the last sum per Variable (x used twice: two)
             totals[acc.node_id] = acc.total
+            earlier[acc.node_id] = earlier.get(acc.node_id, False) or acc.earlier
         for node_id, total in totals.items():
             rows.append(["added", self._d(node_id) + " (sum)", _shape_cell(total),
                          _values(total)])  # fmt: skip
-            text += (
-                f" {self._names.get(node_id, '?')} already held a gradient, so what "
-                "arrives now is added to it (+=)."
-            )
+            text += " " + self._sum_sentence(step, node_id, sent_ids.count(node_id),
+                                             earlier[node_id])  # fmt: skip
         acc_ids = list(totals)
         got = list(dict.fromkeys(sent_ids))
         return _frame(counter, text, step.node_id, outgoing, send, got, acc_ids, rows)
+
+    def _sum_sentence(self, step: BackwardStep, node_id: str, k: int, earlier: bool) -> str:
+        """Why gradients are added at ``node_id`` in this step, ending in ``(+=)``.
+
+        Either the Variable already held a gradient from an earlier step, or one Function
+        used it ``k`` times (``x * x``) and its ``k`` contributions of this one step are
+        added — then nothing was held before, and the caption must not say so.
+        """
+        name = self._names.get(node_id, "?")
+        number = _NUMBER_WORDS.get(k, str(k))
+        if earlier and k == 1:
+            return f"{name} already held a gradient, so what arrives now is added to it (+=)."
+        if earlier:
+            return (
+                f"{name} already held a gradient from an earlier step; the {number} "
+                f"contributions {step.name} sends now are added to it (+=)."
+            )
+        n_inputs = len(step.input_ids)
+        if k == n_inputs == 2:
+            which = "both inputs"
+        elif k == n_inputs:
+            which = f"all {number} inputs"
+        else:
+            which = f"{number} of the inputs"
+        return (
+            f"{which.capitalize()} of {step.name} are {name}: the {number} contributions "
+            "are added (+=)."
+        )
 
     def _sent_phrases(self, node_ids: list[str]) -> list[str]:
         """``∂loss/∂x`` once per Variable, saying "twice" where an input is used twice."""
@@ -641,6 +669,9 @@ def _frame(
         "acc": acc,
         "rows": rows,
     }
+
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 
 
 def _join(items: list[str]) -> str:

@@ -33,11 +33,18 @@ ArrayOrNone = np.ndarray | None
 class Accumulation:
     """A gradient contribution added to one already waiting at a Variable (fan-in).
 
+    What waits may come from an earlier step (``x`` used by two Functions) or only from
+    this same step (one Function using ``x`` twice, as in ``x * x``: both of Mul's
+    contributions arrive in one step); ``earlier`` tells the two apart, so a caption
+    does not claim the Variable "already held" a gradient it had not.
+
     Attributes:
         node_id: the Variable's node id in the drawing (``v3``).
         before: the gradient collected so far.
         added: the new contribution.
         total: ``before + added``.
+        earlier: whether ``before`` includes a gradient from an earlier step (``False``
+            when it holds only what this step sent a moment before).
 
     Example:
         >>> import numpy as np
@@ -46,12 +53,15 @@ class Accumulation:
         >>> (acc,) = trace_backward(x * x)[0].accumulations  # x used twice
         >>> float(acc.before), float(acc.added), float(acc.total)
         (3.0, 3.0, 6.0)
+        >>> acc.earlier  # both contributions come from this one Mul
+        False
     """
 
     node_id: str
     before: np.ndarray
     added: np.ndarray
     total: np.ndarray
+    earlier: bool = True
 
 
 @dataclass(frozen=True)
@@ -246,13 +256,18 @@ class _Recorder:
         input_ids = tuple(graph.var_id(x) for x in func.inputs)
         outputs = [ref() for ref in func.outputs]
         accumulations = []
+        held_earlier = {nid for nid in input_ids if nid is not None and nid in self.received}
         for node_id, gx in zip(input_ids, grads_out):
             if node_id is None or gx is None:
                 continue
             before = self.received.get(node_id)
             self.received[node_id] = gx if before is None else before + gx
             if before is not None:
-                accumulations.append(Accumulation(node_id, before, gx, self.received[node_id]))
+                accumulations.append(
+                    Accumulation(
+                        node_id, before, gx, self.received[node_id], node_id in held_earlier
+                    )
+                )
         func_id = graph.func_id(func)
         assert func_id is not None, "every Function of the walked graph has an id"
         self.trace.steps.append(

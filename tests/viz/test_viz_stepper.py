@@ -114,6 +114,32 @@ def test_a_variable_used_twice_by_one_function_is_said_once() -> None:
     assert row(frame, "added", "∂y/∂x (sum)")[3] == "6.0"  # d(x²)/dx at 3
 
 
+def test_two_contributions_of_one_step_are_not_said_to_be_held_before() -> None:
+    # x * x: Mul sends gy*x to both of its inputs, which are the same x, in one step.
+    # Nothing was held at x before that step, so the caption must not say it was.
+    x = Variable(np.array(3.0), name="x")
+    y = x * x
+    y.name = "y"
+    caption = viz.BackwardStepper(viz.trace_backward(y)).frames()[1]["caption"]
+    assert "already held" not in caption
+    assert caption.endswith("Both inputs of Mul are x: the two contributions are added (+=).")
+
+
+def test_a_fan_in_on_top_of_an_earlier_gradient_says_both() -> None:
+    # y = x*x + exp(x): the engine runs Exp before Mul (see the trace's order), so x
+    # holds exp(x) when Mul's two contributions arrive.
+    x = Variable(np.array(3.0), name="x")
+    y = x * x + x.exp()
+    y.name = "y"
+    trace = viz.trace_backward(y)
+    assert [step.name for step in trace] == ["Add", "Exp", "Mul"]
+    caption = viz.BackwardStepper(trace).frames()[3]["caption"]
+    assert caption.endswith(
+        "x already held a gradient from an earlier step; the two contributions Mul sends "
+        "now are added to it (+=)."
+    )
+
+
 def bold_labels(dot: str) -> dict[str, str]:
     """Node id -> the bold first line of its label, as the picture shows it (unescaped)."""
     import html
@@ -154,9 +180,7 @@ def test_captions_say_where_an_unnamed_intermediate_is() -> None:
         ("<b>&", "<b>&"),
     ],
 )
-def test_captions_name_variables_exactly_as_the_drawing_shows_them(
-    name: str, shown: str
-) -> None:
+def test_captions_name_variables_exactly_as_the_drawing_shows_them(name: str, shown: str) -> None:
     x = Variable(np.array([0.5, 2.0]), name=name)
     h = F.tanh(x)
     y = (h * 3.0).sum()  # 3.0 is a constant, drawn by its value

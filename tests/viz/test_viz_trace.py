@@ -69,6 +69,7 @@ def test_fan_in_is_recorded_as_an_accumulation() -> None:
     np.testing.assert_allclose(acc.before + acc.added, acc.total)
     assert x.grad is not None
     np.testing.assert_allclose(acc.total, x.grad.data)
+    assert acc.earlier  # the other branch sent its part in an earlier step
     assert "x accumulates" in str(trace)
 
 
@@ -78,6 +79,7 @@ def test_variable_used_twice_by_one_function() -> None:
     (step,) = trace.steps
     assert step.input_ids == ("v1", "v1")
     assert [float(acc.total) for acc in step.accumulations] == [6.0]
+    assert [acc.earlier for acc in step.accumulations] == [False]  # nothing held before
 
 
 def test_the_trace_sets_no_attribute_on_any_function() -> None:
