@@ -9,6 +9,7 @@ byte-identical across runs and processes and cannot be broken by a strange name.
 from __future__ import annotations
 
 import inspect
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,7 +199,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
     """
     overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
     backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
-    arg_names = _argument_names(graph)
+    labels = _labels(graph)[0]
     node_lines: dict[str, str] = {}
     hidden_grads = False
     variables = {vn.id: vn for vn in graph.variables}
@@ -208,7 +209,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
             vn = variables[node_id]
             grad = overlay.grads.get(vn.id) or _grad_text(vn)
             hidden_grads |= opts.show_grads and grad is None and backward_ran
-            line = _var_line(vn, opts, overlay, grad, arg_names.get(vn.id))
+            line = _var_line(vn, opts, overlay, grad, labels[vn.id])
         else:
             line = _func_line(functions[node_id], opts, overlay)
         node_lines[node_id] = line
@@ -270,10 +271,10 @@ def _legend_table(graph: Graph) -> str:
 
 
 def _var_line(
-    vn: VarNode, opts: DotOptions, overlay: Overlay, grad: str | None, arg_name: str | None
+    vn: VarNode, opts: DotOptions, overlay: Overlay, grad: str | None, label: str
 ) -> str:
     var = vn.var
-    rows = [f"<B>{escape(_var_name(vn, arg_name))}</B>"]
+    rows = [f"<B>{escape(label)}</B>"]
     if opts.show_shapes:
         rows.append(escape(format_shape(var.data)))
     if opts.show_values:
@@ -288,11 +289,12 @@ def _var_line(
     return f"{vn.id} [label=<{'<BR/>'.join(rows)}> {attrs}" + (f" {extra}]" if extra else "]")
 
 
-def _var_name(vn: VarNode, arg_name: str | None = None) -> str:
-    """The bold first line: parameter path, name, a small constant's value, else an id.
+def _given_name(vn: VarNode, arg_name: str | None = None) -> str | None:
+    """The bold first line a node brings itself, or ``None`` when it gets an automatic id.
 
-    A constant that an op made from user data (the targets ``t`` of a loss) is named by
-    the op's argument it was passed as, when the op's ``forward`` names its arguments.
+    Its parameter path, its name, a small constant's value, or, for a constant that an
+    op made from user data (the targets ``t`` of a loss), the op's argument it was passed
+    as, when the op's ``forward`` names its arguments.
     """
     if vn.param_name is not None:
         return vn.param_name
@@ -302,7 +304,33 @@ def _var_name(vn: VarNode, arg_name: str | None = None) -> str:
         return format_array(vn.var.data)
     if vn.kind == "constant" and arg_name is not None:
         return arg_name
-    return vn.id
+    return None
+
+
+def _labels(graph: Graph) -> tuple[dict[str, str], set[str]]:
+    """Node id -> the bold first line of each Variable, and the ids labelled automatically.
+
+    A node without a name of its own is labelled with its node id (``v3``), unless a
+    user's name already reads ``v3`` (``Variable(..., name="v3")`` that is another
+    node): then it takes the first ``v<k>`` after the graph's own ids that no name uses,
+    so that two different nodes never show the same automatic-looking label.
+    """
+    arg_names = _argument_names(graph)
+    given = {vn.id: _given_name(vn, arg_names.get(vn.id)) for vn in graph.variables}
+    taken = {visible(name) for name in given.values() if name is not None}
+    labels: dict[str, str] = {}
+    automatic: set[str] = set()
+    fresh = itertools.count(len(graph.variables) + 1)
+    for vn in graph.variables:
+        name = given[vn.id]
+        if name is None:
+            automatic.add(vn.id)
+            name = vn.id
+            while name in taken:  # rare: a user name equal to an automatic id
+                name = f"v{next(fresh)}"
+            taken.add(name)
+        labels[vn.id] = name
+    return labels, automatic
 
 
 def variable_names(graph: Graph) -> dict[str, str]:
@@ -310,7 +338,9 @@ def variable_names(graph: Graph) -> dict[str, str]:
 
     The same text the drawing shows (:func:`viz.labels.visible`: long names shortened,
     invisible characters spelt out): a parameter's path, the Variable's ``name``, a
-    small constant's value or the op argument it was passed as, else the node id. The
+    small constant's value or the op argument it was passed as, else the node id — or,
+    where a user's name already reads like that id, the first ``v<k>`` after the
+    graph's ids that nothing uses, so that no two nodes show the same label. The
     backward stepper's captions name Variables with it, so caption and drawing agree.
 
     Example:
@@ -319,9 +349,23 @@ def variable_names(graph: Graph) -> dict[str, str]:
         >>> x = Variable(np.array(1.0), name="x")
         >>> variable_names(walk([(x * 2.0).exp()]))
         {'v1': 'x', 'v2': '2.0', 'v3': 'v3', 'v4': 'v4'}
+        >>> x.name = "v3"  # the name of the automatic id of x * 2.0: that one moves on
+        >>> variable_names(walk([(x * 2.0).exp()]))
+        {'v1': 'v3', 'v2': '2.0', 'v3': 'v5', 'v4': 'v4'}
     """
-    arg_names = _argument_names(graph)
-    return {vn.id: visible(_var_name(vn, arg_names.get(vn.id))) for vn in graph.variables}
+    return {node_id: visible(label) for node_id, label in _labels(graph)[0].items()}
+
+
+def unnamed_variables(graph: Graph) -> set[str]:
+    """The node ids of the Variables drawn with an automatic label (no name of their own).
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> sorted(unnamed_variables(walk([Variable(np.array(1.0), name="x").exp()])))
+        ['v2']
+    """
+    return _labels(graph)[1]
 
 
 def creator_names(graph: Graph) -> dict[str, str]:

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from viz import renderer, style
-from viz.dot import DotOptions, Overlay, creator_names, write_dot
+from viz.dot import DotOptions, Overlay, creator_names, unnamed_variables, write_dot
 from viz.draw import GraphvizNotFoundError, pipe_dot, write_atomic
 from viz.labels import format_array
 from viz.trace import BackwardStep, BackwardTrace
@@ -331,7 +331,7 @@ class BackwardStepper:
         for out_id, gy in zip(step.output_ids, step.grads_in):
             if gy is None:
                 continue
-            where = f"; {out_id} is its output" if self._unnamed(out_id) else ""  # name == id
+            where = f"; {self._names[out_id]} is its output" if self._unnamed(out_id) else ""
             received.append(f"{self._d(out_id)} ({_shape_words(gy)}{where})")
             rows.append(["received", self._d(out_id), _shape_cell(gy), _values(gy)])
         sent_ids: list[str] = []
@@ -409,7 +409,12 @@ class BackwardStepper:
         Then a caption says where the node is (:meth:`_where`): ``v7`` alone does not
         tell a student which ellipse to look at.
         """
-        return node_id is not None and self._names.get(node_id) == node_id
+        return node_id is not None and node_id in self._automatic
+
+    @cached_property
+    def _automatic(self) -> set[str]:
+        """The node ids drawn with an automatic label (``v7``), see :func:`unnamed_variables`."""
+        return unnamed_variables(self.trace.graph)
 
     def _where(self, node_id: str) -> str:
         """``v7 is the output of Mul`` (``v7 is a leaf`` when no Function made it)."""

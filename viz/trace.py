@@ -162,7 +162,8 @@ class BackwardTrace:
         """The name a Variable node is drawn with, exactly as the drawing shows it.
 
         Its parameter path or ``name``, a small constant's value, else its node id
-        (``v7``); see :func:`viz.dot.variable_names`. ``"?"`` for an unknown id.
+        (``v7``), or a fresh ``v<k>`` where a user's name already reads like that id;
+        see :func:`viz.dot.variable_names`. ``"?"`` for an unknown id.
         """
         if self._names is None:
             self._names = variable_names(self.graph)

@@ -144,6 +144,26 @@ def test_distinct_variables_with_the_same_name_stay_two_nodes() -> None:
     assert sum(label.startswith("<B>x</B>") for label in labels.values()) == 2
 
 
+def test_a_user_name_reading_like_an_automatic_id_does_not_repeat_a_label() -> None:
+    # x is v1, 2.0 is v2, x * 2.0 (unnamed) is v3, exp(...) the output v4. The user
+    # named x "v3": the unnamed product must not be drawn "v3" too.
+    x = named(1.0, "v3")
+    dot = viz.to_dot((x * 2.0).exp(), show_shapes=False)
+    labels = {node: label.split("</B>")[0] for node, label in node_lines(dot).items()}
+    assert labels == {"v1": "<B>v3", "v2": "<B>2.0", "v3": "<B>v5", "v4": "<B>v4", "f1": "<B>Mul",
+                      "f2": "<B>Exp"}  # fmt: skip
+
+
+def test_automatic_labels_skip_every_name_already_used() -> None:
+    # v1 "v3", v2 "v5", v3 = v1*v2, v4 = exp(v3), v5 = v4 + v2 (the output). v3 and v5
+    # are unnamed, and users took both ids: they get the first free ids after v5.
+    a, b = named(1.0, "v3"), named(2.0, "v5")
+    dot = viz.to_dot((a * b).exp() + b, show_shapes=False)
+    labels = {node: label[3:].split("</B>")[0] for node, label in node_lines(dot).items()}
+    variables = {node: text for node, text in labels.items() if node.startswith("v")}
+    assert variables == {"v1": "v3", "v2": "v5", "v3": "v6", "v4": "v4", "v5": "v7"}
+
+
 NASTY_NAMES = [
     'x"];evil[label="',
     "<b>bold</b>",

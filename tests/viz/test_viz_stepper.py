@@ -172,6 +172,19 @@ def test_captions_say_where_an_unnamed_intermediate_is() -> None:
     assert f"∂{out_id}/∂x (" not in " ".join(stepper.captions())  # named: no note
 
 
+def test_captions_and_drawing_agree_when_a_user_name_reads_like_an_id() -> None:
+    # x is named "v2", the id of the unnamed exp(x): that node is drawn and captioned v4.
+    x = Variable(np.array(0.5), name="v2")
+    y = F.exp(x) * x
+    y.name = "y"
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    assert bold_labels(stepper.dot()) == {"v1": "v2", "v2": "v4", "v3": "y"}
+    mul = stepper.captions()[1]
+    assert "∂y/∂v4 (v4 is the output of Exp) and ∂y/∂v2." in mul
+    exp = stepper.captions()[2]
+    assert exp.startswith("Step 2 of 2: Exp.backward received ∂y/∂v4 (a scalar; v4 is its output)")
+
+
 @pytest.mark.parametrize(
     "name, shown",
     [
