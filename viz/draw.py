@@ -341,9 +341,10 @@ def render(
     if dpi is not None:
         dpi = renderer.check_dpi(dpi, "viz.render")
         if suffix != ".png":
+            why = _NO_DPI.get(suffix, "it has no pixels")
             raise ValueError(
                 f"viz.render: dpi={dpi:g} applies to .png files only, not {path.suffix!r} "
-                "(SVG and PDF are vector pictures; drop dpi= or write a .png)"
+                f"({why}; drop dpi= or write a .png)"
             )
     fmt = FORMATS[suffix]
     if fmt is not None:
@@ -355,6 +356,14 @@ def render(
     data = source.encode("utf-8") if fmt is None else pipe_dot(source, fmt, dpi)
     write_atomic(path, data)
     return path
+
+
+#: Why ``dpi=`` means nothing for each other suffix (the reason render's error gives).
+_NO_DPI = {
+    ".svg": "an SVG is a vector picture, sharp at any size",
+    ".pdf": "a PDF is a vector picture, sharp at any size",
+    ".dot": "a .dot file is the graph's DOT text, which has no pixels",
+}
 
 
 def write_atomic(path: Path, data: bytes) -> None:

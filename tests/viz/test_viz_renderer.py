@@ -214,6 +214,25 @@ def test_dpi_is_for_png_only(suffix: str, tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize(
+    ("suffix", "why"),
+    [
+        (".svg", "an SVG is a vector picture"),
+        (".pdf", "a PDF is a vector picture"),
+        (".dot", "a .dot file is the graph's DOT text, which has no pixels"),
+    ],
+)
+def test_the_dpi_error_gives_the_reason_for_that_suffix(
+    suffix: str, why: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError) as excinfo:
+        viz.render(small_graph(), tmp_path / f"g{suffix}", dpi=150)
+    message = str(excinfo.value)
+    assert why in message and "drop dpi= or write a .png" in message
+    assert ("SVG" in message) == (suffix == ".svg")  # .dot is not said to be a picture
+    assert ("PDF" in message) == (suffix == ".pdf")
+
+
 def test_a_misspelt_dpi_is_suggested(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="unknown option 'dip' \\(did you mean 'dpi'\\?\\)"):
         viz.render(small_graph(), tmp_path / "g.png", dip=150)
