@@ -368,3 +368,20 @@ def test_predictions_are_readable_on_a_projector_and_mistakes_not_by_colour_alon
     boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
     assert len(boxes) == 2
     assert all(to_hex(b.get_edgecolor()) == okabe_ito_vermillion for b in boxes)
+
+
+def test_the_spiral_picture_fills_a_projector_like_the_other_pngs(tmp_path: Path) -> None:
+    # The other demo PNGs are 1280 px wide (PNG_DPI); the spiral's was 800 x 720.
+    args = demo.parse_args(["--dataset", "spiral", "--epochs", "1"])
+    task = demo.load_task(args)
+    model, prepare = demo.build_model(args, task)
+    predicted = np.zeros_like(task.t_test)
+    path = demo_pictures.plot_outcome(model, prepare, task, predicted, tmp_path / "p.png")
+    with Image.open(path) as image:
+        assert image.size == (1280, 720)
+    fig = demo_pictures.spiral_figure(model, prepare, task)
+    (ax,) = fig.axes
+    assert ax.get_aspect() == 1.0  # drawn to scale: the spiral stays round
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["class 0", "class 1", "class 2"]
+    assert min(t.get_fontsize() for t in legend.get_texts()) >= 16
