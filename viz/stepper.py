@@ -331,7 +331,8 @@ class BackwardStepper:
         for out_id, gy in zip(step.output_ids, step.grads_in):
             if gy is None:
                 continue
-            where = f"; {self._names[out_id]} is its output" if self._unnamed(out_id) else ""
+            shown = self._names.get(out_id or "", "?")
+            where = f"; {shown} is its output" if self._unnamed(out_id) else ""
             received.append(f"{self._d(out_id)} ({_shape_words(gy)}{where})")
             rows.append(["received", self._d(out_id), _shape_cell(gy), _values(gy)])
         sent_ids: list[str] = []
