@@ -64,6 +64,15 @@ BIG_GRAPH_NODES = 400
 
 PICTURE_NOTE = "run the cell to step through backward"
 
+#: Pixels per inch of the stepper's PNGs, the still picture and the GIF's frames: the
+#: same as ``viz.render``'s PNGs, twice Graphviz's 96, so their labels stay sharp on a
+#: projector and a HiDPI screen. A notebook shows the picture at half its pixel size,
+#: the size a 96-dpi picture had (see :func:`picture_bundle`).
+PNG_DPI = renderer.DEFAULT_DPI
+#: A GIF wider than this many pixels is drawn at a lower dpi instead (a big graph at
+#: 192 dpi gives a file of many megabytes): twice a 1280-px projector's width.
+GIF_MAX_WIDTH = 2560
+
 #: The MIME type under which :class:`viz.StepperWidget` also stores the static stepper
 #: (:meth:`BackwardStepper.to_html`) in a notebook. Jupyter front ends skip a type they
 #: have no renderer for, so a notebook still shows the widget, or its picture when
@@ -220,8 +229,8 @@ class BackwardStepper:
             overlay.edge_attrs[i] = f'id="e_{i}"'
         text = write_dot(graph, self.options, overlay)
         head, graph_line, rest = text.split("\n", 2)
-        if picture:  # the note on top, in large type; at most 672×480 px
-            note = '\tgraph [labelloc=t fontsize=16 size="7,5"]'  # inches at 96 dpi
+        if picture:  # the note on top, in large type; at most 7×5 in (1344×960 px)
+            note = '\tgraph [labelloc=t fontsize=16 size="7,5"]'
             return "\n".join([head, graph_line, note, rest])
         func_ids = {fn.id for fn in graph.functions}
         arrows = []
@@ -255,12 +264,13 @@ class BackwardStepper:
         """The start frame as a PNG, with the line "run the cell to step through backward".
 
         This is what a notebook shows where the interactive view cannot run (an untrusted
-        notebook, a viewer without JavaScript).
+        notebook, a viewer without JavaScript). Drawn at :data:`PNG_DPI` (192), at most
+        1344 × 960 px.
 
         Raises:
             GraphvizNotFoundError: if no Graphviz renderer is available.
         """
-        return pipe_dot(self.dot(picture=True), "png")
+        return pipe_dot(self.dot(picture=True), "png", dpi=PNG_DPI)
 
     # -- the steps as data ---------------------------------------------------------------
     def frames(self) -> list[dict[str, Any]]:
@@ -590,7 +600,9 @@ class BackwardStepper:
 
         Every frame is the same layout — the same DOT structure, only colours and line
         styles differ, which Graphviz's layout ignores — with the step's highlights
-        drawn in and its caption written underneath.
+        drawn in and its caption written underneath. Drawn at :data:`PNG_DPI` (192,
+        as ``viz.render``'s PNGs; the caption's type scaled to match), or at a lower dpi
+        where that would be wider than :data:`GIF_MAX_WIDTH` pixels.
 
         Raises:
             GraphvizNotFoundError: if no Graphviz renderer is available.
@@ -599,26 +611,35 @@ class BackwardStepper:
 
         from PIL import Image, ImageDraw
 
-        pictures = [
-            Image.open(io.BytesIO(pipe_dot(self._frame_dot(k), "png"))).convert("RGB")
-            for k in range(len(self))
-        ]
-        width = max(max(p.width for p in pictures), 480)
-        font = _caption_font(15)
-        line_chars = max(40, width // 8)
+        def draw(k: int, dpi: float) -> Any:
+            png = pipe_dot(self._frame_dot(k), "png", dpi=round(dpi, 1))
+            return Image.open(io.BytesIO(png)).convert("RGB")
+
+        dpi = PNG_DPI
+        first = draw(0, dpi)
+        if first.width > GIF_MAX_WIDTH:  # one layout: every frame has the first's size
+            dpi = max(renderer.DPI_RANGE[0], dpi * GIF_MAX_WIDTH / first.width)
+            first = draw(0, dpi)
+        pictures = [first] + [draw(k, dpi) for k in range(1, len(self))]
+        scale = dpi / 96  # the caption grows with the drawing: 15 px type at 96 dpi
+        width = max(max(p.width for p in pictures), round(480 * scale))
+        font = _caption_font(round(15 * scale))
+        step, margin = round(20 * scale), round(10 * scale)
+        line_chars = max(40, int(width // (8 * scale)))
         frames = []
         for picture, frame in zip(pictures, self._frames()):
             lines = textwrap.wrap(frame["caption"], line_chars)[:6]
-            canvas = Image.new("RGB", (width, picture.height + 12 + 20 * 6), "white")
+            canvas = Image.new("RGB", (width, picture.height + 2 * margin + step * 6), "white")
             canvas.paste(picture, ((width - picture.width) // 2, 0))
-            draw = ImageDraw.Draw(canvas)
+            pen = ImageDraw.Draw(canvas)
             for i, line in enumerate(lines):
-                draw.text((10, picture.height + 6 + 20 * i), line, fill="black", font=font)
+                pen.text((margin, picture.height + margin + step * i), line, fill="black",
+                         font=font)  # fmt: skip
             frames.append(canvas)
         buffer = io.BytesIO()
         frames[0].save(
             buffer, format="GIF", save_all=True, append_images=frames[1:],
-            duration=duration_ms, loop=0,
+            duration=duration_ms, loop=0, optimize=True,
         )  # fmt: skip
         path = Path(path)
         write_atomic(path, buffer.getvalue())
@@ -718,12 +739,20 @@ def _json_for_script(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def picture_base64(stepper: BackwardStepper) -> str | None:
-    """The start-frame PNG as base64 text (for a notebook's ``image/png``), or ``None``."""
+def picture_bundle(stepper: BackwardStepper) -> tuple[str, dict[str, int]] | None:
+    """The start-frame PNG as base64 text and the size a notebook shows it at, or ``None``.
+
+    The size (``{"width": ..., "height": ...}`` in CSS pixels, a notebook's
+    ``image/png`` metadata) is the PNG's at 96 dpi: drawn at :data:`PNG_DPI`, it is shown
+    as large as before, with twice the pixels (sharp on a HiDPI screen or a projector).
+    """
     try:
-        return base64.b64encode(stepper.picture_png()).decode("ascii")
+        png = stepper.picture_png()
     except GraphvizNotFoundError:
         return None
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    shown = {"width": round(width * 96 / PNG_DPI), "height": round(height * 96 / PNG_DPI)}
+    return base64.b64encode(png).decode("ascii"), shown
 
 
 _PROLOG = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", re.DOTALL)

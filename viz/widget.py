@@ -23,7 +23,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from viz.stepper import STEPPER_MIME, BackwardStepper, _asset, picture_base64
+from viz.stepper import STEPPER_MIME, BackwardStepper, _asset, picture_bundle
 from viz.trace import BackwardTrace
 
 
@@ -97,9 +97,9 @@ class StepperWidget(anywidget.AnyWidget):  # type: ignore[misc]
         if bundle is None:
             return None
         data, metadata = bundle
-        png = picture_base64(self.stepper)
-        if png is not None:
-            data["image/png"] = png
+        picture = picture_bundle(self.stepper)
+        if picture is not None:  # drawn at 192 dpi, shown at the size of 96
+            data["image/png"], metadata["image/png"] = picture
         # Never text/html: an untrusted JupyterLab would prefer it to the picture.
         data[STEPPER_MIME] = self.stepper.to_html()
         return data, metadata

@@ -18,6 +18,7 @@ import viz
 import viz.renderer
 import viz.stepper as stepper_module
 from minitorch import Variable
+from viz.draw import pipe_dot
 
 ROOT = Path(__file__).resolve().parents[2]
 X = np.array([0.5, -1.0])
@@ -344,6 +345,60 @@ def test_save_gif_has_one_image_per_frame(tmp_path: Path) -> None:
     path = diamond_stepper().save_gif(tmp_path / "steps.gif", duration_ms=100)
     with Image.open(path) as image:
         assert image.format == "GIF" and image.n_frames == 6
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """(width, height) in pixels, read from a PNG's IHDR chunk."""
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+@requires_dot
+def test_the_still_picture_is_drawn_at_192_dpi_like_render() -> None:
+    stepper = diamond_stepper()
+    at_96 = png_size(pipe_dot(stepper.dot(picture=True), "png", dpi=96))
+    width, height = png_size(stepper.picture_png())
+    assert abs(width - 2 * at_96[0]) <= 4 and abs(height - 2 * at_96[1]) <= 4
+    assert width <= 1344 and height <= 960  # size="7,5" inches at 192 dpi
+    assert len(stepper.picture_png()) < 200_000
+
+
+@requires_dot
+def test_the_widget_shows_its_sharp_picture_at_the_size_of_96_dpi() -> None:
+    pytest.importorskip("anywidget")
+    stepper = diamond_stepper()
+    data, metadata = stepper.widget()._repr_mimebundle_()
+    width, height = png_size(base64.b64decode(data["image/png"]))
+    shown = metadata["image/png"]
+    assert abs(2 * shown["width"] - width) <= 1 and abs(2 * shown["height"] - height) <= 1
+
+
+@requires_dot
+def test_save_gif_is_drawn_at_192_dpi_and_stays_small(tmp_path: Path) -> None:
+    from PIL import Image
+
+    stepper = diamond_stepper()
+    drawing_96 = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=96))
+    path = stepper.save_gif(tmp_path / "steps.gif", duration_ms=100)
+    with Image.open(path) as image:
+        width, height = image.size
+    assert width >= max(2 * drawing_96[0] - 4, 960)  # was max(drawing_96 width, 480)
+    assert height >= 2 * drawing_96[1] - 4
+    assert path.stat().st_size < 600_000  # measured: about 240 kB for these 6 frames
+
+
+@requires_dot
+def test_save_gif_lowers_the_dpi_of_a_wide_drawing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PIL import Image
+
+    stepper = diamond_stepper()
+    drawing_192 = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=192))
+    monkeypatch.setattr(stepper_module, "GIF_MAX_WIDTH", drawing_192[0] // 2)
+    path = stepper.save_gif(tmp_path / "steps.gif", duration_ms=100)
+    with Image.open(path) as image:
+        assert image.width < drawing_192[0]
 
 
 def test_stepper_rejects_other_objects() -> None:
