@@ -231,8 +231,10 @@ class Variable:
         (``x.__radd__(a)``), so the result is a Variable with a graph. ``a == x`` and
         ``a != x`` keep Python's identity meaning (``False`` / ``True``), as before this
         hook existed. Every other ufunc (``np.exp``, ``np.maximum``, ``a < x``, ``a += x``
-        ...) computes nothing that ``backward`` could follow, so it is refused. A
-        Variable-Variable or Variable-number operation never gets here.
+        ...) computes nothing that ``backward`` could follow, so it is refused; a
+        comparison (``a < x``) or ``a % x`` / ``a // x`` with the message of ``x < a``
+        and ``x % a`` (compare or apply it to ``x.data``). A Variable-Variable or
+        Variable-number operation never gets here.
 
         Raises:
             TypeError: for any other ufunc, method (``np.add.reduce``) or keyword
@@ -272,6 +274,13 @@ class Variable:
                 f"`a {symbol}= x` with an ndarray a, use x.data, the raw array (as in "
                 f"`p.data -= lr * p.grad.data`), or write `a = a {symbol} x` for a new Variable"
             )
+        if method == "__call__" and not kwargs and len(inputs) == 2:  # a < x, a % x, ...
+            a, b = inputs
+            if name in _COMPARISON_UFUNCS:
+                raise TypeError(_comparison_text(_COMPARISON_UFUNCS[name], a, b))
+            if name in ("remainder", "floor_divide"):
+                what = "modulo" if name == "remainder" else "floor-division"
+                raise TypeError(_no_op_refusal(_OPERATOR_SYMBOLS[name], what, a, b))
         label = f"np.{name}" if method == "__call__" else f"np.{name}.{method}"
         f_name = _F_NAMES.get((name, method), name if method == "__call__" else None)
         message = _numpy_refusal(label, f_name, "(x)" if ufunc.nin == 1 else "(...)")
@@ -304,6 +313,41 @@ class Variable:
     def __bool__(self) -> bool:
         """Truth value as NumPy defines it: only for one element, else ``ValueError``."""
         return bool(self._array())
+
+    # -- operators without an op: refused with a message that says what to do ----------
+    # ``==`` and ``!=`` are not here on purpose: they keep Python's identity meaning
+    # (a Variable is a graph node; ``a == x`` asks whether it is the same node).
+    def __lt__(self, other: Any) -> bool:
+        """Refused: ``x < y`` has no gradient (``TypeError`` naming ``x.data < ...``)."""
+        raise TypeError(_comparison_refusal(self, other, "<", sys._getframe(1)))
+
+    def __le__(self, other: Any) -> bool:
+        """Refused: ``x <= y`` has no gradient (``TypeError`` naming ``x.data <= ...``)."""
+        raise TypeError(_comparison_refusal(self, other, "<=", sys._getframe(1)))
+
+    def __gt__(self, other: Any) -> bool:
+        """Refused: ``x > y`` has no gradient (``TypeError`` naming ``x.data > ...``)."""
+        raise TypeError(_comparison_refusal(self, other, ">", sys._getframe(1)))
+
+    def __ge__(self, other: Any) -> bool:
+        """Refused: ``x >= y`` has no gradient (``TypeError`` naming ``x.data >= ...``)."""
+        raise TypeError(_comparison_refusal(self, other, ">=", sys._getframe(1)))
+
+    def __mod__(self, other: Any) -> Variable:
+        """Refused: minitorch has no modulo op (``TypeError`` naming ``x.data % ...``)."""
+        raise TypeError(_no_op_refusal("%", "modulo", self, other))
+
+    def __rmod__(self, other: Any) -> Variable:
+        """Refused: ``a % x``, as :meth:`__mod__`."""
+        raise TypeError(_no_op_refusal("%", "modulo", other, self))
+
+    def __floordiv__(self, other: Any) -> Variable:
+        """Refused: minitorch has no floor division op (``x.data // ...`` instead)."""
+        raise TypeError(_no_op_refusal("//", "floor-division", self, other))
+
+    def __rfloordiv__(self, other: Any) -> Variable:
+        """Refused: ``a // x``, as :meth:`__floordiv__`."""
+        raise TypeError(_no_op_refusal("//", "floor-division", other, self))
 
     def _array(self) -> np.ndarray:
         if self.data is None:
@@ -526,6 +570,98 @@ def _numpy_refusal(label: str, f_name: str | None, args: str) -> str:
             "flows through it)"
         )
     return f"{label} does not record a graph for Variables; {fix}"
+
+
+#: The comparison ufuncs an ndarray's ``a < x`` calls, with their operators.
+_COMPARISON_UFUNCS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">="}
+#: Each comparison and its mirror: Python runs ``1 < x`` as ``x.__gt__(1)``.
+_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _comparison_refusal(var: Variable, other: Any, symbol: str, caller: Any) -> str:
+    """The message for ``x < 1``, ``1 < x``, ``x >= y``: compare ``.data`` instead.
+
+    Python calls ``x.__gt__(1)`` both for ``x > 1`` and, reflected, for ``1 < x``; the
+    comparison instruction of the caller's frame (``caller``) says which one the user
+    wrote, so the message repeats that operator and operand order. This runs only when
+    the comparison has already failed, never on an arithmetic path.
+    """
+    written = _written_comparison(caller)
+    if written == _MIRRORED[symbol]:  # reflected: the Variable was on the right
+        return _comparison_text(written, other, var)
+    return _comparison_text(symbol, var, other)
+
+
+def _comparison_text(symbol: str, left: Any, right: Any) -> str:
+    """The refusal of ``left symbol right`` (one of them a Variable), as written."""
+    shown = _operand_texts(left, right)
+    return (
+        f"{symbol!r} between {_operand_kind(left)} and {_operand_kind(right)}: minitorch "
+        "records no graph for comparisons (they have no gradient); compare the arrays "
+        f"instead: `{shown[0]} {symbol} {shown[1]}` gives a bool ndarray (.data of each "
+        "Variable)"
+    )
+
+
+def _no_op_refusal(symbol: str, what: str, left: Any, right: Any) -> str:
+    """The message for ``x % 2`` or ``x // 2``: no such op; apply it to ``.data``."""
+    shown = _operand_texts(left, right)
+    return (
+        f"{symbol!r} between {_operand_kind(left)} and {_operand_kind(right)}: minitorch "
+        f"has no {what} op, so no gradient is recorded for {symbol}; apply it to the "
+        f"arrays instead: `{shown[0]} {symbol} {shown[1]}` gives a plain ndarray (no gradient)"
+    )
+
+
+def _written_comparison(frame: Any) -> str | None:
+    """The comparison operator of the instruction ``frame`` is running, if it is one."""
+    import dis
+
+    try:
+        for instruction in dis.get_instructions(frame.f_code):
+            if instruction.offset == frame.f_lasti:
+                if instruction.opname != "COMPARE_OP":
+                    return None  # operator.gt(x, 1), sorted([x, y]), ...
+                text = instruction.argrepr.removeprefix("bool(").removesuffix(")")
+                return text if text in _MIRRORED else None
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return None
+
+
+def _operand_kind(value: Any) -> str:
+    """``a Variable of shape (3,)``, ``int``, ``an ndarray of shape (2,)``."""
+    if isinstance(value, Variable):
+        shape = value.data.shape if isinstance(value.data, np.ndarray) else None
+        return f"a Variable of shape {shape}"
+    if isinstance(value, np.ndarray):
+        return f"an ndarray of shape {value.shape}"
+    return type(value).__name__
+
+
+def _operand_texts(left: Any, right: Any) -> list[str]:
+    """How the example in a refusal writes its operands: ``x.data``, ``1``, ``a``.
+
+    A Variable is written with its ``name`` when that is an identifier, else as ``x``
+    (then ``y``, skipping a name the other operand uses).
+    """
+    own = [
+        v.name if isinstance(v, Variable) and isinstance(v.name, str) and v.name.isidentifier()
+        else None
+        for v in (left, right)
+    ]  # fmt: skip
+    spare = (n for n in ("x", "y", "z") if n not in own)
+    texts = []
+    for value, name in zip((left, right), own):
+        if isinstance(value, Variable):
+            texts.append(f"{name or next(spare)}.data")
+        elif isinstance(value, (bool, int, float)) and len(repr(value)) <= 12:
+            texts.append(repr(value))
+        elif isinstance(value, np.generic) and len(str(value)) <= 12:
+            texts.append(str(value))
+        else:
+            texts.append("a")
+    return texts
 
 
 def as_array(x: Any, dtype: Any = None) -> np.ndarray:

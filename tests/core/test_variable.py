@@ -131,3 +131,77 @@ def test_numpy_conversion_of_a_variable_is_refused_not_an_object_array() -> None
     with pytest.raises(TypeError, match=r"np.dot does not record .* F.matmul"):
         np.dot(x, x)  # a NumPy function: refused by __array_function__ (test_numpy_interop)
     assert isinstance(np.ones(3) + Variable(np.ones(3)), Variable)  # NEP 13 still defers
+
+
+# -- comparisons and modulo: no op, a message that names what the user wrote -----------
+COMPARISON_TAIL = (
+    ": minitorch records no graph for comparisons (they have no gradient); compare the "
+    "arrays instead: `{example}` gives a bool ndarray (.data of each Variable)"
+)
+
+
+@pytest.mark.parametrize(
+    "expression, head, example",
+    [
+        (lambda x, y: x > 1, "'>' between a Variable of shape (3,) and int", "x.data > 1"),
+        # Python runs `1 < x` as x.__gt__(1): the message must still say `<`, 1 first.
+        (lambda x, y: 1 < x, "'<' between int and a Variable of shape (3,)", "1 < x.data"),
+        (lambda x, y: 2.5 >= x, "'>=' between float and a Variable of shape (3,)",
+         "2.5 >= x.data"),
+        (lambda x, y: x <= 0, "'<=' between a Variable of shape (3,) and int", "x.data <= 0"),
+        (lambda x, y: x >= y,
+         "'>=' between a Variable of shape (3,) and a Variable of shape (3,)",
+         "x.data >= w.data"),
+        (lambda x, y: y < x,
+         "'<' between a Variable of shape (3,) and a Variable of shape (3,)",
+         "w.data < x.data"),
+    ],
+)  # fmt: skip
+def test_comparisons_name_the_operator_written_and_say_to_compare_data(
+    expression: object, head: str, example: str
+) -> None:
+    x = Variable(np.array([1.0, 2.0, 3.0]), name="x")
+    w = Variable(np.zeros(3), name="w")
+    with pytest.raises(TypeError) as err:
+        expression(x, w)  # type: ignore[operator]
+    assert str(err.value) == head + COMPARISON_TAIL.format(example=example)
+
+
+def test_a_chained_comparison_names_the_part_that_failed() -> None:
+    x = Variable(np.array([0.5]))
+    with pytest.raises(TypeError, match=r"^'<' between int and a Variable .*`0 < x\.data`"):
+        0 < x < 1  # noqa: B015
+
+
+def test_comparisons_through_the_operator_module_name_the_method() -> None:
+    import operator
+
+    x = Variable(np.array([0.5]))
+    with pytest.raises(TypeError, match=r"^'>' between a Variable of shape \(1,\) and int"):
+        operator.gt(x, 1)
+
+
+def test_equality_keeps_its_identity_meaning() -> None:
+    x = Variable(np.array([1.0]))
+    assert (x == x) is True and (x == Variable(np.array([1.0]))) is False
+    assert (x != 1.0) is True and x in [x] and len({x, x}) == 1
+
+
+@pytest.mark.parametrize(
+    "expression, message",
+    [
+        (lambda x: x % 2, "'%' between a Variable of shape (2,) and int: minitorch has no "
+         "modulo op, so no gradient is recorded for %; apply it to the arrays instead: "
+         "`x.data % 2` gives a plain ndarray (no gradient)"),
+        (lambda x: 7 % x, "'%' between int and a Variable of shape (2,): minitorch has no "
+         "modulo op, so no gradient is recorded for %; apply it to the arrays instead: "
+         "`7 % x.data` gives a plain ndarray (no gradient)"),
+        (lambda x: x // 2, "'//' between a Variable of shape (2,) and int: minitorch has no "
+         "floor-division op, so no gradient is recorded for //; apply it to the arrays "
+         "instead: `x.data // 2` gives a plain ndarray (no gradient)"),
+    ],
+)  # fmt: skip
+def test_modulo_and_floor_division_say_there_is_no_op(expression: object, message: str) -> None:
+    with pytest.raises(TypeError) as err:
+        expression(Variable(np.array([3.0, 4.0])))  # type: ignore[operator]
+    assert str(err.value) == message
