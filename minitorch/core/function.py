@@ -20,7 +20,7 @@ import numpy as np
 from minitorch.core.config import _State, _state
 from minitorch.core.forward import push_tangents
 from minitorch.core.inplace import Recorded, check_unchanged, record_leaves
-from minitorch.core.variable import NUMERIC_KINDS, Variable
+from minitorch.core.variable import NUMERIC_KINDS, Variable, is_masked, masked_message
 
 #: What a ``vjp`` computes with: an ndarray on the fast path, a Variable under create_graph.
 Value = Any
@@ -371,6 +371,9 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
             kind: Any = type(x)
             array = _constant_array(x, _scalar_dtype(kind, dtypes))
         else:
+            if is_masked(x):  # np.asarray would drop the mask without a word
+                index = next(i for i, v in enumerate(inputs) if v is x)
+                raise TypeError(masked_message(f"{type(func).__name__}: operand {index}", x))
             try:
                 array = np.asarray(x)
             except (TypeError, ValueError) as exc:

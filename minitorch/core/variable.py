@@ -86,11 +86,8 @@ class Variable:
         self, data: np.ndarray | None, name: str | None = None, requires_grad: bool = True
     ) -> None:
         if data is not None:
-            if not isinstance(data, np.ndarray):
-                raise TypeError(
-                    f"Variable: data must be a numpy.ndarray or None, got "
-                    f"{type(data).__name__}; wrap scalars and lists with np.array(...)"
-                )
+            if type(data) is not np.ndarray:  # the rare case: not a plain ndarray
+                _check_data_type(data)
             if data.dtype.kind not in NUMERIC_KINDS:
                 raise TypeError(
                     f"Variable: data must be numeric (bool, integer, float or complex), got "
@@ -570,6 +567,39 @@ def _numpy_refusal(label: str, f_name: str | None, args: str) -> str:
             "flows through it)"
         )
     return f"{label} does not record a graph for Variables; {fix}"
+
+
+def _check_data_type(data: Any) -> None:
+    """Refuse what is not an ndarray, and masked arrays (whose mask ops would drop)."""
+    if not isinstance(data, np.ndarray):
+        raise TypeError(
+            f"Variable: data must be a numpy.ndarray or None, got "
+            f"{type(data).__name__}; wrap scalars and lists with np.array(...)"
+        )
+    if is_masked(data):
+        raise TypeError(masked_message("Variable: data", data))
+
+
+def is_masked(x: Any) -> bool:
+    """Whether ``x`` is a ``numpy.ma.MaskedArray`` (without importing ``numpy.ma``).
+
+    NumPy 2 imports ``numpy.ma`` only when it is first used, so if it is not loaded
+    nobody can have made a masked array.
+    """
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and isinstance(x, ma.MaskedArray)
+
+
+def masked_message(what: str, x: Any) -> str:
+    """The refusal of a masked array: its mask would be dropped; ``filled`` it instead."""
+    n_masked = int(np.count_nonzero(np.ma.getmaskarray(x)))
+    return (
+        f"{what} is a numpy.ma.MaskedArray of shape {x.shape} with {n_masked} masked "
+        f"value(s); minitorch computes on plain ndarrays and would silently drop the mask "
+        "(the masked entries would count as numbers). Use m.filled(value) for a plain "
+        "array with the masked entries replaced (e.g. m.filled(0.0)), or pass a plain "
+        "ndarray"
+    )
 
 
 #: The comparison ufuncs an ndarray's ``a < x`` calls, with their operators.

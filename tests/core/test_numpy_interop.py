@@ -198,3 +198,42 @@ def test_an_ndarray_compared_with_a_variable_gets_the_comparison_message(
     with pytest.raises(TypeError) as err:
         expression(X.copy(), Variable(X.copy(), name="x"))
     assert str(err.value) == message
+
+
+# -- numpy.ma: the mask would be dropped without a word ------------------------------
+MASKED_TAIL = (
+    " is a numpy.ma.MaskedArray of shape (3,) with 1 masked value(s); minitorch computes on "
+    "plain ndarrays and would silently drop the mask (the masked entries would count as "
+    "numbers). Use m.filled(value) for a plain array with the masked entries replaced "
+    "(e.g. m.filled(0.0)), or pass a plain ndarray"
+)
+
+
+@pytest.mark.parametrize(
+    "call, who",
+    [
+        (lambda x, m: x + m, "Add: operand 1"),  # used to give [2. 3. 4.]: 2.0 counted
+        (lambda x, m: F.mul(m, x), "Mul: operand 0"),
+        (lambda x, m: F.exp(m), "Exp: operand 0"),
+        (lambda x, m: Variable(m), "Variable: data"),  # used to keep a MaskedArray as data
+    ],
+)
+def test_a_masked_array_is_refused_naming_the_op_and_filled(
+    call: Callable[[Variable, Any], Any], who: str
+) -> None:
+    m = np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False])
+    with pytest.raises(TypeError) as err:
+        call(Variable(np.ones(3)), m)
+    assert str(err.value) == who + MASKED_TAIL
+
+
+def test_filled_masked_arrays_and_ndarray_subclasses_still_work() -> None:
+    m = np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False])
+    y = Variable(np.ones(3)) + m.filled(0.0)
+    np.testing.assert_array_equal(y.data, [2.0, 1.0, 4.0])
+
+    class Tagged(np.ndarray):
+        """A subclass without a mask: accepted as before."""
+
+    tagged = np.ones(2).view(Tagged)
+    assert Variable(tagged).data is tagged
