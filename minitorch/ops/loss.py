@@ -622,7 +622,10 @@ def accuracy(y: Operand, t: Any) -> float:
         A Python ``float`` in ``[0, 1]`` (not a Variable: accuracy is not differentiable).
 
     Raises:
-        ValueError: if ``y`` is not 2-D or ``t`` is not ``(N,)``.
+        ValueError: if ``y`` is not 2-D or ``t`` is not ``(N,)``, or if a score is NaN
+            (``np.argmax`` would take the first NaN's column as the prediction and count
+            it right or wrong by chance); the message counts the rows with a NaN, gives
+            the first, and says where NaNs come from.
 
     Example:
         >>> accuracy(np.array([[0.1, 0.9], [0.8, 0.2]]), np.array([1, 1]))
@@ -635,4 +638,15 @@ def accuracy(y: Operand, t: Any) -> float:
             f"accuracy: scores must be (N, C) and labels (N,), got {scores.shape} and "
             f"{labels.shape}"
         )
+    if scores.dtype.kind in "fc":
+        nan_rows = np.isnan(scores).any(axis=1)
+        if nan_rows.any():
+            raise ValueError(
+                f"accuracy: scores hold NaN in {int(nan_rows.sum())} of {len(nan_rows)} rows "
+                f"(the first is row {int(np.argmax(nan_rows))}), and argmax would take a "
+                "NaN's column as the prediction; a NaN is made upstream, typically by a "
+                "diverging training step (lower the learning rate), log or sqrt of a "
+                "negative number, 0/0 or inf - inf; run the forward pass under "
+                "minitorch.detect_anomaly() to find the op that made it"
+            )
     return float(np.mean(np.argmax(scores, axis=1) == labels))

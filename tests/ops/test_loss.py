@@ -370,6 +370,24 @@ def test_accuracy_is_a_float_and_builds_no_graph():
     assert acc == pytest.approx(2 / 3)
 
 
+def test_accuracy_refuses_nan_scores_counting_the_rows():
+    # Row 0 is right (argmax 1 = label 1); rows 1 and 3 hold NaN. np.argmax takes the
+    # first NaN as the maximum, so row 3 (NaN in column 0, label 0) used to count as right.
+    scores = np.array([[0.1, 0.9], [0.2, np.nan], [0.7, 0.3], [np.nan, 0.5]])
+    with pytest.raises(ValueError) as err:
+        F.accuracy(Variable(scores), np.array([1, 1, 0, 0]))
+    message = str(err.value)
+    assert message.startswith(
+        "accuracy: scores hold NaN in 2 of 4 rows (the first is row 1), and argmax would "
+        "take a NaN's column as the prediction; a NaN is made upstream"
+    )
+    assert "detect_anomaly()" in message
+
+
+def test_accuracy_of_integer_scores_needs_no_nan_check():
+    assert F.accuracy(np.array([[0, 3], [5, 1]]), np.array([1, 1])) == 0.5
+
+
 def test_accuracy_rejects_mismatched_shapes():
     with pytest.raises(ValueError, match=r"accuracy: scores must be \(N, C\)"):
         F.accuracy(np.zeros((3, 2)), np.zeros(2, int))
