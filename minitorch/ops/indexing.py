@@ -15,7 +15,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.arithmetic import Pair
-from minitorch.ops.reshape import broadcast_to
+from minitorch.ops.reshape import broadcast_to, own_view
 
 Shape = tuple[int, ...]
 
@@ -55,7 +55,7 @@ class GetItem(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.x_shape = x.shape
         try:
-            return np.asarray(x[self.index])
+            return own_view(np.asarray(x[self.index]), x)  # x[...] is a view
         except IndexError as exc:
             raise IndexError(f"get_item: index {self.index!r} on shape {x.shape}: {exc}") from None
 

@@ -38,6 +38,22 @@ def sum_to_array(x: np.ndarray, shape: Shape) -> np.ndarray:
     return y.reshape(shape) if lead else y
 
 
+def own_view(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``y``, or a copy of it when it is a view of (or is) a read-only 0-d input.
+
+    A Python-number operand becomes a shared, read-only 0-d array (``as_inputs`` in
+    ``minitorch/core/function.py`` caches it, so ``x * 0.99`` in a loop converts 0.99
+    once). A view op's output would be a read-only view of that shared constant:
+    ``F.reshape(2.5, (1,)).data[0] = 1`` failed with NumPy's "assignment destination is
+    read-only", and an op that hands back its input would hand out the shared array
+    itself. The copy has one element, and the check costs one attribute read for any
+    other input (``x.ndim``). A read-only 0-d array of your own is copied the same way.
+    """
+    if x.ndim == 0 and not x.flags.writeable:
+        return y.copy()
+    return y
+
+
 def add_tangents(shape: Shape, *terms: Variable | None) -> Variable | None:
     """Sum the tangent contributions that exist, broadcast to the output's ``shape``.
 
@@ -60,7 +76,7 @@ class Reshape(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.x_shape = x.shape
         try:
-            return x.reshape(self.shape)
+            return own_view(x.reshape(self.shape), x)
         except ValueError:
             raise ValueError(
                 f"reshape: cannot reshape an array of shape {x.shape} (size {x.size}) "
@@ -104,7 +120,7 @@ class Transpose(Function):
             range(x.ndim)
         ):
             raise ValueError(f"transpose: axes {self.axes} are not a permutation for {x.shape}")
-        return np.transpose(x, self.axes)
+        return own_view(np.transpose(x, self.axes), x)
 
     def jvp(self, tx: Variable) -> Variable:
         return transpose(tx, self.axes)
@@ -184,7 +200,7 @@ class SumTo(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.x_shape = x.shape
-        return sum_to_array(x, self.shape)
+        return own_view(sum_to_array(x, self.shape), x)  # x itself when the shapes match
 
     def jvp(self, tx: Variable) -> Variable:
         return sum_to(tx, self.shape)

@@ -229,3 +229,31 @@ def test_gradgradcheck_of_concatenate_along_a_negative_axis():
     rng = np.random.default_rng(0)
     arrays = [rng.normal(size=(2, 3)), rng.normal(size=(2, 1)), rng.normal(size=(2, 2))]
     assert gradgradcheck(lambda *xs: F.concatenate(xs, -1) ** 2, *arrays)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda c: F.reshape(c, (1,)),
+        lambda c: F.reshape(c, (1, 1)),
+        lambda c: F.transpose(c),
+        lambda c: F.expand_dims(c, 0),
+        lambda c: F.flatten(c),
+        lambda c: F.sum_to(c, ()),  # the same shape: forward returns its input
+        lambda c: F.get_item(c, ...),  # x[...] of a 0-d array is a view
+    ],
+)
+def test_a_view_of_a_python_number_is_writeable_and_leaves_the_constant_alone(view) -> None:
+    # Python numbers become shared read-only 0-d arrays; a view of one used to be
+    # read-only too ("assignment destination is read-only") or the shared array itself.
+    out = view(2.5)
+    out.data[...] = 1.0
+    np.testing.assert_array_equal(out.data, np.ones(out.shape))
+    np.testing.assert_array_equal(view(2.5).data, np.full(out.shape, 2.5))
+    np.testing.assert_array_equal((Variable(np.ones(2)) * 2.5).data, [2.5, 2.5])
+
+
+def test_views_of_variables_still_share_memory() -> None:
+    a = np.arange(6.0)
+    assert np.shares_memory(F.reshape(Variable(a), (2, 3)).data, a)  # no extra copy
+    assert np.shares_memory(F.transpose(Variable(a.reshape(2, 3))).data, a)
