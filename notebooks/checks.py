@@ -151,8 +151,12 @@ def type_hint(text: str, line: str = "") -> str:
         )
     if "cannot store a Variable in an ndarray" in text:  # p.data -= lr * p.grad
         return "this is a Variable: an ndarray can only take arrays; use its .data"
-    if re.search(r"between instances of '\w+' and 'Variable'|of 'Variable' and '", text):
+    if re.search(r"between instances of '\w+' and 'Variable'|of 'Variable' and '", text) or (
+        "records no graph for comparisons" in text  # minitorch's own message for x < 0
+    ):
         return "this is a Variable: use .data to compare its values (an ndarray)"
+    if "has no modulo op" in text or "has no floor-division op" in text:
+        return "this is a Variable: use .data for % and // (an ndarray; no gradient)"
     if "'Variable' object cannot be interpreted" in text or "float() argument must be" in text:
         return "this is a Variable: use .data (an ndarray) or .item() (a number)"
     match = re.search(r"'numpy\.(ndarray|float64)' object has no attribute '(\w+)'", text)

@@ -47,6 +47,10 @@ TYPE_HINTS: tuple[tuple[str, str], ...] = (
         "this is a Variable: compare its values, `v.data`, not the Variable itself",
     ),
     (
+        "records no graph for comparisons",  # minitorch's own message for x < 0
+        "this is a Variable: compare its values, `v.data`, not the Variable itself",
+    ),
+    (
         "'Variable' does not support ufuncs",
         "this is a Variable: NumPy functions need arrays. Use `.data` for plain numbers, "
         "or the minitorch op (F.exp, F.tanh, `@`, ...) to stay differentiable",

@@ -224,6 +224,15 @@ class _CompareVariable(Function):
         return gy * (x > 0.0) if isinstance(x, np.ndarray) else gy * (x <= 0.0)
 
 
+class _ModuloVariable(Function):
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x % 1.0
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return gy * (x % 1.0)  # a Variable: minitorch has no modulo op
+
+
 class _DataInForward(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x.data**2  # forward already receives an ndarray
@@ -237,6 +246,7 @@ class _DataInForward(Function):
     [
         (_ExpOnArrays, "this is a Variable: NumPy functions need arrays; use F.exp(...)"),
         (_CompareVariable, "this is a Variable: use .data to compare its values"),
+        (_ModuloVariable, "this is a Variable: use .data for % and //"),
         (_DataInForward, "this is an ndarray already (forward receives arrays): drop the .data"),
     ],
 )
