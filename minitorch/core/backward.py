@@ -9,6 +9,8 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    Function, call its backward, add each returned gradient to its input's running total
    (a new array each time, never in place), and decrement the input creator's count; at
    zero that creator is ready.
+3. A leaf's contributions are summed the same way; when no Function is left, each leaf
+   that received some gets its ``.grad`` (added to the one it already had) once.
 
 No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
 ``generation`` numbers are not needed for correctness with this counting; they are kept
@@ -73,6 +75,7 @@ def run_backward(
         grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
         pending = _count_pending(y.creator)
         ready = [y.creator]
+        leaves: list[Variable] = []  # leaves reached, in order of their first gradient
         while ready:
             func = ready.pop()
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
@@ -129,16 +132,22 @@ def run_backward(
                         or array.dtype != data.dtype
                     ):
                         gx = _checked(func, i, x, gx, create_graph)
-                    if creator is None:
-                        _add_to_leaf(x, gx, create_graph, handed_out)
-                        continue
                     old = grads.get(id(x))
-                    grads[id(x)] = gx if old is None else _accumulate(old, gx, create_graph)
+                    if old is not None:
+                        grads[id(x)] = _accumulate(old, gx, create_graph)
+                    else:
+                        grads[id(x)] = gx
+                        if creator is None:  # a leaf: its .grad is set once, at the end
+                            leaves.append(x)
                 if creator is not None:
                     count = pending[creator] - 1
                     pending[creator] = count
                     if count == 0:
                         ready.append(creator)
+        # Each leaf's contributions were summed like any other Variable's (as PyTorch's
+        # AccumulateGrad receives one sum); now each leaf's .grad gets that sum once.
+        for x in leaves:
+            _add_to_leaf(x, grads.pop(id(x)), create_graph, handed_out)
 
 
 def _check_start(y: Variable) -> None:
