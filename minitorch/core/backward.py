@@ -271,6 +271,9 @@ def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
 
 def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bool) -> Grad:
     """Check a gradient's type and shape against its input; match the input's dtype."""
+    if type(gx) is np.float64 and not create_graph and x.data.dtype == np.float64:
+        if x.data.shape == ():  # 0-d arithmetic on arrays gives a NumPy scalar: the usual
+            return np.asarray(gx)  # case of a 0-d chain, so it goes first and fast
     if create_graph and not isinstance(gx, Variable):
         gx = Variable(np.asarray(gx), requires_grad=False)
     elif not create_graph and type(gx) is not np.ndarray:
