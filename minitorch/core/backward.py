@@ -9,6 +9,8 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    Function, call its backward, add each returned gradient to its input's running total
    (a new array each time, never in place), and decrement the input creator's count; at
    zero that creator is ready.
+3. A leaf's contributions are summed the same way; when no Function is left, each leaf
+   that received some gets its ``.grad`` (added to the one it already had) once.
 
 No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
 ``generation`` numbers are not needed for correctness with this counting; they are kept
@@ -73,6 +75,7 @@ def run_backward(
         grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
         pending = _count_pending(y.creator)
         ready = [y.creator]
+        leaves: list[Variable] = []  # leaves reached, in order of their first gradient
         while ready:
             func = ready.pop()
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
@@ -129,16 +132,22 @@ def run_backward(
                         or array.dtype != data.dtype
                     ):
                         gx = _checked(func, i, x, gx, create_graph)
-                    if creator is None:
-                        _add_to_leaf(x, gx, create_graph, handed_out)
-                        continue
                     old = grads.get(id(x))
-                    grads[id(x)] = gx if old is None else _accumulate(old, gx, create_graph)
+                    if old is not None:
+                        grads[id(x)] = _accumulate(old, gx, create_graph)
+                    else:
+                        grads[id(x)] = gx
+                        if creator is None:  # a leaf: its .grad is set once, at the end
+                            leaves.append(x)
                 if creator is not None:
                     count = pending[creator] - 1
                     pending[creator] = count
                     if count == 0:
                         ready.append(creator)
+        # Each leaf's contributions were summed like any other Variable's (as PyTorch's
+        # AccumulateGrad receives one sum); now each leaf's .grad gets that sum once.
+        for x in leaves:
+            _add_to_leaf(x, grads.pop(id(x)), create_graph, handed_out)
 
 
 def _check_start(y: Variable) -> None:
@@ -262,6 +271,9 @@ def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
 
 def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bool) -> Grad:
     """Check a gradient's type and shape against its input; match the input's dtype."""
+    if type(gx) is np.float64 and not create_graph and x.data.dtype == np.float64:
+        if x.data.shape == ():  # 0-d arithmetic on arrays gives a NumPy scalar: the usual
+            return np.asarray(gx)  # case of a 0-d chain, so it goes first and fast
     if create_graph and not isinstance(gx, Variable):
         gx = Variable(np.asarray(gx), requires_grad=False)
     elif not create_graph and type(gx) is not np.ndarray:

@@ -189,15 +189,23 @@ class Function:
         if len(xs) == 1:
             generation = xs[0].generation
         elif len(xs) == 2:
-            generation = max(xs[0].generation, xs[1].generation)
+            generation = xs[0].generation
+            if xs[1].generation > generation:
+                generation = xs[1].generation
         else:
             generation = max([x.generation for x in xs])
         self.generation = generation
-        for y in outputs:
+        if len(outputs) == 1:  # almost every op: no loops
+            y = outputs[0]
             y.creator = self
             y.generation = generation + 1
-        self.outputs = [weakref.ref(y) for y in outputs]
-        if len(outputs) > 1:  # so backward can make zeros for an output that was dropped
+            self.outputs = [_weak(y)]
+        else:
+            for y in outputs:
+                y.creator = self
+                y.generation = generation + 1
+            self.outputs = [_weak(y) for y in outputs]
+            # so backward can make zeros for an output that was dropped
             self.output_meta = [(y.data.shape, y.data.dtype) for y in outputs]
         if state.in_backward:
             self.created_in_backward = True
@@ -304,6 +312,9 @@ class Function:
         return f"<{type(self).__name__} generation={self.generation}>"
 
 
+_weak = weakref.ref  # read once per op in _record
+
+
 def _pass_on_gradient_marks(xs: Any, outputs: list[Variable]) -> None:
     """Constants computed from gradients keep the engine's marks on those gradients.
 
@@ -351,10 +362,12 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
     Raises:
         TypeError: for an operand that is not numeric (names the op and the operand).
     """
-    if len(inputs) == 2 and type(inputs[1]) is float and isinstance(inputs[0], Variable):
-        x, c = inputs  # `x * 0.99`, the commonest case: NEP 50 gives c a float x's dtype
-        if x.data.dtype.kind == "f":
-            return [x, Variable(_constant_array(c, x.data.dtype), requires_grad=False)]
+    if len(inputs) == 2:  # `x * 0.99`, `2 * x`, `1 - x`: the commonest cases, answered first
+        x0, x1 = inputs  # NEP 50 gives a Python int or float next to a float array its dtype
+        if type(x1) in _INT_OR_FLOAT and isinstance(x0, Variable) and x0.data.dtype.kind == "f":
+            return [x0, Variable(_constant_array(x1, x0.data.dtype), requires_grad=False)]
+        if type(x0) in _INT_OR_FLOAT and isinstance(x1, Variable) and x1.data.dtype.kind == "f":
+            return [Variable(_constant_array(x0, x1.data.dtype), requires_grad=False), x1]
     dtypes = tuple(
         [
             v.dtype if isinstance(v, np.ndarray) else v.data.dtype
@@ -383,6 +396,8 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
         xs.append(Variable(array, requires_grad=False))
     return xs
 
+
+_INT_OR_FLOAT = (int, float)  # exactly these types (bool is not one of them)
 
 # The 0-d arrays of Python-number operands, shared and read-only: ``y * 0.99`` in a loop
 # converts 0.99 once. Each op still gets a Variable of its own (graphs draw one node per

@@ -7,11 +7,15 @@ graph remembers the values of its leaf inputs, and the engine compares them befo
 Function's backward (PyTorch keeps a version counter per tensor for the same purpose;
 NumPy writes are invisible to us, so the values themselves are compared).
 
-Each leaf Variable owns one :class:`LeafSnapshot`: a private copy of its array and a
-version number. A forward call that finds the values unchanged reuses the copy (a weight
-used at every step of an RNN is copied once); one that finds them changed copies them
-into the same buffer (no new allocation per training step) and increments the version,
-so the older graphs that recorded the previous version know their values are gone.
+A small array (under 64 kB: a bias, a 0-d constant, the seeds of repeated
+``create_graph``) is recorded by each Function that uses it as its bytes, shape and dtype
+(``tobytes()`` is cheaper than any shared bookkeeping). A large one — a weight matrix —
+is copied once per value instead: each large leaf owns one :class:`LeafSnapshot`, a
+private copy of its array and a version number. A forward call that finds the values
+unchanged reuses the copy (a weight used at every step of an RNN is copied once); one that
+finds them changed copies them into the same buffer (no new allocation per training
+step) and increments the version, so the older graphs that recorded the previous version
+know their values are gone.
 Comparisons are bit for bit (a NaN equals itself): O(size), without temporary copies.
 """
 
@@ -26,29 +30,27 @@ from minitorch.core.variable import Variable
 if TYPE_CHECKING:
     from minitorch.core.function import Function
 
-#: (input index, the leaf's snapshot, its version at the forward call), one per leaf input.
-Recorded = tuple[int, "LeafSnapshot", int]
+#: One per leaf input: ``(input index, array, shape, dtype, bytes)`` for a small array,
+#: ``(input index, the leaf's snapshot, its version at the forward call)`` for a large one.
+Recorded = tuple[Any, ...]
 _SMALL = 1 << 16  # bytes: below this, comparing two ``tobytes()`` is the cheapest way
 _HEAD = 1 << 13  # words compared first: after an optimizer step they already differ
 
 
 class LeafSnapshot:
-    """The values of one leaf's array as the forward calls that used it saw them.
+    """The values of one large leaf's array as the forward calls that used it saw them.
 
     Attributes:
         data: the leaf's array at the time (``x.data`` may be replaced later).
         copy: a private C-contiguous copy of its values.
-        blob: for a small array, ``copy.tobytes()`` (comparing bytes is then fastest);
-            ``None`` for a large one, which is compared word by word.
         version: how many times the values were found changed and copied again.
     """
 
-    __slots__ = ("blob", "copy", "data", "version")
+    __slots__ = ("copy", "data", "version")
 
     def __init__(self, data: np.ndarray) -> None:
         self.data = data
         self.copy = np.array(data, order="C", copy=True)
-        self.blob = self.copy.tobytes() if data.nbytes < _SMALL else None
         self.version = 0
 
     def still_holds(self, data: np.ndarray) -> bool:
@@ -56,13 +58,11 @@ class LeafSnapshot:
         copy = self.copy
         if data.shape != copy.shape or data.dtype != copy.dtype:  # `x.data.dtype = ...`
             return False
-        return data.tobytes() == self.blob if self.blob is not None else same_values(data, copy)
+        return same_values(data, copy)
 
     def take(self, data: np.ndarray) -> None:
         """Copy the changed values of ``data`` into this snapshot, as a new version."""
         np.copyto(self.copy, data)
-        if self.blob is not None:
-            self.blob = self.copy.tobytes()
         self.version += 1
 
 
@@ -103,17 +103,26 @@ def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | 
                 x.data = operand.copy()
             continue
         data = x.data
-        snapshot = getattr(x, "_snapshot", None)
-        if snapshot is None or snapshot.data is not data or not _same_layout(snapshot, data):
-            snapshot = LeafSnapshot(data)
-            x._snapshot = snapshot
-        elif not snapshot.still_holds(data):
-            snapshot.take(data)
-        if recorded is None:
-            recorded = [(i, snapshot, snapshot.version)]
+        if data.nbytes < _SMALL:
+            record: Recorded = (i, data, data.shape, data.dtype, data.tobytes())
         else:
-            recorded.append((i, snapshot, snapshot.version))
+            record = (i, *_large_snapshot(x, data))
+        if recorded is None:
+            recorded = [record]
+        else:
+            recorded.append(record)
     return None if recorded is None else tuple(recorded)
+
+
+def _large_snapshot(x: Variable, data: np.ndarray) -> tuple[LeafSnapshot, int]:
+    """The snapshot of a large leaf, copied again only if its values changed."""
+    snapshot = getattr(x, "_snapshot", None)
+    if snapshot is None or snapshot.data is not data or not _same_layout(snapshot, data):
+        snapshot = LeafSnapshot(data)
+        x._snapshot = snapshot
+    elif not snapshot.still_holds(data):
+        snapshot.take(data)
+    return snapshot, snapshot.version
 
 
 def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None) -> None:
@@ -127,7 +136,15 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
     Raises:
         RuntimeError: naming the Function, the input and what to do instead.
     """
-    for i, snapshot, version in func.leaf_snapshots or ():
+    for record in func.leaf_snapshots or ():
+        if len(record) == 5:  # a small array: its own bytes, shape and dtype
+            i, data, shape, dtype, blob = record
+            x = func.inputs[i]
+            now = x.data
+            if now is None or now.shape != shape or now.dtype != dtype or now.tobytes() != blob:
+                raise RuntimeError(_modified_message(func, i, x, now is data))
+            continue
+        i, snapshot, version = record
         key = (id(snapshot), version)
         if checked is not None and key in checked:
             continue

@@ -134,10 +134,11 @@ def test_item6_second_backward_after_an_in_place_step_raises_like_pytorch():
 def test_item6_a_leaf_used_by_many_functions_is_compared_once_per_pass_and_still_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A weight used at every step (an RNN) shares one snapshot among its Functions; the
-    # engine compares it once per backward pass, and an edit is still caught (issue 17).
-    w = Variable(np.array([1.0, 2.0]), name="w")
-    h: Any = np.array([0.5, 0.5])  # an ndarray operand: copied, no snapshot
+    # A large weight used at every step (an RNN) shares one snapshot among its Functions;
+    # the engine compares it once per backward pass, and an edit is still caught (issue
+    # 17). (A small one, under 64 kB, is compared by each Function: cheaper than sharing.)
+    w = Variable(np.linspace(0.5, 1.0, 100 * 100).reshape(100, 100), name="w")
+    h: Any = np.full((100, 100), 0.5)  # an ndarray operand: copied, no snapshot
     for _ in range(20):
         h = F.tanh(h * w)
     loss = F.sum(h)

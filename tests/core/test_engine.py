@@ -261,3 +261,36 @@ def test_integer_leaf_receiving_a_gradient_is_a_clear_type_error() -> None:
     y = (x * 2.0).sum()
     with pytest.raises(TypeError, match=r"counts.*int64.*astype\(float\)"):
         y.backward()
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_leaf_used_by_many_ops_gets_one_new_grad_holding_the_sum(create_graph: bool) -> None:
+    # T7's shape: n separate terms of one input. Each term's contribution is summed
+    # during the pass and x.grad is replaced once, at the end, by old + sum.
+    x = Variable(np.array(0.5))
+    x.grad = Variable(np.array(10.0), requires_grad=False)
+    before = x.grad
+    coefficients = [1.0, 2.0, 3.0, 4.0]
+    total = x * coefficients[0]
+    for c in coefficients[1:]:
+        total = total + x * c
+    total.backward(create_graph=create_graph)
+    assert x.grad is not before
+    assert float(before.data) == 10.0  # the old gradient was not changed in place
+    assert float(x.grad.data) == 10.0 + sum(coefficients)
+
+
+def test_a_backward_that_fails_midway_changes_no_leaf_gradient() -> None:
+    class Fails(Function):
+        def forward(self, x: np.ndarray) -> np.ndarray:
+            return x.copy()
+
+        def backward(self, gy: Variable) -> Variable:
+            raise ArithmeticError("backward failed on purpose")
+
+    a = Variable(np.array(2.0), name="a")
+    b = Variable(np.array(3.0), name="b")
+    y = Fails()(b) + a * b  # the engine runs Mul (reaching a and b) before Fails
+    with pytest.raises(ArithmeticError):
+        y.backward()
+    assert a.grad is None and b.grad is None

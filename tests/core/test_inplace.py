@@ -35,11 +35,15 @@ def test_nan_weights_are_unchanged_when_untouched() -> None:
     assert w.grad is not None
 
 
-def test_a_weight_changed_between_two_uses_fails_the_first_use_only_when_it_changed() -> None:
-    # An RNN-like graph: w is used, changed in place, used again. The second use copies
-    # the new values into w's snapshot (a new version); the first use's backward must see
-    # that its values are gone, even though the current bytes match the snapshot.
-    w = Variable(np.ones(BIG), name="w")
+@pytest.mark.parametrize("shape", [(3,), BIG])
+def test_a_weight_changed_between_two_uses_fails_the_first_use_only_when_it_changed(
+    shape: tuple[int, ...],
+) -> None:
+    # An RNN-like graph: w is used, changed in place, used again. A large w: the second
+    # use copies the new values into w's snapshot (a new version), and the first use's
+    # backward must see that its values are gone, even though the current bytes match the
+    # snapshot. A small w: each use keeps its own bytes.
+    w = Variable(np.ones(shape), name="w")
     first = F.sum(w * 3.0)
     w.data *= 2.0
     second = F.sum(w * 3.0)
@@ -118,3 +122,17 @@ def test_replacement_by_a_different_dtype_says_so() -> None:
     w.data = w.data.astype(np.float32)
     with pytest.raises(RuntimeError, match="different values, shape or dtype"):
         y.backward()
+
+
+def test_each_use_of_a_small_leaf_is_checked_against_its_own_values() -> None:
+    w = Variable(np.ones(3), name="w")
+    first = F.sum(w * 3.0)
+    w.data *= 2.0
+    second = F.sum(w * 3.0)
+    with pytest.raises(RuntimeError, match="modified after the forward pass"):
+        first.backward()
+    w.data /= 2.0  # back to the values of the first use: its gradient is right again
+    first.backward()
+    np.testing.assert_array_equal(w.grad.data, np.full(3, 3.0))
+    with pytest.raises(RuntimeError, match="modified after the forward pass"):
+        second.backward()
