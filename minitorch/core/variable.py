@@ -51,7 +51,10 @@ class Variable:
 
     Raises:
         TypeError: if ``data`` is not an ``np.ndarray`` or ``None`` (wrap scalars with
-            ``np.array(2.0)``).
+            ``np.array(2.0)``), or is a ``numpy.ma`` masked array (its mask would be
+            ignored: pass ``m.filled(value)``). The operators ``< <= > >= % //`` raise
+            it too: comparisons have no gradient (compare ``x.data``), and minitorch has
+            no modulo or floor-division op. ``==`` and ``!=`` compare identity.
 
     Example:
         >>> x = Variable(np.array([1.0, 2.0]), name="x")
