@@ -104,8 +104,9 @@ class Function:
     #: (core imports no ops): NumPy kernels on ndarrays, and minitorch ops on Variables.
     array_ops: ClassVar[Any] = None
     graph_ops: ClassVar[Any] = None
-    # (input index, snapshot, version) for every leaf input, taken when the graph is
-    # recorded; the engine compares them before this Function's backward (in-place edits).
+    # What every leaf input held when the graph was recorded (its bytes, or a shared
+    # snapshot and its version: core/inplace.py); the engine compares them before this
+    # Function's backward (in-place edits).
     leaf_snapshots: tuple[Recorded, ...] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
