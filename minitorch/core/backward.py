@@ -76,6 +76,7 @@ def run_backward(
         pending = _count_pending(y.creator)
         ready = [y.creator]
         leaves: list[Variable] = []  # leaves reached, in order of their first gradient
+        leaf_grads: dict[int, Grad] = {}  # id(leaf) -> the sum of its contributions
         while ready:
             func = ready.pop()
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
@@ -132,22 +133,27 @@ def run_backward(
                         or array.dtype != data.dtype
                     ):
                         gx = _checked(func, i, x, gx, create_graph)
-                    old = grads.get(id(x))
-                    if old is not None:
-                        grads[id(x)] = _accumulate(old, gx, create_graph)
-                    else:
-                        grads[id(x)] = gx
-                        if creator is None:  # a leaf: its .grad is set once, at the end
+                    if creator is None:  # a leaf: summed apart, its .grad set at the end
+                        old = leaf_grads.get(id(x))
+                        if old is None:
+                            leaf_grads[id(x)] = gx
                             leaves.append(x)
+                        else:
+                            leaf_grads[id(x)] = _accumulate(old, gx, create_graph)
+                        continue
+                    old = grads.get(id(x))
+                    grads[id(x)] = gx if old is None else _accumulate(old, gx, create_graph)
                 if creator is not None:
                     count = pending[creator] - 1
                     pending[creator] = count
                     if count == 0:
                         ready.append(creator)
-        # Each leaf's contributions were summed like any other Variable's (as PyTorch's
-        # AccumulateGrad receives one sum); now each leaf's .grad gets that sum once.
+        # Each leaf's contributions were summed (PyTorch's AccumulateGrad also receives
+        # one sum); now each leaf's .grad gets that sum once, or none does if one can't.
         for x in leaves:
-            _add_to_leaf(x, grads.pop(id(x)), create_graph, handed_out)
+            _check_leaf(x)
+        for x in leaves:
+            _add_to_leaf(x, leaf_grads[id(x)], create_graph, handed_out)
 
 
 def _check_start(y: Variable) -> None:
@@ -302,8 +308,8 @@ def _coerce_array(func: Function, index: int, gx: Any) -> np.ndarray:
     )
 
 
-def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]) -> None:
-    """Add ``gx`` to a leaf's ``grad`` — a new Variable, never an in-place update."""
+def _check_leaf(x: Variable) -> None:
+    """Raise if the leaf ``x`` cannot take a gradient (its dtype, or a wrong old ``grad``)."""
     if not x.requires_grad:
         return
     if x.dtype.kind not in "fc":
@@ -312,6 +318,21 @@ def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
             "but only floating-point Variables hold gradients; create it from floats, "
             "e.g. Variable(data.astype(float))"
         )
+    old = x.grad
+    if old is not None and (not isinstance(old, Variable) or old.shape != x.shape):
+        held = f"shape {old.shape}" if isinstance(old, Variable) else type(old).__name__
+        raise ValueError(
+            f"backward(): {_label(x)} of shape {x.shape} holds a .grad of {held}, which "
+            "the new gradient cannot be added to; a gradient is a Variable of its "
+            "Variable's shape (set x.grad = None, or call clear_grad(), first)"
+        )
+
+
+def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]) -> None:
+    """Add ``gx`` to a leaf's ``grad`` — a new Variable, never an in-place update."""
+    _check_leaf(x)
+    if not x.requires_grad:
+        return
     if x.grad is None:
         x.grad = _hand_out(gx, create_graph, handed_out)
     elif create_graph:

@@ -130,9 +130,7 @@ class Function:
                 if x.creator is None:
                     has_leaf = True
             else:
-                convert = True
-                if isinstance(x, np.ndarray):
-                    has_leaf = True  # the user's array: copied below if a graph is recorded
+                convert = True  # a number, list or ndarray: as_inputs makes it a constant
         if convert:
             xs = as_inputs(inputs, self)
         n_inputs = len(xs)
@@ -389,7 +387,10 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
                 index = next(i for i, v in enumerate(inputs) if v is x)
                 raise TypeError(masked_message(f"{type(func).__name__}: operand {index}", x))
             try:
-                array = np.asarray(x)
+                # The user's own ndarray is copied when a graph may be recorded: the graph
+                # (and whatever forward keeps, such as labels) must not see later edits.
+                own = isinstance(x, np.ndarray) and _state.get().enable_backprop
+                array = np.array(x) if own else np.asarray(x)
             except (TypeError, ValueError) as exc:
                 raise TypeError(_operand_message(func, inputs, x)) from exc
             if array.dtype.kind not in NUMERIC_KINDS:

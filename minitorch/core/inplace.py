@@ -86,21 +86,16 @@ def same_values(a: np.ndarray, b: np.ndarray) -> bool:
 def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | None:
     """Snapshot the leaf inputs of a Function that is recording its graph.
 
-    ``xs`` are its input Variables, ``operands`` what the caller passed. An ndarray operand
-    is copied into its constant Variable instead (backward then uses the forward point's
-    values and nothing needs comparing); constants made from Python numbers or lists are
-    private, so they are skipped.
+    ``xs`` are its input Variables, ``operands`` what the caller passed. Constants that
+    ``as_inputs`` made from operands are private and skipped: numbers and lists become
+    new arrays, and an ndarray operand was copied before forward (backward then uses the
+    forward point's values and nothing needs comparing).
     """
     recorded: list[Recorded] | None = None
     for i, x in enumerate(xs):
         if x.creator is not None:
             continue
-        operand = operands[i]
-        if operand is not x:
-            if isinstance(operand, np.ndarray):
-                # The user's ndarray, wrapped as a constant without a copy: give the graph
-                # its own copy, so later edits of the user's array cannot reach backward.
-                x.data = operand.copy()
+        if operands[i] is not x:  # a constant made by as_inputs: a private array
             continue
         data = x.data
         if data.nbytes < _SMALL:
@@ -141,7 +136,9 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
             i, data, shape, dtype, blob = record
             x = func.inputs[i]
             now = x.data
-            if now is None or now.shape != shape or now.dtype != dtype or now.tobytes() != blob:
+            if not isinstance(now, np.ndarray):
+                raise RuntimeError(_not_an_array_message(func, i, x))
+            if now.shape != shape or now.dtype != dtype or now.tobytes() != blob:
                 raise RuntimeError(_modified_message(func, i, x, now is data))
             continue
         i, snapshot, version = record
@@ -150,6 +147,8 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
             continue
         x = func.inputs[i]
         now = x.data
+        if not isinstance(now, np.ndarray):
+            raise RuntimeError(_not_an_array_message(func, i, x))
         if version != snapshot.version:  # changed (and copied again) by a later forward
             raise RuntimeError(_modified_message(func, i, x, now is snapshot.data))
         if now is snapshot.data:
@@ -158,14 +157,28 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
         else:  # replaced: fine if by equal values
             saved = snapshot.copy
             if (
-                now is None
-                or now.shape != saved.shape
+                now.shape != saved.shape
                 or now.dtype != saved.dtype
                 or not same_values(now, saved)
             ):
                 raise RuntimeError(_modified_message(func, i, x, False))
         if checked is not None:
             checked.add(key)
+
+
+def _not_an_array_message(func: Function, index: int, x: Variable) -> str:
+    label = f"Variable {x.name!r}" if x.name else "a Variable"
+    hint = (
+        " Did an update write x.data = x.data - lr * x.grad? Use the gradient's array: "
+        "x.grad.data"
+        if isinstance(x.data, Variable)
+        else ""
+    )
+    return (
+        f"backward(): input {index} of {type(func).__name__} ({label}) no longer holds an "
+        f"ndarray: its data was replaced by a {type(x.data).__name__} after the forward "
+        f"pass.{hint} Keep .data an ndarray, and change it only after backward()"
+    )
 
 
 def _modified_message(func: Function, index: int, x: Variable, same_array: bool) -> str:

@@ -52,7 +52,9 @@ class EmbeddingGrad(Function):
 
 
 def _as_indices(indices: Any, num_embeddings: int) -> np.ndarray:
-    array = indices.data if isinstance(indices, Variable) else np.asarray(indices)
+    # A copy: the graph keeps the indices of the forward point, whatever the caller's
+    # array (a data loader's buffer) holds by the time backward runs.
+    array = np.array(indices.data if isinstance(indices, Variable) else indices)
     if array.dtype.kind not in "iu":
         raise TypeError(
             f"embedding: indices must be integers, got dtype {array.dtype}; "

@@ -21,11 +21,15 @@ Shape = tuple[int, ...]
 
 
 def _normalize_index(index: Any) -> Any:
-    """Unwrap Variables and turn lists into arrays (NumPy's own reading of a list index)."""
+    """Unwrap Variables and turn lists into arrays (NumPy's own reading of a list index).
+
+    Index arrays are copied: the graph keeps the index of the forward point, so editing
+    the caller's array (or ``.data``) before backward cannot move the gradient.
+    """
     if isinstance(index, Variable):
-        return index.data
-    if isinstance(index, list):
-        return np.asarray(index)
+        return np.array(index.data)
+    if isinstance(index, (list, np.ndarray)):
+        return np.array(index)
     if isinstance(index, tuple):
         return tuple(_normalize_index(i) for i in index)
     return index
@@ -175,4 +179,4 @@ def where(condition: Operand, x0: Operand, x1: Operand) -> Variable:
         variable([1. 0.])
     """
     cond = condition.data if isinstance(condition, Variable) else np.asarray(condition)
-    return Where(cond.astype(bool, copy=False))(x0, x1)
+    return Where(cond.astype(bool, copy=True))(x0, x1)  # a copy: the forward point's mask

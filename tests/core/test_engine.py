@@ -294,3 +294,40 @@ def test_a_backward_that_fails_midway_changes_no_leaf_gradient() -> None:
     with pytest.raises(ArithmeticError):
         y.backward()
     assert a.grad is None and b.grad is None
+
+
+@pytest.mark.parametrize("order", ["float_first", "int_first"])
+def test_a_leaf_that_cannot_take_a_gradient_leaves_the_other_leaves_unchanged(order: str) -> None:
+    # Found by a fresh-user trial: the int leaf's TypeError came after a.grad was set.
+    a = Variable(np.array([1.0, 2.0]), name="a")
+    b = Variable(np.array([1, 2]), name="b")
+    y = F.sum(a * b) if order == "float_first" else F.sum(b * a)
+    with pytest.raises(TypeError, match="only floating-point Variables hold gradients"):
+        y.backward()
+    assert a.grad is None
+
+
+def test_an_old_grad_of_another_shape_is_refused_not_broadcast() -> None:
+    x = Variable(np.ones(3), name="x")
+    x.grad = Variable(np.zeros((3, 1)), requires_grad=False)
+    with pytest.raises(ValueError, match=r"shape \(3,\) holds a \.grad of shape \(3, 1\)"):
+        F.sum(x * 2.0).backward()
+    assert x.grad.shape == (3, 1)
+
+
+def test_an_unchained_output_of_a_two_output_function_is_a_leaf() -> None:
+    # Found by a fresh-user trial: a leaf's pending sum was popped as the old creator's
+    # output gradient (KeyError at the end of the pass).
+    class Split2(Function):
+        def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return x[:2].copy(), x[2:].copy()
+
+        def backward(self, gp: Variable, gq: Variable) -> Variable:
+            return F.concatenate([gp, gq], axis=0)
+
+    x = Variable(np.array([1.0, 2.0, 3.0, 4.0]), name="x")
+    p, q = Split2()(x)
+    p.unchain()
+    F.sum(p * q).backward()
+    np.testing.assert_array_equal(p.grad.data, [3.0, 4.0])  # d sum(p q) / dp = q
+    np.testing.assert_array_equal(x.grad.data, [0.0, 0.0, 1.0, 2.0])  # only q's part

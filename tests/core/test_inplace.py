@@ -136,3 +136,71 @@ def test_each_use_of_a_small_leaf_is_checked_against_its_own_values() -> None:
     np.testing.assert_array_equal(w.grad.data, np.full(3, 3.0))
     with pytest.raises(RuntimeError, match="modified after the forward pass"):
         second.backward()
+
+
+# -- arrays an op keeps besides its inputs (found by a fresh-user trial) ----------------
+# Labels, indices, masks and conditions were kept by reference, so a data loader writing
+# the next batch into the same buffer before backward silently moved the gradient. The
+# graph now keeps the values of the forward point; each expected gradient is by hand.
+def test_labels_edited_after_forward_do_not_move_the_gradient() -> None:
+    labels = np.array([0, 2])
+    x = Variable(np.zeros((2, 3)))
+    loss = F.softmax_cross_entropy(x, labels)
+    labels[:] = [1, 1]
+    loss.backward()
+    onehot = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    np.testing.assert_allclose(x.grad.data, (1 / 3 - onehot) / 2)  # (softmax - onehot) / N
+
+
+def test_labels_in_a_constant_variable_edited_after_forward_do_not_move_the_gradient() -> None:
+    labels = Variable(np.array([0, 2]), requires_grad=False)
+    x = Variable(np.zeros((2, 3)))
+    loss = F.softmax_cross_entropy(x, labels)
+    labels.data[:] = [1, 1]
+    loss.backward()
+    onehot = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    np.testing.assert_allclose(x.grad.data, (1 / 3 - onehot) / 2)
+
+
+def test_embedding_indices_edited_after_forward_do_not_move_the_gradient() -> None:
+    indices = np.array([0, 2])
+    W = Variable(np.arange(6.0).reshape(3, 2))
+    loss = F.sum(F.embedding(indices, W) * np.array([[1.0, 2.0], [3.0, 4.0]]))
+    indices[:] = [1, 1]
+    loss.backward()
+    np.testing.assert_array_equal(W.grad.data, [[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]])
+
+
+@pytest.mark.parametrize(
+    "index", [np.array([0, 2]), np.array([True, False, True])], ids=["integers", "mask"]
+)
+def test_an_index_edited_after_forward_does_not_move_the_gradient(index: np.ndarray) -> None:
+    x = Variable(np.array([1.0, 2.0, 3.0]))
+    loss = F.sum(x[index] * np.array([1.0, 10.0]))
+    index[:] = ~index if index.dtype == bool else [1, 1]
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.data, [1.0, 0.0, 10.0])
+
+
+def test_a_where_condition_edited_after_forward_does_not_move_the_gradient() -> None:
+    condition = np.array([True, False, True])
+    x = Variable(np.array([1.0, 2.0, 3.0]))
+    loss = F.sum(F.where(condition, x, 0.0))
+    condition[:] = False
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.data, [1.0, 0.0, 1.0])
+
+
+def test_data_replaced_by_a_non_array_is_a_clear_error() -> None:
+    for big in (False, True):
+        x = Variable(np.ones(BIG if big else 3), name="x")
+        loss = F.sum(x * x)
+        x.data = 5.0  # type: ignore[assignment]
+        with pytest.raises(RuntimeError, match=r"Variable 'x'\) no longer holds an ndarray"):
+            loss.backward()
+    w = Variable(np.ones(3), name="w")
+    loss = F.sum(w * w)
+    loss.backward()
+    w.data = w.data - 0.1 * w.grad  # type: ignore[assignment]  # the newcomer's mistake
+    with pytest.raises(RuntimeError, match=r"x\.grad\.data"):
+        loss.backward()
