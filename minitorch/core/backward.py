@@ -37,6 +37,7 @@ from minitorch.core.variable import Variable
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
 _VJP_ON_ARRAYS = Function.backward_array  # the default: the op's vjp with NumPy
+_VJP_ON_GRAPH = Function.backward  # the default: the op's vjp with minitorch ops
 #: ``on_step(func, gys, gxs)``: called after each Function's backward, in engine order.
 OnStep = Callable[[Function, tuple[Grad, ...], tuple[Grad, ...]], None]
 
@@ -71,6 +72,7 @@ def run_backward(
         return
     anomaly = current_state().detect_anomaly
     array_ops = Function.array_ops  # NumPy: what each op's vjp computes with on arrays
+    graph_ops = Function.graph_ops  # minitorch ops: the same vjp, differentiable
     with _backward_context(create_graph):
         grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
         pending = _count_pending(y.creator)
@@ -92,10 +94,13 @@ def run_backward(
                 gys: tuple[Grad, ...] = (gy,)
             else:
                 gys = _output_grads(func, grads, retain_grad, create_graph, handed_out)
-            try:
+            try:  # an op's vjp is called directly where backward(_array) would call it
                 if create_graph:
-                    gxs = func.backward(*gys)
-                elif type(func).backward_array is _VJP_ON_ARRAYS:  # what it would call
+                    if type(func).backward is _VJP_ON_GRAPH and len(gys) == 1:
+                        gxs = func.vjp(graph_ops, func.inputs, gys[0])
+                    else:
+                        gxs = func.backward(*gys)
+                elif type(func).backward_array is _VJP_ON_ARRAYS:
                     if len(gys) == 1:
                         gxs = func.vjp(array_ops, func.input_arrays, gys[0])
                     else:
