@@ -9,8 +9,9 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    Function, call its backward, add each returned gradient to its input's running total
    (a new array each time, never in place), and decrement the input creator's count; at
    zero that creator is ready.
-3. A leaf's contributions are summed the same way; when no Function is left, each leaf
-   that received some gets its ``.grad`` (added to the one it already had) once.
+3. A leaf's contributions are summed too, apart from the others; when no Function is
+   left, every leaf that received some is checked, then each gets its new ``.grad``
+   (its sum added to the one it already had) at once.
 
 No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
 ``generation`` numbers are not needed for correctness with this counting; they are kept
@@ -157,8 +158,10 @@ def run_backward(
         # one sum); now each leaf's .grad gets that sum once, or none does if one can't.
         for x in leaves:
             _check_leaf(x)
-        for x in leaves:
-            _add_to_leaf(x, leaf_grads[id(x)], create_graph, handed_out)
+        new = [_new_leaf_grad(x, leaf_grads[id(x)], create_graph, handed_out) for x in leaves]
+        for x, grad in zip(leaves, new):  # nothing below can fail: all or none are set
+            if grad is not None:
+                x.grad = grad
 
 
 def _check_start(y: Variable) -> None:
@@ -336,20 +339,30 @@ def _check_leaf(x: Variable) -> None:
 def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]) -> None:
     """Add ``gx`` to a leaf's ``grad`` — a new Variable, never an in-place update."""
     _check_leaf(x)
+    grad = _new_leaf_grad(x, gx, create_graph, handed_out)
+    if grad is not None:
+        x.grad = grad
+
+
+def _new_leaf_grad(
+    x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]
+) -> Variable | None:
+    """The ``grad`` a checked leaf gets: ``gx`` added to the old one (``None``: no grad)."""
     if not x.requires_grad:
-        return
+        return None
     if x.grad is None:
-        x.grad = _hand_out(gx, create_graph, handed_out)
+        grad = _hand_out(gx, create_graph, handed_out)
     elif create_graph:
-        x.grad = x.grad + gx
+        grad = x.grad + gx
     else:
-        x.grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
-        x.grad._first_order_grad = True
-    if create_graph and not x.grad.requires_grad:
+        grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
+        grad._first_order_grad = True
+    if create_graph and not grad.requires_grad:
         # The gradient depends on no input (relu, abs, x + c): its derivative is zero.
         # Remember whose gradient it is, so that differentiating it again gives that
         # leaf a zero gradient (as PyTorch does for relu/abs) instead of an error.
-        x.grad._constant_grad_of = weakref.ref(x)
+        grad._constant_grad_of = weakref.ref(x)
+    return grad
 
 
 def _label(x: Variable) -> str:

@@ -387,10 +387,10 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
                 index = next(i for i, v in enumerate(inputs) if v is x)
                 raise TypeError(masked_message(f"{type(func).__name__}: operand {index}", x))
             try:
-                # The user's own ndarray is copied when a graph may be recorded: the graph
-                # (and whatever forward keeps, such as labels) must not see later edits.
-                own = isinstance(x, np.ndarray) and _state.get().enable_backprop
-                array = np.array(x) if own else np.asarray(x)
+                # Copied when a graph may be recorded (np.asarray would share the memory
+                # of an ndarray, memoryview or array.array): the graph, and whatever
+                # forward keeps (labels), must not see the caller's later edits.
+                array = np.array(x) if _state.get().enable_backprop else np.asarray(x)
             except (TypeError, ValueError) as exc:
                 raise TypeError(_operand_message(func, inputs, x)) from exc
             if array.dtype.kind not in NUMERIC_KINDS:

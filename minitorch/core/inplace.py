@@ -170,7 +170,7 @@ def _not_an_array_message(func: Function, index: int, x: Variable) -> str:
     label = f"Variable {x.name!r}" if x.name else "a Variable"
     hint = (
         " Did an update write x.data = x.data - lr * x.grad? Use the gradient's array: "
-        "x.grad.data"
+        "x.grad.data."
         if isinstance(x.data, Variable)
         else ""
     )

@@ -9,6 +9,8 @@ maximum are not differentiable everywhere; each docstring states the subgradient
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
@@ -231,9 +233,21 @@ def clip(x: Operand, x_min: float | None, x_max: float | None) -> Variable:
     """
     if x_min is None and x_max is None:
         raise ValueError("clip: give at least one of x_min and x_max")
-    if x_min is not None and x_max is not None and x_min > x_max:
+    x_min, x_max = _bound(x_min), _bound(x_max)
+    if x_min is not None and x_max is not None and np.any(np.greater(x_min, x_max)):
         raise ValueError(f"clip: x_min={x_min} is greater than x_max={x_max}")
     return Clip(x_min, x_max)(x)
+
+
+def _bound(bound: Any) -> Any:
+    """A bound as ``Clip`` keeps it: a number as it is, an array copied.
+
+    Backward recomputes the mask from the bounds, so an array bound is the forward
+    point's copy: editing the caller's array before backward cannot move the gradient.
+    """
+    if bound is None or isinstance(bound, (int, float)):
+        return bound
+    return np.array(bound.data if isinstance(bound, Variable) else bound)
 
 
 class _BinaryExtremum(Function):

@@ -331,3 +331,17 @@ def test_an_unchained_output_of_a_two_output_function_is_a_leaf() -> None:
     F.sum(p * q).backward()
     np.testing.assert_array_equal(p.grad.data, [3.0, 4.0])  # d sum(p q) / dp = q
     np.testing.assert_array_equal(x.grad.data, [0.0, 0.0, 1.0, 2.0])  # only q's part
+
+
+def test_a_create_graph_sum_that_fails_for_one_leaf_sets_no_leaf_gradient() -> None:
+    # Found by a second trial: under create_graph adding to the old .grad is a recorded
+    # op, which detect_anomaly can refuse after another leaf's .grad was already set.
+    from minitorch import detect_anomaly
+
+    a, b = Variable(np.array([1.0]), name="a"), Variable(np.array([1.0]), name="b")
+    a.grad = Variable(np.array([5.0]), requires_grad=False)
+    b.grad = Variable(np.array([1e308]), requires_grad=False)
+    with detect_anomaly(), np.errstate(over="ignore"), pytest.raises(FloatingPointError):
+        y = F.sum(b * 1e308) + F.sum(a * 2.0)
+        y.backward(create_graph=True)
+    assert float(a.grad.data[0]) == 5.0 and float(b.grad.data[0]) == 1e308

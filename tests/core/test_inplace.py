@@ -204,3 +204,22 @@ def test_data_replaced_by_a_non_array_is_a_clear_error() -> None:
     w.data = w.data - 0.1 * w.grad  # type: ignore[assignment]  # the newcomer's mistake
     with pytest.raises(RuntimeError, match=r"x\.grad\.data"):
         loss.backward()
+
+
+def test_an_array_clip_bound_edited_after_forward_does_not_move_the_gradient() -> None:
+    # Found by a second trial: Clip recomputes its mask from the bounds in backward.
+    low = np.array(0.0)
+    x = Variable(np.array([-1.0, 0.5, 2.0]))
+    loss = F.sum(F.clip(x, low, 1.0))
+    low[...] = 0.7
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.data, [0.0, 1.0, 0.0])  # torch.clamp(x, 0, 1)
+
+
+def test_an_array_like_operand_edited_after_forward_does_not_move_the_gradient() -> None:
+    buffer = np.array([1.0, 0.0, 2.0])
+    x = Variable(np.array([1.0, 2.0, 3.0]))
+    loss = F.sum(x * memoryview(buffer))  # np.asarray would share the buffer's memory
+    buffer[0] = 50.0
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.data, [1.0, 0.0, 2.0])
