@@ -445,6 +445,13 @@ class BackwardStepper:
             caption += f" The leaf {names[0]} now holds its gradient in .grad."
         elif names:
             caption += f" The leaves {_join(shown)} now hold their gradients in .grad."
+        held = [self._names[i] for i in leaves if i in trace.grads_before]
+        if held:  # the repeated-backward mistake: gradients add up across passes
+            who = f"{held[0]} already" if len(held) == 1 else f"{_join(held)} already each"
+            caption += (
+                f" {who} held a gradient before this backward, so this pass's sum was added "
+                "to it; call clear_grad() (or zero_grad()) between passes to start from zero."
+            )
         rows = [
             ["grad", f"{self._names[i]}.grad", _shape_cell(trace.leaf_grads[i]),
              _values(trace.leaf_grads[i])]

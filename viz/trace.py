@@ -112,6 +112,8 @@ class BackwardTrace:
         graph: the walked graph (node ids shared with :func:`viz.to_dot`).
         steps: the :class:`BackwardStep` records in engine order.
         seed: the starting gradient ``ones_like(output)``.
+        grads_before: node id -> the ``grad`` a leaf already held before the pass (a
+            copy): backward adds to it, which the stepper's last frame says.
         leaf_grads: node id -> the leaf's ``grad`` after the pass (copied from the
             engine's result, ``x.grad.data``).
 
@@ -132,6 +134,7 @@ class BackwardTrace:
     steps: list[BackwardStep] = field(default_factory=list)
     seed: np.ndarray | None = None
     leaf_grads: dict[str, np.ndarray] = field(default_factory=dict)
+    grads_before: dict[str, np.ndarray] = field(default_factory=dict)
     _names: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -228,6 +231,9 @@ def trace_backward(
     (output,) = as_outputs(output, "viz.trace_backward")
     graph = walk([output])
     trace = BackwardTrace(output, graph, seed=np.ones_like(output.data))
+    for vn in graph.variables:
+        if vn.var.creator is None and vn.var.grad is not None:
+            trace.grads_before[vn.id] = np.array(vn.var.grad.data, copy=True)
     recorder = _Recorder(trace)
     run_backward(
         output, retain_grad=retain_grad, create_graph=create_graph, on_step=recorder.record

@@ -468,3 +468,18 @@ def test_the_title_is_shown_escaped_above_the_controls(tmp_path: Path) -> None:
     assert "<title>first batch &lt;b&gt;&amp;&lt;/b&gt;</title>" in page
     with pytest.raises(TypeError, match="title must be a str"):
         viz.BackwardStepper(viz.trace_backward(x.exp()), title=3)  # type: ignore[arg-type]
+
+
+def test_the_last_frame_says_when_a_leaf_already_held_a_gradient() -> None:
+    # Found by a fresh-user trial: x.grad = 100 before the pass showed 107 at the end with
+    # no word about the 100 (the repeated-backward mistake a student needs explained).
+    x = Variable(np.array(3.0), name="x")
+    x.grad = Variable(np.array(100.0), requires_grad=False)
+    y = x * x + x
+    frames = viz.BackwardStepper(viz.trace_backward(y)).frames()
+    end = frames[-1]["caption"]
+    assert "x already held a gradient before this backward" in end and "clear_grad()" in end
+    assert float(x.grad.data) == 107.0
+    z = Variable(np.array(3.0), name="z")
+    fresh = viz.BackwardStepper(viz.trace_backward(z * z)).frames()[-1]["caption"]
+    assert "before this backward" not in fresh
