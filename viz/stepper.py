@@ -679,7 +679,7 @@ class BackwardStepper:
 
         Every frame is the same layout — the same DOT structure, only colours and line
         styles differ, which Graphviz's layout ignores — with the step's highlights
-        drawn in and its caption written underneath. Drawn at :data:`PNG_DPI` (192,
+        drawn in and its whole caption written underneath. Drawn at :data:`PNG_DPI` (192,
         as ``viz.render``'s PNGs; the caption's type scaled to match), or at a lower dpi
         where that would be wider than :data:`GIF_MAX_WIDTH` pixels.
 
@@ -705,10 +705,15 @@ class BackwardStepper:
         font = _caption_font(round(15 * scale))
         step, margin = round(20 * scale), round(10 * scale)
         line_chars = max(40, int(width // (8 * scale)))
+        # Every line of every caption is drawn (none cut off); all frames get room for the
+        # longest one, at least six lines, so the GIF keeps one size.
+        wrapped = [textwrap.wrap(frame["caption"], line_chars) for frame in self._frames()]
+        n_lines = max([6, *map(len, wrapped)])
         frames = []
-        for picture, frame in zip(pictures, self._frames()):
-            lines = textwrap.wrap(frame["caption"], line_chars)[:6]
-            canvas = Image.new("RGB", (width, picture.height + 2 * margin + step * 6), "white")
+        for picture, lines in zip(pictures, wrapped):
+            canvas = Image.new(
+                "RGB", (width, picture.height + 2 * margin + step * n_lines), "white"
+            )
             canvas.paste(picture, ((width - picture.width) // 2, 0))
             pen = ImageDraw.Draw(canvas)
             for i, line in enumerate(lines):

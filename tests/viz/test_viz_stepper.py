@@ -406,6 +406,31 @@ def test_save_gif_lowers_the_dpi_of_a_wide_drawing(
         assert image.width < drawing_192[0]
 
 
+@requires_dot
+def test_save_gif_writes_every_line_of_a_long_caption(tmp_path: Path) -> None:
+    # Captions were cut at six lines: with long names a slide lost the end of a sentence.
+    from PIL import Image
+
+    stepper = diamond_stepper()
+    drawing = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=192))
+    short = stepper.save_gif(tmp_path / "short.gif", duration_ms=100)
+    stepper._frames()[2]["caption"] = " ".join(["gradient"] * 200)  # 1799 characters
+    path = stepper.save_gif(tmp_path / "long.gif", duration_ms=100)
+    with Image.open(short) as image:
+        short_size = image.size
+    with Image.open(path) as image:
+        assert image.width == short_size[0]
+        # 1799 characters at at most width/16 a line (8 px each at 96 dpi, doubled)
+        lines = -(-1799 // (image.width // 16))
+        assert lines > 6 and image.height >= short_size[1] + 40 * (lines - 6)
+        image.seek(2)
+        text = image.convert("L").crop((0, drawing[1] + 20 + 40 * 6, image.width, image.height))
+        assert text.getextrema()[0] < 100  # dark text drawn past the sixth line
+        image.seek(1)
+        other = image.convert("L").crop((0, drawing[1] + 20 + 40 * 6, image.width, image.height))
+        assert other.getextrema()[0] > 200  # a short caption leaves that room blank
+
+
 def test_stepper_rejects_other_objects() -> None:
     with pytest.raises(TypeError, match="trace_backward"):
         viz.BackwardStepper("not a trace")  # type: ignore[arg-type]
