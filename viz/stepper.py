@@ -391,7 +391,7 @@ class BackwardStepper:
             sent_ids.append(node_id)
             rows.append(["sent", self._d(node_id), _shape_cell(gx), _values(gx)])
         text = f"{counter.capitalize()}: {step.name}.backward received "
-        text += _join(received) if received else "its output's gradient"
+        text += _join(_few(received)) if received else "its output's gradient"
         text += "," if len(received) > 1 else ""  # "a and b, and sent c": one list each
         if sent_ids:
             text += " and sent " + _join(_few(self._sent_phrases(sent_ids))) + "."
@@ -402,9 +402,21 @@ class BackwardStepper:
         for acc in step.accumulations:  # the last sum per Variable (x used twice: two)
             totals[acc.node_id] = acc.total
             earlier[acc.node_id] = earlier.get(acc.node_id, False) or acc.earlier
+        # The common fan-in (one contribution on top of an earlier step's) in one sentence
+        # for all the Variables it happens to, so a Function with many inputs keeps a
+        # caption of a few lines; the rarer kinds get a sentence each.
+        plain = [i for i in totals if earlier[i] and sent_ids.count(i) == 1]
+        if len(plain) > 1:
+            names = _join(_few([self._names.get(i, "?") for i in plain]))
+            text += (
+                f" {names} each already received a gradient in an earlier step, so what "
+                "arrives now is added to each (+=)."
+            )
         for node_id, total in totals.items():
             rows.append(["added", self._d(node_id) + " (sum)", _shape_cell(total),
                          _values(total)])  # fmt: skip
+            if len(plain) > 1 and node_id in plain:
+                continue
             text += " " + self._sum_sentence(step, node_id, sent_ids.count(node_id),
                                              earlier[node_id])  # fmt: skip
         acc_ids = list(totals)
@@ -498,9 +510,7 @@ class BackwardStepper:
             if len(names) == 1:
                 caption += f" The leaf {names[0]} now holds its gradient in .grad."
             elif names:
-                caption += (
-                    f" The leaves {_join(_few(names))} now hold their gradients in .grad."
-                )
+                caption += f" The leaves {_join(_few(names))} now hold their gradients in .grad."
         held = [self._names[i] for i in leaves if i in trace.grads_before]
         if held:  # the repeated-backward mistake: gradients add up across passes
             what = "the seed" if n == 0 else "this pass's sum"
@@ -514,6 +524,8 @@ class BackwardStepper:
                 f" {who} held a gradient before this backward, so {what} was added to "
                 f"{to}; call clear_grad() (or zero_grad()) between passes to start from zero."
             )
+        if trace.retain_grad and any(i not in trace.leaf_grads for i in trace.with_grad):
+            caption += " With retain_grad=True the intermediate Variables keep theirs too."
         if trace.create_graph and names:
             caption += (
                 " With create_graph=True each .grad is a Variable with a graph of its own: "

@@ -201,6 +201,8 @@ class BackwardTrace:
         return "; ".join(parts)
 
     def __str__(self) -> str:
+        if not self.steps:  # printing nothing would look like a failure
+            return "no steps: backward ran no Function"
         return "\n".join(self.describe(k) for k in range(len(self.steps)))
 
 

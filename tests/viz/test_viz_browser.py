@@ -112,9 +112,7 @@ def browser() -> Iterator[Any]:
         "playwright.sync_api", reason="the playwright package is not installed"
     )
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=FLAGS
-        )
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
             yield chromium
         finally:

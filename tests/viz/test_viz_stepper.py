@@ -616,8 +616,9 @@ def test_an_unused_output_is_said_to_send_zeros_not_a_question_mark() -> None:
     stepper = viz.BackwardStepper(viz.trace_backward(y))
     frame = stepper.frames()[-2]
     assert "?" not in json.dumps(stepper.frames(), ensure_ascii=False)
-    assert "and zeros (shape 2) for its second output, which no path to y goes through," in (
-        frame["caption"]
+    assert (
+        "and zeros (shape 2) for its second output, which no path to y goes through,"
+        in (frame["caption"])
     )
     assert row(frame, "received", "zeros: second output, unused")[3] == "[0. 0.]"
     np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 0.0, 0.0])
@@ -629,9 +630,7 @@ def test_a_function_with_many_inputs_names_a_few_of_them() -> None:
     y.name = "y"
     caption = viz.BackwardStepper(viz.trace_backward(y)).captions()[2]
     assert caption.startswith("Step 2 of 2: Concatenate.backward")
-    assert caption.endswith(
-        "and sent ∂y/∂x0, ∂y/∂x1, ∂y/∂x2, ∂y/∂x3, ∂y/∂x4 and 4 more."
-    )
+    assert caption.endswith("and sent ∂y/∂x0, ∂y/∂x1, ∂y/∂x2, ∂y/∂x3, ∂y/∂x4 and 4 more.")
 
 
 def test_at_the_end_only_variables_that_keep_a_grad_wear_the_badge() -> None:
@@ -686,3 +685,40 @@ def test_the_end_frame_lists_the_held_before_rows_and_shortens_long_lists() -> N
         p.grad = Variable(np.array(1.0), requires_grad=False)
     every = viz.BackwardStepper(viz.trace_backward(params[0] * params[1])).captions()[-1]
     assert "Each of them already held a gradient before this backward" in every
+
+
+def test_many_fan_ins_in_one_step_are_said_in_one_sentence() -> None:
+    xs = [Variable(np.array([float(i)]), name=f"x{i}") for i in range(9)]
+    earlier = xs[0] * 2.0
+    for x in xs[1:]:
+        earlier = earlier + x * 2.0
+    y = F.concatenate(xs).sum() + earlier
+    y.name = "y"
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    frame = stepper.frames()[-2]
+    assert frame["caption"].startswith("Step 20 of 20: Concatenate.backward")
+    assert frame["caption"].endswith(
+        "x0, x1, x2, x3, x4 and 4 more each already received a gradient in an earlier "
+        "step, so what arrives now is added to each (+=)."
+    )
+    assert frame["caption"].count("(+=)") == 1 and len(frame["acc"]) == 9
+    assert row(frame, "added", "∂y/∂x8 (sum)")[3] == "[3.]"  # 1 from Concatenate, 2 from x8 * 2
+
+
+def test_the_end_frame_says_when_retain_grad_kept_the_intermediate_gradients() -> None:
+    x = Variable(np.array(2.0), name="x")
+    y = x.exp() * x
+    plain = viz.BackwardStepper(viz.trace_backward(y)).captions()[-1]
+    assert "retain_grad" not in plain
+    x.clear_grad()
+    kept = viz.BackwardStepper(viz.trace_backward(y, retain_grad=True)).captions()[-1]
+    assert kept.endswith("With retain_grad=True the intermediate Variables keep theirs too.")
+
+
+def test_a_trace_of_no_steps_prints_that_no_function_ran() -> None:
+    trace = viz.trace_backward(Variable(np.array(1.0), name="x"))
+    assert (len(trace), str(trace), repr(trace)) == (
+        0,
+        "no steps: backward ran no Function",
+        "<viz.BackwardTrace 0 steps>",
+    )
