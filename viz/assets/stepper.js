@@ -165,6 +165,20 @@ function minitorchStepper(root, data, options) {
     caption.style.minHeight = Math.ceil(tallest) + "px";
   }
 
+  function withBreaks(el, text) {
+    // The text, with a line-break opportunity (<wbr>, no character) after each / _ and .
+    // so a long gradient name wraps where it reads well: ∂loss/ ∂layers.0. W.grad.
+    var start = 0;
+    for (var i = 0; i < text.length; i++) {
+      if ("/_.".indexOf(text.charAt(i)) >= 0 && i + 1 < text.length) {
+        el.appendChild(document.createTextNode(text.slice(start, i + 1)));
+        el.appendChild(document.createElement("wbr"));
+        start = i + 1;
+      }
+    }
+    el.appendChild(document.createTextNode(text.slice(start)));
+  }
+
   function renderTable(rows) {
     while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
     rows.forEach(function (row) {
@@ -172,7 +186,8 @@ function minitorchStepper(root, data, options) {
       tr.className = "mts-row-" + row[0];
       row.forEach(function (cell, c) {
         var td = document.createElement(c === 0 ? "th" : "td");
-        td.textContent = cell;
+        if (c === 1) withBreaks(td, cell);
+        else td.textContent = cell;
         tr.appendChild(td);
       });
       tbody.appendChild(tr);
