@@ -22,7 +22,10 @@ The frame format (``"minitorch-stepper/1"``, plain JSON) is::
                  "acc": [<Variable node id>], "rows": [[role, gradient, shape, values]]}]}
 
 Frame 0 is the seed, frames 1..n the steps in engine order, frame n+1 the end. "Done"
-Functions and the Variables that hold a gradient follow from the frames before.
+Functions and the Variables that hold a gradient follow from the frames before; the end
+frame alone also has ``"holds": [<Variable node id>]``, the Variables whose ``.grad`` is
+set after the pass (without ``retain_grad`` the intermediate ones keep none). A backward
+from a leaf has no steps: just the start and the end.
 
 Every number comes from the trace, i.e. from what minitorch's engine actually passed
 (:func:`viz.trace_backward`); nothing is recomputed here. The HTML is self-contained (the
@@ -280,8 +283,10 @@ class BackwardStepper:
         sentences naming the Variables), ``active`` (the Function node id or ``None``),
         ``recv`` / ``send`` (edge indices of the backward arrows in use), ``got`` (the
         Variables receiving a gradient), ``acc`` (those where a fan-in adds up) and
-        ``rows`` (the gradient table: role, gradient, shape, values). See the module
-        docstring for the whole format.
+        ``rows`` (the gradient table: role, gradient, shape, values; role is "seed",
+        "received", "sent", "added", or at the end "grad" and "before" for what a leaf
+        held before this backward); the end frame also ``holds`` (the Variables whose
+        ``.grad`` is set after the pass). See the module docstring for the whole format.
         """
         return json.loads(json.dumps(self._frames()))
 

@@ -111,7 +111,8 @@ class BackwardTrace:
         output: the Variable backward started from.
         graph: the walked graph (node ids shared with :func:`viz.to_dot`).
         steps: the :class:`BackwardStep` records in engine order.
-        seed: the starting gradient ``ones_like(output)``.
+        seed: the starting gradient ``ones_like(output)``; ``None`` when the output
+            needs no gradient (then backward runs no Function and seeds nothing).
         grads_before: node id -> the ``grad`` a leaf already held before the pass (a
             copy): backward adds to it, which the stepper's last frame says.
         leaf_grads: node id -> the leaf's ``grad`` after the pass (copied from the
@@ -244,7 +245,9 @@ def trace_backward(
     trace = BackwardTrace(
         output,
         graph,
-        seed=np.ones_like(output.data),
+        # No seed where the engine starts from none: an output needing no gradient (a
+        # create_graph gradient that depends on no input) runs no Function at all.
+        seed=np.ones_like(output.data) if output.requires_grad else None,
         retain_grad=retain_grad,
         create_graph=create_graph,
     )
