@@ -644,10 +644,19 @@ class BackwardStepper:
             f'<script type="application/json" id="{self.element_id}-data">{data}</script>\n'
             f"<script>{_asset('stepper.js')}\n"
             "(function () {\n"
-            f'  var root = document.getElementById("{self.element_id}");\n'
-            f'  var data = JSON.parse(document.getElementById("{self.element_id}-data")'
-            ".textContent);\n"
-            "  minitorchStepper(root, data, {});\n"
+            # This copy's own block: the same stepper shown twice (two cells, or one
+            # output displayed again) has one id twice, and getElementById found only
+            # the first (the second copy's buttons and keys did nothing).
+            # (currentScript is null where a front end evaluates the script itself.)
+            f'  var id = "{self.element_id}", me = document.currentScript;\n'
+            "  var data = me && me.previousElementSibling, root = data;\n"
+            "  while (root && root.id !== id) root = root.previousElementSibling;\n"
+            "  if (!root || !data || data.id !== id + \"-data\") {\n"
+            "    root = document.getElementById(id);\n"
+            "    data = document.getElementById(id + \"-data\");\n"
+            "  }\n"
+            "  if (!root || !data || root.minitorchStepper) return;  // already running\n"
+            "  root.minitorchStepper = minitorchStepper(root, JSON.parse(data.textContent), {});\n"
             "})();</script>"
         )
         return block + "\n" + script

@@ -254,6 +254,30 @@ def test_two_steppers_on_one_page_are_independent(browser: Any, tmp_path: Path) 
     assert errors == []
 
 
+def test_one_stepper_shown_twice_runs_in_both_places(browser: Any, tmp_path: Path) -> None:
+    # Displaying the same stepper again (a second cell, display(stepper) twice) repeats its
+    # element id: the second copy's buttons and keys used to do nothing.
+    x = Variable(np.array(2.0), name="x")
+    stepper = viz.BackwardStepper(viz.trace_backward(x * x + x.exp()))
+    path = tmp_path / "twice.html"
+    path.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>"
+        f"{stepper.to_html()}<p>again</p>{stepper.to_html()}</body></html>",
+        encoding="utf-8",
+    )
+    page, errors = open_page(browser, path)
+    roots = page.locator(".minitorch-stepper")
+    roots.nth(1).locator(".mts-caption").click()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert [roots.nth(i).evaluate(STATE)["step"] for i in range(2)] == [0, 2]
+    roots.nth(0).get_by_role("button", name="next").click()
+    assert [roots.nth(i).evaluate(STATE)["step"] for i in range(2)] == [1, 2]
+    page.keyboard.press("ArrowRight")  # one key, one frame (not one per copy)
+    assert [roots.nth(i).evaluate(STATE)["step"] for i in range(2)] == [2, 2]
+    assert errors == []
+
+
 def test_a_big_graph_follows_the_active_function(browser: Any, tmp_path: Path) -> None:
     from benchmarks.stepper import fifteen_term_expression
 
