@@ -25,6 +25,8 @@ def broadcast_error(op: str, x0: np.ndarray, x1: np.ndarray) -> ValueError:
 class Add(Function):
     """y = x0 + x1;  gx0 = gy,  gx1 = gy."""
 
+    ufunc = np.add
+
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
             return x0 + x1
@@ -62,6 +64,8 @@ def add(x0: Operand, x1: Operand) -> Variable:
 class Sub(Function):
     """y = x0 - x1;  gx0 = gy,  gx1 = -gy."""
 
+    ufunc = np.subtract
+
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
             return x0 - x1
@@ -97,6 +101,8 @@ def sub(x0: Operand, x1: Operand) -> Variable:
 
 class Mul(Function):
     """y = x0 * x1;  gx0 = gy * x1,  gx1 = gy * x0."""
+
+    ufunc = np.multiply
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
@@ -135,6 +141,8 @@ def mul(x0: Operand, x1: Operand) -> Variable:
 
 class Div(Function):
     """y = x0 / x1;  gx0 = gy / x1,  gx1 = -gy * x0 / x1**2."""
+
+    ufunc = np.true_divide
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
