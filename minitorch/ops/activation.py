@@ -311,6 +311,8 @@ def maximum(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``maximum(int8_x, 300)``), as NumPy 2 raises.
 
     Example:
         >>> maximum(Variable(np.array([1.0, 5.0])), 3.0)
@@ -337,6 +339,8 @@ def minimum(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast (the message names both).
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``minimum(int8_x, 300)``), as NumPy 2 raises.
 
     Example:
         >>> x = Variable(np.array([1.0, 3.0, 5.0]))

@@ -53,6 +53,8 @@ def add(x0: Operand, x1: Operand) -> Variable:
     Raises:
         ValueError: if the shapes do not broadcast (the message names both shapes).
         TypeError: if an operand is not numeric (``x + "a"``).
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``int8_x + 300``), as NumPy 2 raises (the message names operand and dtype).
 
     Example:
         >>> add(Variable(np.array([1.0, 2.0])), 3.0)
@@ -91,6 +93,8 @@ def sub(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``int8_x - 300``), as NumPy 2 raises (the message names operand and dtype).
 
     Example:
         >>> sub(1.0, Variable(np.array([1.0, 2.0])))
@@ -131,6 +135,8 @@ def mul(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast (the message names both shapes).
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``int8_x * 300``), as NumPy 2 raises (the message names operand and dtype).
 
     Example:
         >>> mul(Variable(np.array([1.0, 2.0])), 3.0)
@@ -175,6 +181,9 @@ def div(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        OverflowError: for a Python int that the other operand's dtype cannot hold, as
+            NumPy 2 raises; for integer operands the number takes float64, as NumPy's
+            loop divides in float64 (``int8_x / 300`` is fine).
 
     Example:
         >>> div(Variable(np.array([1.0, 2.0])), 4.0)
