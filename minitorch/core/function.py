@@ -401,13 +401,7 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
         else:
             xs.append(Variable(_operand_array(func, inputs, i), requires_grad=False))
     if has_number:
-        kinds = tuple(
-            [
-                type(x) if not isinstance(x, Variable) else None if x.data is None else x.dtype
-                for x in xs
-            ]
-        )
-        dtypes = _weak_dtypes(func.ufunc, kinds)
+        dtypes = _weak_dtypes(func.ufunc, tuple([_kind(x) for x in xs]))
         for i, x in enumerate(xs):
             if not isinstance(x, Variable):
                 xs[i] = Variable(_number_array(func, i, x, dtypes[i]), requires_grad=False)
@@ -443,10 +437,11 @@ def as_constant(value: Any, what: str, dtype: Any = None, copy: bool = True) -> 
 def _operand_array(func: Function, inputs: tuple[Any, ...], index: int) -> np.ndarray:
     """The constant array of an operand that is neither a Variable nor a Python number."""
     x = inputs[index]
-    if is_masked(x):  # np.asarray would drop the mask without a word
-        raise TypeError(masked_message(f"{type(func).__name__}: operand {index}", x))
+    what = f"{type(func).__name__}: operand {index}"
+    if is_masked(x):  # refused before the conversion below turns errors into type errors
+        raise TypeError(masked_message(what, x))
     try:
-        array = as_constant(x, "", copy=_state.get().enable_backprop)
+        array = as_constant(x, what, copy=_state.get().enable_backprop)
     except (TypeError, ValueError) as exc:
         raise TypeError(_operand_message(func, inputs, x)) from exc
     if array.dtype.kind not in NUMERIC_KINDS:
@@ -523,7 +518,6 @@ def _weak_dtypes(ufunc: Any, kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     dtypes. Under NEP 50 only the type matters, not the value, so the answer is cached
     per (ufunc, kinds) — ``x * 0.99`` in a loop asks NumPy once.
     """
-    strong = [k for k in kinds if isinstance(k, np.dtype)]
     if ufunc is not None and ufunc.nin == len(kinds) and None not in kinds:
         # A Python bool is no weak scalar in NEP 50: it is np.bool_ (the lowest type).
         signature = tuple([np.dtype(bool) if k is bool else k for k in kinds])
@@ -531,16 +525,23 @@ def _weak_dtypes(ufunc: Any, kinds: tuple[Any, ...]) -> tuple[Any, ...]:
             return tuple(ufunc.resolve_dtypes(signature + (None,) * ufunc.nout)[: ufunc.nin])
         except (TypeError, ValueError):
             pass
-    return tuple(
-        [
-            k
-            if not isinstance(k, type)
-            else np.result_type(k(0), *strong)
-            if strong
-            else np.asarray(k(0)).dtype
-            for k in kinds
-        ]
-    )
+    strong = [k for k in kinds if isinstance(k, np.dtype)]
+    return tuple([_result_type(k, strong) if isinstance(k, type) else k for k in kinds])
+
+
+def _result_type(kind: Any, dtypes: list[np.dtype[Any]]) -> np.dtype[Any]:
+    """``np.result_type`` of a (weak) Python number of type ``kind`` and ``dtypes``."""
+    return np.result_type(kind(0), *dtypes) if dtypes else np.asarray(kind(0)).dtype
+
+
+def _kind(x: Any) -> Any:
+    """An operand's part in the dtype rule: a Python number's type, or a Variable's dtype.
+
+    ``None`` stands for a Variable without data (its op fails in forward).
+    """
+    if not isinstance(x, Variable):
+        return type(x)
+    return None if x.data is None else x.data.dtype
 
 
 def _operand_message(func: Function, inputs: tuple[Any, ...], x: Any) -> str:
