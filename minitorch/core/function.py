@@ -518,7 +518,7 @@ def _weak_dtypes(ufunc: Any, kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     dtypes. Under NEP 50 only the type matters, not the value, so the answer is cached
     per (ufunc, kinds) — ``x * 0.99`` in a loop asks NumPy once.
     """
-    if ufunc is not None and ufunc.nin == len(kinds) and None not in kinds:
+    if isinstance(ufunc, np.ufunc) and ufunc.nin == len(kinds) and None not in kinds:
         # A Python bool is no weak scalar in NEP 50: it is np.bool_ (the lowest type).
         signature = tuple([np.dtype(bool) if k is bool else k for k in kinds])
         try:
