@@ -50,6 +50,9 @@ class Case:
     atol: float = 1e-10
     note: str = ""
     warmup: bool = True  # False for the longest cases: round 0's value is checked instead
+    # At least this many rounds, whatever --rounds says: a case of a few milliseconds
+    # per round (T5) is at the mercy of one busy moment of the machine in 5 rounds.
+    min_rounds: int = 0
 
 
 @dataclass
@@ -124,7 +127,7 @@ def run_case(case: Case, frameworks: list[str], rounds: int, log: Callable[[str]
         fw: {m: [] for m in case.metrics} for fw in steps
     }
     order = list(steps)
-    for r in range(rounds):
+    for r in range(max(rounds, case.min_rounds)):
         shift = r % len(order) if order else 0
         for fw in order[shift:] + order[:shift]:
             gc.collect()

@@ -52,6 +52,19 @@ def test_ratios_are_medians_of_paired_rounds() -> None:
     assert result.targets[0]["met"] is False and result.targets[0]["ratio"] == 2.0
 
 
+def test_a_case_can_ask_for_more_rounds_than_requested() -> None:
+    case = Case(
+        "TX",
+        "fake",
+        "s",
+        ("t",),
+        {"minitorch": _fixed([1.0] * 7, 0.0), "torch": _fixed([2.0] * 7, 0.0)},
+        min_rounds=7,
+    )
+    result = run_case(case, ["minitorch", "torch"], rounds=5, log=lambda _: None)
+    assert len(result.samples["minitorch"]["t"]) == 7 == len(result.samples["torch"]["t"])
+
+
 def test_disagreeing_framework_is_flagged() -> None:
     case = Case(
         "TX",
@@ -82,7 +95,7 @@ def test_missing_framework_is_skipped_with_reason() -> None:
     [
         lambda: tasks_graph.per_op_case(30),
         lambda: tasks_graph.chain_case(200, with_dezero=False),
-        lambda: tasks_graph.higher_order_case(),
+        lambda: tasks_graph.higher_order_case(reps=2),
         lambda: tasks_graph.fan_in_case(50),
         lambda: tasks_models.spiral_case(epochs=1),
         lambda: tasks_models.big_mlp_case(iterations=1, sizes=(20, 30, 30, 5)),
