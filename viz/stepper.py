@@ -651,9 +651,9 @@ class BackwardStepper:
             f'  var id = "{self.element_id}", me = document.currentScript;\n'
             "  var data = me && me.previousElementSibling, root = data;\n"
             "  while (root && root.id !== id) root = root.previousElementSibling;\n"
-            "  if (!root || !data || data.id !== id + \"-data\") {\n"
+            '  if (!root || !data || data.id !== id + "-data") {\n'
             "    root = document.getElementById(id);\n"
-            "    data = document.getElementById(id + \"-data\");\n"
+            '    data = document.getElementById(id + "-data");\n'
             "  }\n"
             "  if (!root || !data || root.minitorchStepper) return;  // already running\n"
             "  root.minitorchStepper = minitorchStepper(root, JSON.parse(data.textContent), {});\n"
