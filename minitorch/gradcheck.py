@@ -1,13 +1,19 @@
-"""Numerical gradient checking: compare ``backward`` with central differences.
+"""Numerical gradient checking: compare both backward paths with central differences.
 
 For ``f`` and inputs ``x``, the check builds the scalar ``L = sum_k <w_k, f(x)_k>`` with
 fixed random weights ``w`` (so every output element matters, not just their sum) and
-compares the analytic ``dL/dx`` from backward with the central difference
+compares the analytic ``dL/dx`` with the central difference
 
     (L(x + eps e_i) - L(x - eps e_i)) / (2 eps),
 
 whose error is O(eps**2) (Nocedal & Wright, *Numerical Optimization*, 2nd ed., §8.1).
-All arithmetic is float64; inputs are copied, never modified.
+
+A Function computes its gradient on two paths, and both are checked: ``backward()`` (the
+first-order path: each Function's ``backward_array`` on ndarrays) and
+``backward(create_graph=True)`` (each Function's differentiable ``backward`` on
+Variables, which every second derivative builds on). A mistake in only one of the two
+methods is found and named as such. All arithmetic is float64; inputs are copied, never
+modified.
 """
 
 from __future__ import annotations
@@ -17,7 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Variable
+from minitorch.core import Function, Variable, no_grad
+
+#: ``GradcheckError.path``: which of the two backward paths disagrees with the numbers.
+FIRST_ORDER = "backward_array"  # backward(): each Function's backward_array
+CREATE_GRAPH = "backward"  # backward(create_graph=True): each Function's backward
+BOTH = "both"
+_NAN = float("nan")
 
 
 class GradcheckError(AssertionError):
@@ -25,9 +37,22 @@ class GradcheckError(AssertionError):
 
     Attributes:
         input_index: which input of ``f`` failed.
-        index: the element's index (a tuple) within that input.
-        analytic: the value from backward.
+        index: the element's index (a tuple) within that input: the worst element, the
+            one furthest outside the tolerance.
+        analytic: the wrong value (from the path named by ``path``; the first-order
+            value when both are wrong).
         numeric: the central-difference value.
+        path: which path disagrees with the central differences: ``"backward_array"``
+            (the first-order ``backward()``; a Function without ``backward_array`` runs
+            its ``backward`` there), ``"backward"`` (``backward(create_graph=True)``),
+            or ``"both"``.
+        first_order: the element's value from ``backward()``.
+        create_graph: its value from ``backward(create_graph=True)`` (NaN if that path
+            was not checked).
+        functions: the names of the Function types on the graph whose ``backward`` and
+            ``backward_array`` return different gradients for the same output gradient
+            (empty if none was found, or when both paths agree).
+        order: 1 for a first derivative, 2 for gradgradcheck's second-order check.
     """
 
     def __init__(
@@ -37,12 +62,22 @@ class GradcheckError(AssertionError):
         index: tuple[int, ...],
         analytic: float,
         numeric: float,
+        path: str = FIRST_ORDER,
+        first_order: float = _NAN,
+        create_graph: float = _NAN,
+        functions: tuple[str, ...] = (),
+        order: int = 1,
     ) -> None:
         super().__init__(message)
         self.input_index = input_index
         self.index = index
         self.analytic = analytic
         self.numeric = numeric
+        self.path = path
+        self.first_order = first_order
+        self.create_graph = create_graph
+        self.functions = functions
+        self.order = order
 
 
 def _outputs(result: Any, who: str = "gradcheck") -> list[Variable]:
@@ -93,10 +128,7 @@ def _analytic(
     weights: list[np.ndarray] | None,
     create_graph: bool = False,
 ) -> tuple[list[Any], list[Variable], list[np.ndarray]]:
-    variables = [
-        Variable(a.copy()) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
-        for a in arrays
-    ]
+    variables = [_constant(a) for a in arrays]
     outputs = _outputs(f(*variables))
     weights = weights if weights is not None else _weights(outputs)
     loss = None
@@ -109,10 +141,54 @@ def _analytic(
     return variables, outputs, weights
 
 
+def _grad_arrays(variables: list[Any], arrays: list[Any]) -> list[np.ndarray | None]:
+    """Each checked input's gradient as an array (zeros if none reached it)."""
+    return [
+        (np.zeros_like(a) if v.grad is None else v.grad.data) if isinstance(v, Variable) else None
+        for v, a in zip(variables, arrays)
+    ]
+
+
+def _create_graph_grads(
+    f: Callable[..., Any], arrays: list[Any], weights: list[np.ndarray], outputs: list[Variable]
+) -> list[np.ndarray | None] | None:
+    """The gradients ``backward(create_graph=True)`` gives; ``None`` if that path is missing.
+
+    A Function that defines only ``backward_array`` (allowed, for first-order use) has no
+    create_graph path, so there is nothing to check there.
+    """
+    if any(_lacks_backward(func) for func in _functions(outputs)):
+        return None
+    try:
+        variables, _, _ = _analytic(f, arrays, weights, create_graph=True)
+    except Exception as err:  # the first-order pass worked: this is a backward's failure
+        err.add_note(
+            "gradcheck: raised by backward(create_graph=True), which calls each Function's "
+            "differentiable backward (a plain backward(), with backward_array, worked)"
+        )
+        raise
+    return _grad_arrays(variables, arrays)
+
+
+def _lacks_backward(func: Function) -> bool:
+    """True for a Function that defines ``backward_array`` but neither backward nor vjp."""
+    cls = type(func)
+    return cls.backward is Function.backward and cls.vjp is Function.vjp
+
+
 def gradcheck(
     f: Callable[..., Any], *inputs: Any, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4
 ) -> bool:
-    """Check ``f``'s backward against central differences at ``inputs``.
+    """Check both of ``f``'s backward paths against central differences at ``inputs``.
+
+    The gradient of ``L = sum <w, f(x)>`` (fixed random weights ``w``) is computed twice:
+    by ``backward()``, which runs each Function's ``backward_array`` (its NumPy fast path,
+    or ``backward`` on constants where it has none), and by
+    ``backward(create_graph=True)``, which runs each Function's differentiable
+    ``backward``. Each must agree with the central differences, element by element:
+    ``|a - n| <= atol + rtol * |n|``. A Function whose two methods compute different
+    formulas fails even when one of them is right. (A Function with only a
+    ``backward_array`` has no create_graph path; then only the first is checked.)
 
     Args:
         f: maps Variables to a Variable (or a tuple of Variables).
@@ -120,39 +196,64 @@ def gradcheck(
             copies); integer inputs such as labels are passed through unchecked.
         eps: the finite-difference step.
         atol: absolute tolerance.
-        rtol: relative tolerance (``|a - n| <= atol + rtol * |n|``).
+        rtol: relative tolerance.
 
     Returns:
-        ``True`` when every element agrees.
+        ``True`` when every element of both gradients agrees.
 
     Raises:
-        GradcheckError: at the first disagreeing element, naming the input index, the
-            element index, and the analytic and numeric values.
+        GradcheckError: for the first input that disagrees, naming the input, the worst
+            element's index, the path that is wrong ("backward_array disagrees ..." or
+            "backward (the create_graph path) disagrees with backward_array ..."), the
+            values of both paths and the numeric one, and the Function type(s) whose
+            two methods differ (see the attributes of :class:`GradcheckError`).
         ValueError: if a floating input contains NaN or inf.
+        Exception: whatever a Function's backward raises; one raised only by
+            ``backward(create_graph=True)`` carries a note saying so.
 
     Example:
         >>> import minitorch.ops as F
         >>> gradcheck(F.tanh, np.array([0.5, -1.0]))
         True
     """
-    arrays = _prepare(inputs)
+    _check_gradients(f, _prepare(inputs), eps, atol, rtol)
+    return True
+
+
+def _check_gradients(
+    f: Callable[..., Any],
+    arrays: list[Any],
+    eps: float,
+    atol: float,
+    rtol: float,
+    both_paths: bool = True,
+) -> list[np.ndarray]:
+    """gradcheck's work, on prepared inputs; returns the output weights it used."""
     variables, outputs, weights = _analytic(f, arrays, None)
-    for k, (v, a) in enumerate(zip(variables, arrays)):
-        if not isinstance(v, Variable):
+    first = _grad_arrays(variables, arrays)
+    second = _create_graph_grads(f, arrays, weights, outputs) if both_paths else None
+    for k, fast in enumerate(first):
+        if fast is None:  # an integer input: labels, indices
             continue
-        analytic: np.ndarray = np.zeros_like(a) if v.grad is None else v.grad.data
         numeric = numerical_grad(f, arrays, k, weights, eps)
         try:
-            _compare(k, analytic, numeric, atol, rtol)
+            _compare(k, fast, None if second is None else second[k], numeric, atol, rtol)
         except GradcheckError as err:
-            if v.grad is None and all(y is None or y.creator is None for y in outputs):
+            if second is not None:
+                _name_the_functions(err, outputs, atol, rtol)
+            elif both_paths:
+                err.args = (
+                    f"{err.args[0]}; backward(create_graph=True) was not checked: a "
+                    "Function on the graph defines only backward_array",
+                )
+            if variables[k].grad is None and all(y is None or y.creator is None for y in outputs):
                 err.args = (
                     f"{err.args[0]}. f's output does not depend on its inputs through the "
                     "graph (no gradient reached them): was it computed from .data or with "
                     "NumPy functions? Use minitorch ops on the Variables",
                 )
             raise
-    return True
+    return weights
 
 
 def numerical_grad(
@@ -180,42 +281,207 @@ def _constant(a: Any) -> Any:
     return Variable(a.copy()) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
 
 
-def _compare(k: int, analytic: np.ndarray, numeric: np.ndarray, atol: float, rtol: float) -> None:
-    if analytic.shape != numeric.shape:
-        raise GradcheckError(
-            f"gradcheck: input {k}: gradient shape {analytic.shape} != "
-            f"input shape {numeric.shape}",
-            k,
-            (),
-            float("nan"),
-            float("nan"),
+def _badness(analytic: np.ndarray, numeric: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """How far outside the tolerance each element is (> 1: outside; NaN counts as inf)."""
+    ratio = np.abs(analytic - numeric) / (atol + rtol * np.abs(numeric))
+    return np.where(np.isnan(ratio), np.inf, ratio)
+
+
+def _compare(
+    k: int,
+    fast: np.ndarray,
+    second: np.ndarray | None,
+    numeric: np.ndarray,
+    atol: float,
+    rtol: float,
+) -> None:
+    """Raise a GradcheckError naming the wrong path if either gradient is off."""
+    for path, grad in ((FIRST_ORDER, fast), (CREATE_GRAPH, second)):
+        if grad is not None and grad.shape != numeric.shape:
+            raise GradcheckError(
+                f"gradcheck: input {k}: gradient shape {grad.shape} (from {path}) != "
+                f"input shape {numeric.shape}",
+                k,
+                (),
+                _NAN,
+                _NAN,
+                path=path,
+            )
+    fast_bad = ~np.isclose(fast, numeric, atol=atol, rtol=rtol)
+    badness = _badness(fast, numeric, atol, rtol)
+    second_bad = np.zeros_like(fast_bad)
+    if second is not None:
+        second_bad = ~np.isclose(second, numeric, atol=atol, rtol=rtol)
+        badness = np.maximum(badness, _badness(second, numeric, atol, rtol))
+    if not fast_bad.any() and not second_bad.any():
+        return
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(badness)), badness.shape))
+    a, n = float(fast[index]), float(numeric[index])
+    g = _NAN if second is None else float(second[index])
+    count = int((fast_bad | second_bad).sum())
+    if second is None:
+        case = "unchecked"
+    elif not second_bad.any():
+        case = FIRST_ORDER
+    elif not fast_bad.any():
+        case = CREATE_GRAPH
+    elif np.isclose(fast, second, atol=atol, rtol=rtol).all():
+        case = "same"
+    else:
+        case = "differ"
+    message = _message(case, k, index, (a, g, n), count, f"atol={atol}, rtol={rtol}")
+    path = case if case in (FIRST_ORDER, CREATE_GRAPH) else BOTH
+    if case == "unchecked":
+        path = FIRST_ORDER
+    wrong = g if path == CREATE_GRAPH else a
+    raise GradcheckError(message, k, index, wrong, n, path=path, first_order=a, create_graph=g)
+
+
+def _message(
+    case: str,
+    k: int,
+    index: tuple[int, ...],
+    values: tuple[float, float, float],
+    count: int,
+    tol: str,
+) -> str:
+    """The text of a GradcheckError: which path is wrong, at which element, by how much.
+
+    ``case``: "backward_array" or "backward" (only that path is wrong), "same" (both, with
+    the same values), "differ" (both, differently), "unchecked" (no create_graph path);
+    ``values``: the element's first-order, create_graph and numeric values.
+    """
+    a, g, n = values
+    worst = f"the worst of {count} elements that differ" if count > 1 else "the one that differs"
+    if case in ("unchecked", "same"):
+        same = (
+            "; backward() and backward(create_graph=True) agree with each other, so the "
+            "formula itself is wrong (in backward, and in backward_array where a Function "
+            "defines one)"
+            if case == "same"
+            else ""
         )
-    bad = ~np.isclose(analytic, numeric, atol=atol, rtol=rtol)
-    if bad.any():
-        index = tuple(int(i) for i in np.argwhere(bad)[0])
-        a, n = float(analytic[index]), float(numeric[index])
-        raise GradcheckError(
-            f"gradcheck: input {k}, element {index}: analytic gradient {a:.6g} but numeric "
-            f"{n:.6g} (difference {a - n:.3g}; atol={atol}, rtol={rtol})",
-            k,
-            index,
-            a,
-            n,
+        return (
+            f"gradcheck: input {k}, element {index} ({worst}): analytic gradient {a:.6g} "
+            f"but numeric {n:.6g} (difference {a - n:.3g}; {tol}){same}"
         )
+    if case == FIRST_ORDER:
+        return (
+            f"gradcheck: input {k}: backward_array disagrees with finite differences "
+            "(backward_array is the first-order path, run by backward()), while backward "
+            "(the create_graph path, run by backward(create_graph=True)) agrees with them. "
+            f"Element {index} ({worst}): backward_array gives {a:.6g}, finite differences "
+            f"{n:.6g} (difference {a - n:.3g}; {tol}), backward gives {g:.6g}"
+        )
+    if case == CREATE_GRAPH:
+        return (
+            f"gradcheck: input {k}: backward (the create_graph path, run by "
+            "backward(create_graph=True) and so by every second derivative) disagrees with "
+            "backward_array and with finite differences, while backward_array (the "
+            "first-order path, run by backward()) agrees with them. "
+            f"Element {index} ({worst}): backward gives {g:.6g}, finite differences "
+            f"{n:.6g} (difference {g - n:.3g}; {tol}), backward_array gives {a:.6g}"
+        )
+    return (
+        f"gradcheck: input {k}: both backward_array (run by backward()) and backward "
+        "(run by backward(create_graph=True)) disagree with finite differences, and with "
+        f"each other. Element {index} ({worst}): backward_array gives {a:.6g}, backward "
+        f"gives {g:.6g}, finite differences {n:.6g} ({tol})"
+    )
+
+
+def _name_the_functions(
+    err: GradcheckError, outputs: list[Variable], atol: float, rtol: float
+) -> None:
+    """Add to ``err`` the Function types whose ``backward`` and ``backward_array`` differ.
+
+    Each Function on the graph is given the same random output gradient on both paths;
+    where the two results differ, that Function is the culprit. This only adds to the
+    message: a Function that cannot be called this way is skipped.
+    """
+    found: list[str] = []
+    details: list[str] = []
+    for func in _functions(outputs):
+        detail = _paths_differ(func, atol, rtol)
+        if detail is not None and type(func).__name__ not in found:
+            found.append(type(func).__name__)
+            details.append(detail)
+    if not found:
+        return
+    fix = {FIRST_ORDER: "backward_array", CREATE_GRAPH: "backward"}.get(err.path, "")
+    todo = f"; fix {' and '.join(f'{name}.{fix}' for name in found)}" if fix else ""
+    err.functions = tuple(found)
+    err.args = (
+        f"{err.args[0]}. Given the same (random) output gradient, backward and "
+        f"backward_array return different values in {'; '.join(details)}{todo}",
+    )
+
+
+def _functions(outputs: list[Variable]) -> list[Function]:
+    """Every Function on the graph that made ``outputs``, each once, outputs first."""
+    seen: set[int] = set()
+    order: list[Function] = []
+    stack = [y.creator for y in reversed(outputs) if y is not None and y.creator is not None]
+    while stack:
+        func = stack.pop()
+        if id(func) in seen:
+            continue
+        seen.add(id(func))
+        order.append(func)
+        stack.extend(x.creator for x in reversed(func.inputs) if x.creator is not None)
+    return order
+
+
+def _paths_differ(func: Function, atol: float, rtol: float) -> str | None:
+    """``"Name (input i, element e: backward_array a, backward b)"``; None if they agree."""
+    rng = np.random.default_rng(1)
+    try:
+        gys = [rng.standard_normal(func.output(i).shape) for i in range(len(func.outputs))]
+        fast = _as_tuple(func.backward_array(*gys))
+        with no_grad():  # values only: nothing to record
+            slow = _as_tuple(func.backward(*[Variable(gy) for gy in gys]))
+    except Exception:  # no backward_array (it falls back to backward), or not callable so
+        return None
+    for i, (a, b) in enumerate(zip(fast, slow)):
+        if a is None or b is None:
+            continue
+        a = np.asarray(a, dtype=np.float64)
+        b = np.asarray(b.data if isinstance(b, Variable) else b, dtype=np.float64)
+        if a.shape != b.shape:
+            return f"{type(func).__name__} (input {i}: shapes {a.shape} vs {b.shape})"
+        badness = _badness(a, b, atol, rtol)
+        if (badness > 1).any():
+            e = tuple(int(j) for j in np.unravel_index(int(np.argmax(badness)), a.shape))
+            return (
+                f"{type(func).__name__} (input {i}, element {e}: backward_array "
+                f"{float(a[e]):.6g}, backward {float(b[e]):.6g})"
+            )
+    return None
+
+
+def _as_tuple(gxs: Any) -> tuple[Any, ...]:
+    return tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
 
 
 def gradgradcheck(
     f: Callable[..., Any], *inputs: Any, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-4
 ) -> bool:
-    """Check second derivatives: ``gradcheck`` of the ``create_graph=True`` gradient.
+    """Check first, then second derivatives of ``f`` against central differences.
 
-    The function checked is ``x -> d<w, f(x)>/dx`` built by ``backward(create_graph=True)``,
-    so this tests that each op's ``backward`` is itself correctly differentiable.
+    First :func:`gradcheck`: the gradient from ``backward(create_graph=True)`` (and from
+    ``backward()``) must have the right values — a wrong first derivative can be
+    differentiated correctly, so the second-order check alone would miss it. Then the
+    function ``x -> d<w, f(x)>/dx`` built by ``backward(create_graph=True)`` is checked
+    against its central differences, which tests that each ``backward`` is itself
+    correctly differentiable.
 
     Raises:
-        GradcheckError: as :func:`gradcheck`, for the gradient function; the message says
-            it is the second-order check and, when no second derivative reached the inputs,
-            that a ``backward`` computed with ``.data`` or NumPy is not differentiable.
+        GradcheckError: as :func:`gradcheck`. When the first derivative is wrong the
+            message starts "gradgradcheck: the first derivative ..." and ``order`` is 1;
+            for the second-order check it starts "gradgradcheck (the second-order
+            check", ``order`` is 2, and when no second derivative reached the inputs it
+            says that a ``backward`` computed with ``.data`` or NumPy is not
+            differentiable.
 
     Example:
         >>> import minitorch.ops as F
@@ -223,7 +489,14 @@ def gradgradcheck(
         True
     """
     arrays = _prepare(inputs)
-    _, _, weights = _analytic(f, arrays, None)
+    try:
+        weights = _check_gradients(f, arrays, eps, atol, rtol)
+    except GradcheckError as err:
+        err.args = (
+            "gradgradcheck: the first derivative is already wrong, so the second was not "
+            f"checked: {err.args[0]}",
+        )
+        raise
 
     def first_grad(*xs: Any) -> tuple[Variable, ...]:
         outputs = _outputs(f(*xs))
@@ -235,8 +508,9 @@ def gradgradcheck(
             x.clear_grad()
         return grads
 
-    try:
-        return gradcheck(first_grad, *arrays, eps=eps, atol=atol, rtol=rtol)
+    try:  # the derivative of the gradient, by a plain backward() through its graph
+        _check_gradients(first_grad, arrays, eps, atol, rtol, both_paths=False)
+        return True
     except GradcheckError as err:
         first = first_grad(*[_constant(a) for a in arrays])
         cut = not any(g.requires_grad for g in first)
@@ -259,4 +533,7 @@ def gradgradcheck(
             err.index,
             err.analytic,
             err.numeric,
+            path=err.path,
+            first_order=err.first_order,
+            order=2,
         ) from None

@@ -236,7 +236,10 @@ def time_limit(seconds: float, message: str) -> Iterator[None]:
     import signal
     import threading
 
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
 
@@ -391,20 +394,25 @@ def _count(bad: np.ndarray) -> str:
 
 
 def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
-    """Assert that the backward of ``f`` agrees with finite differences at ``inputs``.
+    """Assert that both backward methods of ``f`` agree with finite differences at ``inputs``.
 
-    Two passes, so the message is easy to read and the check is hard to fool:
+    A Function computes its gradient two ways: ``backward_array`` (NumPy, used by a plain
+    ``backward()``) and ``backward`` (minitorch ops, used by ``backward(create_graph=True)``
+    and so by every second derivative). Both are checked, so a mistake in either one is
+    found, and named as a mistake *there*. Two passes, so the message is easy to read and
+    the check is hard to fool:
 
-    1. the gradient of ``sum(f(*inputs))`` — for an elementwise ``f`` this is simply
-       ``f'(x)`` at every element, the number a student can work out by hand;
+    1. the gradient of ``sum(f(*inputs))`` on both paths — for an elementwise ``f`` this
+       is simply ``f'(x)`` at every element, the number a student can work out by hand;
     2. ``minitorch.gradcheck``, which weights the outputs randomly so that no error can
-       cancel out in the sum.
+       cancel out in the sum (it checks both paths too).
 
-    Either way the message names the input, the index, the finite-difference value and
-    the value from the student's backward.
+    Either way the message names the method that is wrong, the input, the index, the
+    finite-difference value, the wrong value and, when only one method is wrong, the value
+    of the other one to compare with.
 
     Raises:
-        AssertionError: if the gradients differ or backward fails.
+        AssertionError: if a gradient differs or backward fails.
 
     Example:
         >>> import minitorch.ops as F
@@ -421,70 +429,153 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
             _check_sum_gradient(name, f, inputs)
             gradcheck(f, *inputs)
     except GradcheckError as err:
-        raise AssertionError(
-            f"gradient of your {name} differs{_which(err.input_index, inputs)}"
-            f"{_index(err.index)} (for randomly weighted outputs): expected "
-            f"{err.numeric:.4g} (finite differences), got {err.analytic:.4g} (your backward)"
-        ) from None
+        raise AssertionError(_gradcheck_message(name, err, inputs)) from None
 
 
 def _which(k: int, inputs: tuple[Any, ...]) -> str:
     return f" for input {k}" if len(inputs) > 1 else ""
 
 
-def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
-    """Pass 1 of :func:`check_gradient`: backward of ``sum(f(x))`` vs central differences."""
-    from minitorch import Variable
-    from minitorch.gradcheck import numerical_grad
+#: How each backward method is used, for the messages.
+_USED_BY = {
+    "backward_array": "used by a plain backward()",
+    "backward": "used by backward(create_graph=True), and so by second derivatives",
+}
 
-    arrays = [np.array(x, dtype=np.float64) for x in inputs]
+
+def _gradcheck_message(name: str, err: Any, inputs: tuple[Any, ...]) -> str:
+    """A GradcheckError (randomly weighted outputs) as a message naming the wrong method."""
+    where = f"{_which(err.input_index, inputs)}{_index(err.index)}"
+    expected = f"expected {err.numeric:.4g} (finite differences)"
+    values = {"backward_array": err.first_order, "backward": err.create_graph}
+    return _method_message(
+        name, where + " (for randomly weighted outputs)", expected, err.path, values
+    )
+
+
+def _method_message(
+    name: str, where: str, expected: str, path: str, values: dict[str, float]
+) -> str:
+    """Say which of the student's two backward methods is wrong, and what to compare.
+
+    ``path``: "backward_array" or "backward" (only that method is wrong) or "both";
+    ``values``: each method's value at the element (NaN for one that was not run).
+    """
+    if path in _USED_BY:
+        other = "backward" if path == "backward_array" else "backward_array"
+        return (
+            f"gradient of your {name}.{path} ({_USED_BY[path]}) differs{where}: {expected}, "
+            f"got {values[path]:.4g} (your {path}), while your {other} "
+            f"({_USED_BY[other]}) gives {values[other]:.4g}, the right value\n  hint: "
+            f"backward and backward_array must compute the same formula; compare your "
+            f"{path} with your {other}"
+        )
+    fast, slow = values["backward_array"], values["backward"]
+    if np.isnan(slow) or np.isclose(fast, slow, atol=1e-5, rtol=1e-4):
+        return (
+            f"gradient of your {name} differs{where}: {expected}, got {fast:.4g} (your backward)"
+        )
+    return (
+        f"both backward methods of your {name} are wrong{where}: {expected}, got "
+        f"{slow:.4g} from your backward ({_USED_BY['backward']}) and {fast:.4g} from your "
+        f"backward_array ({_USED_BY['backward_array']})"
+    )
+
+
+def _sum_gradients(
+    f: Callable[..., Any], arrays: list[np.ndarray], create_graph: bool
+) -> tuple[list[Any], list[Any]]:
+    """The inputs' gradients of ``sum(f(x))`` (None where none came) and f's outputs."""
+    from minitorch import Variable
+
     variables = [Variable(a.copy()) for a in arrays]
     result = f(*variables)
     outputs = list(result) if isinstance(result, (list, tuple)) else [result]
     total = outputs[0].sum()
     for y in outputs[1:]:
         total = total + y.sum()
-    total.backward()
+    total.backward(create_graph=create_graph)
+    grads = [None if v.grad is None else np.asarray(v.grad.data, np.float64) for v in variables]
+    return grads, outputs
+
+
+def _defines_backward(outputs: list[Any]) -> bool:
+    """False if a Function on the graph defines only ``backward_array`` (no create_graph)."""
+    from minitorch import Function
+
+    stack = [y.creator for y in outputs if y is not None and y.creator is not None]
+    seen: set[int] = set()
+    while stack:
+        func = stack.pop()
+        if id(func) in seen:
+            continue
+        seen.add(id(func))
+        cls = type(func)
+        if cls.backward is Function.backward and cls.vjp is Function.vjp:
+            return False
+        stack.extend(x.creator for x in func.inputs if x.creator is not None)
+    return True
+
+
+def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
+    """Pass 1 of :func:`check_gradient`: ``sum(f(x))``'s gradient on each path vs numbers."""
+    from minitorch.gradcheck import numerical_grad
+
+    arrays = [np.array(x, dtype=np.float64) for x in inputs]
+    fast, outputs = _sum_gradients(f, arrays, create_graph=False)
+    # A Function with only backward_array has no create_graph path: nothing to compare.
+    slow = _sum_gradients(f, arrays, True)[0] if _defines_backward(outputs) else None
     ones = [np.ones(y.shape) for y in outputs]
-    for k, v in enumerate(variables):
-        if v.grad is None:
+    for k in range(len(arrays)):
+        got = {"backward_array": fast[k]}
+        if slow is not None:
+            got["backward"] = slow[k]
+        if any(g is None for g in got.values()):
             raise AssertionError(
                 f"your {name} gave no gradient{_which(k, inputs)}: does backward return "
                 "one gradient per input?"
             )
         numeric = numerical_grad(f, arrays, k, ones)
-        got = np.asarray(v.grad.data, dtype=np.float64)
-        if got.shape != numeric.shape:
-            raise AssertionError(
-                f"gradient of your {name}{_which(k, inputs)} has shape {got.shape}, but the "
-                f"input has shape {numeric.shape}"
-            )
-        bad = ~np.isclose(got, numeric, atol=1e-5, rtol=1e-4)
-        if bad.any():
-            index = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise AssertionError(
-                f"gradient of your {name} differs{_which(k, inputs)}{_index(index)}: "
-                f"expected {numeric[index]:.4g} (finite differences), got "
-                f"{got[index]:.4g} (your backward){_count(bad)}"
-            )
+        for g in got.values():
+            if g.shape != numeric.shape:
+                raise AssertionError(
+                    f"gradient of your {name}{_which(k, inputs)} has shape {g.shape}, but "
+                    f"the input has shape {numeric.shape}"
+                )
+        bad = {m: ~np.isclose(g, numeric, atol=1e-5, rtol=1e-4) for m, g in got.items()}
+        wrong = [m for m, b in bad.items() if b.any()]
+        if not wrong:
+            continue
+        either = np.logical_or.reduce([bad[m] for m in wrong])
+        index = tuple(int(i) for i in np.argwhere(either)[0])
+        path = wrong[0] if len(wrong) == 1 and slow is not None else "both"
+        values = {m: float(got[m][index]) if m in got else float("nan") for m in _USED_BY}
+        where = f"{_which(k, inputs)}{_index(index)}"
+        expected = f"expected {numeric[index]:.4g} (finite differences)"
+        message = _method_message(name, where, expected, path, values)
+        raise AssertionError(message + (_count(either) if path == "both" else ""))
 
 
 def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: Any) -> None:
-    """Assert that the backward of ``f`` is built from Variables, so it can be differentiated.
+    """Assert that the backward of ``f`` gives the right values and can be differentiated.
 
-    A backward that computes on raw arrays (``.data``, ``np.exp``) gives the right first
-    derivative but cuts the graph: ``backward(create_graph=True)`` then records nothing, and
-    second derivatives (notebook 06) come out as zero. Two steps, for a precise message:
+    ``backward`` is what ``backward(create_graph=True)`` runs, and second derivatives
+    (notebook 06) differentiate what it returns. Three steps, for a precise message:
 
-    1. after ``backward(create_graph=True)`` every input's gradient must have a creator;
-    2. ``minitorch.gradcheck.gradgradcheck`` compares the second derivatives with finite
-       differences, which catches a backward that is only partly built from raw arrays.
-
-    Call it after :func:`check_gradient`, which checks the first derivative's values.
+    1. the gradient from ``backward(create_graph=True)`` (and from a plain ``backward()``)
+       must agree with finite differences — a wrong ``backward`` is reported as wrong even
+       when ``backward_array`` is right, naming both values;
+    2. every input's gradient must then have a creator: a backward that computes on raw
+       arrays (``.data``, ``np.exp``) gives the right numbers but cuts the graph, so
+       ``backward(create_graph=True)`` records nothing and second derivatives come out as
+       zero;
+    3. ``minitorch.gradcheck.gradgradcheck`` compares the first derivatives (randomly
+       weighted) and then the second derivatives with finite differences, which catches a
+       backward that is only partly built from raw arrays.
 
     Raises:
-        AssertionError: naming the input, and for step 2 the index, the expected and the
-            actual second derivative.
+        AssertionError: naming the method, the input, the index, the expected and the
+            actual (first or second) derivative.
 
     Example:
         >>> import minitorch.ops as F
@@ -497,6 +588,8 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
         "use only Variables (`self.inputs`, `self.output()`, `gy`) and minitorch "
         "operations (+, -, *, F.exp, ...): no `.data`, no np.* functions"
     )
+    with explain_errors(f"backward of your {name}"):
+        _check_sum_gradient(name, f, inputs)  # step 1: the values, before praising them
     variables = [Variable(np.array(x, dtype=np.float64)) for x in inputs]
     with explain_errors(f"backward of your {name}"):
         result = f(*variables)
@@ -517,6 +610,8 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
         with explain_errors(f"backward of your {name}"):
             gradgradcheck(f, *inputs)
     except GradcheckError as err:
+        if err.order == 1:  # the first derivative, for randomly weighted outputs
+            raise AssertionError(_gradcheck_message(name, err, inputs)) from None
         raise AssertionError(
             f"second derivative of your {name} differs{_which(err.input_index, inputs)}"
             f"{_index(err.index)}: expected {err.numeric:.4g} (finite differences), got "

@@ -161,7 +161,8 @@ def test_backward_partly_on_raw_arrays_reports_the_second_derivative(
             "Sigmoid", lambda v: _SigmoidPartlyOnArrays()(v), x
         )
     message = str(info.value)
-    assert "second derivative of your Sigmoid differs at index 0" in message
+    # gradgradcheck names the worst element (here both are wrong: zero instead of y'')
+    assert re.search(r"second derivative of your Sigmoid differs at index [01]:", message)
     assert re.search(r"expected -?\d\S* \(finite differences\), got 0 ", message)
 
 
@@ -338,3 +339,120 @@ def test_difference_hint_names_the_kind_of_mistake(
         checks.check_close(
             "d", np.array([got]), np.array([3.0]), hint=checks.difference_hint(1e-4)
         )
+
+
+# -- a fresh-user trial: a wrong `backward` with a right `backward_array` passed both checks --
+class _LogCosh(Function):
+    """log cosh x;  both methods compute tanh x."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        ax = np.abs(x)
+        return ax + np.log1p(np.exp(-2 * ax)) - np.log(2.0)
+
+    def backward(self, gy: Variable) -> Variable:
+        import minitorch.ops as F
+
+        (x,) = self.inputs
+        return gy * F.tanh(x)
+
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        return gy * np.tanh(x)
+
+
+class _LogCoshWrongBackward(_LogCosh):
+    def backward(self, gy: Variable) -> Variable:
+        import minitorch.ops as F
+
+        (x,) = self.inputs
+        return gy * F.tanh(x) ** 2  # the mistake: tanh squared
+
+
+class _LogCoshWrongBackwardArray(_LogCosh):
+    def backward_array(self, gy: np.ndarray) -> np.ndarray:
+        (x,) = self.input_arrays
+        return gy * np.tanh(x) ** 2  # the mistake: tanh squared
+
+
+TRIAL_X = np.array([-1.0, 0.3, 2.0])
+
+
+def test_check_gradient_names_a_wrong_backward_when_backward_array_is_right(
+    checks: ModuleType,
+) -> None:
+    with pytest.raises(AssertionError) as info:
+        checks.check_gradient("LogCosh", lambda v: _LogCoshWrongBackward()(v), TRIAL_X)
+    message = str(info.value)
+    t = np.tanh(TRIAL_X[0])  # the first element that differs: the plain derivative there
+    assert message.startswith(
+        "gradient of your LogCosh.backward (used by backward(create_graph=True)"
+    )
+    assert "differs at index 0" in message
+    assert f"expected {t:.4g} (finite differences), got {t**2:.4g} (your backward)" in message
+    assert f"your backward_array (used by a plain backward()) gives {t:.4g}" in message
+    assert "compare your backward with your backward_array" in message
+
+
+def test_check_gradient_names_a_wrong_backward_array_when_backward_is_right(
+    checks: ModuleType,
+) -> None:
+    with pytest.raises(AssertionError) as info:
+        checks.check_gradient("LogCosh", lambda v: _LogCoshWrongBackwardArray()(v), TRIAL_X)
+    message = str(info.value)
+    t = np.tanh(TRIAL_X[0])
+    assert message.startswith(
+        "gradient of your LogCosh.backward_array (used by a plain backward())"
+    )
+    assert f"got {t**2:.4g} (your backward_array)" in message
+    assert "your backward (used by backward(create_graph=True)" in message
+    assert f"gives {t:.4g}, the right value" in message
+    assert "compare your backward_array with your backward" in message
+
+
+def test_check_backward_is_differentiable_does_not_praise_wrong_values(
+    checks: ModuleType,
+) -> None:
+    # It used to say "has the right values" here, and gradgradcheck passed.
+    with pytest.raises(AssertionError) as info:
+        checks.check_backward_is_differentiable(
+            "LogCosh", lambda v: _LogCoshWrongBackward()(v), TRIAL_X
+        )
+    message = str(info.value)
+    assert "right values" not in message
+    assert message.startswith("gradient of your LogCosh.backward (used by")
+    assert "compare your backward with your backward_array" in message
+
+
+def test_both_checks_pass_the_right_function(checks: ModuleType) -> None:
+    checks.check_gradient("LogCosh", lambda v: _LogCosh()(v), TRIAL_X)
+    checks.check_backward_is_differentiable("LogCosh", lambda v: _LogCosh()(v), TRIAL_X)
+
+
+def test_check_gradient_accepts_a_function_with_only_backward_array(checks: ModuleType) -> None:
+    class Hypot(Function):  # notebook 08's exercise 2 defines no backward
+        def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+            return np.hypot(x0, x1)
+
+        def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            x0, x1 = self.input_arrays
+            y = self.output().data
+            return gy * x0 / y, gy * x1 / y
+
+    checks.check_gradient("Hypot", lambda u, v: Hypot()(u, v), TRIAL_X, TRIAL_X[::-1] + 0.5)
+
+
+def test_the_randomly_weighted_pass_names_the_method_too(checks: ModuleType) -> None:
+    class Cancels(_LogCosh):
+        """backward is wrong by a term whose plain sum is zero: only the weights see it."""
+
+        def backward(self, gy: Variable) -> Variable:
+            import minitorch.ops as F
+
+            (x,) = self.inputs
+            return gy * F.tanh(x) + (gy - gy.sum() / gy.size)
+
+    with pytest.raises(AssertionError) as info:
+        checks.check_gradient("LogCosh", lambda v: Cancels()(v), TRIAL_X)
+    message = str(info.value)
+    assert "gradient of your LogCosh.backward (used by" in message
+    assert "(for randomly weighted outputs)" in message
