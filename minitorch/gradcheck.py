@@ -162,10 +162,12 @@ def _create_graph_grads(
     try:
         variables, _, _ = _analytic(f, arrays, weights, create_graph=True)
     except Exception as err:  # the first-order pass worked: this is a backward's failure
-        err.add_note(
-            "gradcheck: raised by backward(create_graph=True), which calls each Function's "
-            "differentiable backward (a plain backward(), with backward_array, worked)"
-        )
+        if hasattr(err, "add_note"):  # Python 3.11+
+            err.add_note(
+                "gradcheck: raised by backward(create_graph=True), which calls each "
+                "Function's differentiable backward (a plain backward(), with "
+                "backward_array, worked)"
+            )
         raise
     return _grad_arrays(variables, arrays)
 

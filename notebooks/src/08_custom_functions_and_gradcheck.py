@@ -67,10 +67,14 @@ for xi, yi, gi in zip(x.data, y.data, x.grad.data):
 # ## `gradcheck`: the finite-difference referee
 #
 # `gradcheck(f, *inputs)` builds the scalar $L = \sum w \cdot f(x)$ with fixed random
-# weights (so every output element matters), computes $\partial L/\partial x$ with your
-# backward, and compares it element by element with central differences in float64
-# (notebook 01). `gradgradcheck` does the same for the *gradient* function, which tests
-# that `backward` is differentiable too.
+# weights (so every output element matters) and computes $\partial L/\partial x$
+# **twice**: with a plain `backward()`, which runs your `backward_array`, and with
+# `backward(create_graph=True)`, which runs your `backward`. It compares each, element by
+# element, with central differences in float64 (notebook 01). The two methods must
+# compute the same formula, and a mistake in either one fails the check, named as a
+# mistake *there*. `gradgradcheck` first checks the first derivative in the same way, then
+# does the same for the *gradient* function, which tests that `backward` is
+# differentiable too.
 
 # %%
 x0 = np.linspace(-3, 3, 7)
@@ -78,9 +82,12 @@ print(f"gradcheck(softplus):     {gradcheck(softplus, x0)}")
 print(f"gradgradcheck(softplus): {gradgradcheck(softplus, x0)}")
 
 # %% [markdown]
-# What does a failure look like? Here is a Softplus whose backward flipped a sign
-# (`1 - tanh` instead of `1 + tanh`) — a typical slip. The error names the input, the element, and both
-# values, which is usually enough to spot the bug.
+# What does a failure look like? Here is a Softplus whose `backward_array` flipped a sign
+# (`1 - tanh` instead of `1 + tanh`) — a typical slip — while its `backward` is still
+# right. The error names the method that is wrong, the input, the worst element, and the
+# values: the wrong one, the finite difference, and the other method's (right) one. The
+# exception carries them as attributes too: `path` (`"backward_array"`, `"backward"` or
+# `"both"`), `first_order` (from `backward()`), `create_graph`, `numeric`.
 
 # %%
 class BuggySoftplus(Softplus):
@@ -93,24 +100,41 @@ try:
     gradcheck(lambda v: BuggySoftplus()(v), x0)
 except GradcheckError as err:
     print(f"GradcheckError: {err}")
-    print(f"failing input {err.input_index}, index {err.index}: "
-          f"analytic {err.analytic:.4f} vs numeric {err.numeric:.4f}")
+    print(f"wrong method: {err.path}; failing input {err.input_index}, index {err.index}: "
+          f"backward_array {err.first_order:.4f}, backward {err.create_graph:.4f}, "
+          f"numeric {err.numeric:.4f}")
 
 # %% [markdown]
-# Those two numbers do not look like derivatives of softplus — a derivative of softplus
+# Those numbers do not look like derivatives of softplus — a derivative of softplus
 # lies between 0 and 1. The reason: `gradcheck` differentiates $L = \sum_i w_i f(x_i)$
 # with *random* weights $w_i$ (some negative), so it compares $w_i f'(x_i)$, not
 # $f'(x_i)$. The weights make sure no error can cancel in the sum, at the price of
 # numbers you cannot check by hand. The course's `check_gradient` therefore first compares
 # the plain derivative, the gradient of $\sum_i f(x_i)$, element by element — numbers you
-# can recognise — and only then runs `gradcheck`:
+# can recognise — on both paths, naming the method that is wrong — and only then runs
+# `gradcheck`. The second example below is a slip in `backward` alone, with a right
+# `backward_array`: a plain `backward()` never runs it, but anything that differentiates
+# with `create_graph=True` does (the second derivatives of notebook 06, Newton's method),
+# so it is caught and named too:
 
 # %%
 try:
     check_gradient("BuggySoftplus", lambda v: BuggySoftplus()(v), x0)
 except AssertionError as err:
     print(err)
-print(f"the true derivative there is sigmoid(x) = {1 / (1 + np.exp(-x0[0])):.4f}")
+print(f"the true derivative there is sigmoid(x) = {1 / (1 + np.exp(-x0[0])):.4f}\n")
+
+
+class SquaredSoftplus(Softplus):
+    def backward(self, gy):
+        (x,) = self.inputs
+        return gy * F.sigmoid(x) ** 2  # bug: sigmoid squared; backward_array is right
+
+
+try:
+    check_gradient("SquaredSoftplus", lambda v: SquaredSoftplus()(v), x0)
+except AssertionError as err:
+    print(err)
 
 # %% [markdown]
 # A picture makes the same point: the buggy derivative is the mirror image of the
@@ -282,8 +306,10 @@ ok("swish is a composition, and its gradient comes for free")
 # * A Function has a NumPy `forward`, a differentiable `backward` written in minitorch
 #   ops, and optionally a NumPy `backward_array` for fast first-order passes. Both
 #   backwards must compute the same formula.
-# * `gradcheck` compares your backward with central differences and names the first
-#   disagreeing element; `gradgradcheck` checks that the backward is differentiable.
+# * `gradcheck` compares both backwards (`backward_array` through a plain `backward()`,
+#   `backward` through `backward(create_graph=True)`) with central differences, and names
+#   the method that is wrong and its worst element; `gradgradcheck` checks the first
+#   derivative the same way, then that the backward is differentiable.
 # * The engine refuses a gradient whose shape differs from its input's; broadcasting
 #   binary ops reduce with `sum_to`.
 # * `needs_input_grad` lets a backward skip gradients nobody wants.
