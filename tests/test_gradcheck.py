@@ -127,6 +127,7 @@ def test_the_same_mistake_on_both_paths_says_the_formula_is_wrong() -> None:
     err = _raised(gradcheck, WrongOnBoth)
     assert err.path == "both" and err.functions == ()
     assert "agree with each other, so the formula itself is wrong" in str(err)
+    assert str(err).endswith("Functions on the graph from outside minitorch: WrongOnBoth")
     assert err.first_order == pytest.approx(err.create_graph)
 
 
