@@ -20,7 +20,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.ops.arithmetic import mul, sub
 from minitorch.ops.reduce import mean
-from minitorch.ops.reshape import astype, reshape
+from minitorch.ops.reshape import as_float, astype, reshape
 
 
 class Standardize(Function):
@@ -106,7 +106,8 @@ def batch_norm(
         ``(C,)`` -> x's shape.
 
     Args:
-        x: the batch.
+        x: the batch (float; integer and bool images, such as MNIST's uint8 pixels, are
+            converted to float64 first, the rule of the real-only ops).
         running_mean: the running mean (an ndarray or Variable, updated in place), or
             ``None`` in training to keep none.
         running_var: the running variance, likewise.
@@ -137,6 +138,7 @@ def batch_norm(
         Ioffe & Szegedy, "Batch Normalization: Accelerating Deep Network Training by
         Reducing Internal Covariate Shift", ICML 2015.
     """
+    x = as_float(x)
     x_shape = np.shape(x)
     _check_channel_arrays(
         x_shape, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias
@@ -191,7 +193,7 @@ def layer_norm(
         x ``(*, *normalized_shape)``; weight, bias ``normalized_shape`` -> x's shape.
 
     Args:
-        x: the input.
+        x: the input (float; integers and bools are converted to float64 first).
         normalized_shape: the trailing shape to normalise over (an int for one axis).
         weight: optional elementwise scale of shape ``normalized_shape``.
         bias: optional elementwise shift of shape ``normalized_shape``.
@@ -213,6 +215,7 @@ def layer_norm(
         Ba, Kiros & Hinton, "Layer Normalization", arXiv:1607.06450, 2016.
     """
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    x = as_float(x)
     x_shape = np.shape(x)
     problems = [("x", x_shape[len(x_shape) - len(shape) :] if shape else ())]
     problems += [

@@ -14,7 +14,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.math import exp, sqrt
-from minitorch.ops.reshape import reshape
+from minitorch.ops.reshape import as_float, reshape
 
 Axis = int | tuple[int, ...] | None
 
@@ -26,11 +26,13 @@ def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
     the result is ``()`` (so ``softmax`` of a 0-d input is 1, ``sum`` returns it).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple/list of ints (``axis=1.0``);
+            the message names ``op``.
         ValueError: if an axis is out of range for ``ndim`` or repeated (names ``op``).
     """
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = _axis_tuple(axis, op)
     bound = builtins.max(ndim, 1)
     if any(not -bound <= a < bound for a in axes):
         raise ValueError(f"{op}: axis {axis} is out of range for an array with {ndim} dims")
@@ -38,6 +40,25 @@ def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
     if len(set(result)) != len(result):
         raise ValueError(f"{op}: repeated axis in {axis}")
     return result if ndim else ()
+
+
+def _axis_tuple(axis: object, op: str) -> tuple[int, ...]:
+    """``axis`` as a tuple of ints, or a TypeError naming ``op`` (not "float is not
+    iterable", what ``tuple(1.0)`` says)."""
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, (bool, np.bool_)):
+        return (int(axis),)
+    if isinstance(axis, (tuple, list)) and all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axis
+    ):
+        return tuple(int(a) for a in axis)
+    raise TypeError(
+        f"{op}: axis must be None, an int or a tuple of ints, got {type(axis).__name__} "
+        f"{axis!r:.40}" + (f" (write axis={int(axis)})" if _is_whole(axis) else "")
+    )
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, (float, np.floating)) and float(value).is_integer()
 
 
 def max_keepdims(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -97,6 +118,7 @@ def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
@@ -273,14 +295,16 @@ def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable
         x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
 
     Args:
-        x: the input (float).
+        x: the input (float; integers and bools are converted to float64 first, since
+            ``x - max`` would wrap around in an unsigned dtype).
         axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
         keepdims: keep the reduced axes with size 1.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype (float64 for integer and bool inputs).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
@@ -291,7 +315,7 @@ def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable
         Blanchard, Higham & Higham, "Accurately computing the log-sum-exp and softmax
         functions", IMA J. Numer. Anal. 41 (2021).
     """
-    return LogSumExp(axis, keepdims)(x)
+    return LogSumExp(axis, keepdims)(as_float(x))
 
 
 def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
