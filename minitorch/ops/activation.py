@@ -153,7 +153,7 @@ def leaky_relu(x: Operand, negative_slope: float = 0.01) -> Variable:
     Raises:
         TypeError: if ``negative_slope`` is not a real number (a string, a bool, an
             array or a Variable; for a learnable slope write
-            ``where(x > 0, x, slope * x)``).
+            ``where(x.data > 0, x, slope * x)``).
 
     Example:
         >>> leaky_relu(Variable(np.array([-2.0, 3.0])), 0.1)
@@ -169,7 +169,7 @@ def leaky_relu(x: Operand, negative_slope: float = 0.01) -> Variable:
         shown = type(negative_slope).__name__
         hint = (
             "; a Variable slope would need a gradient leaky_relu does not give: for a "
-            "learnable slope write F.where(x > 0, x, slope * x)"
+            "learnable slope write F.where(x.data > 0, x, slope * x)"
             if isinstance(negative_slope, (Variable, np.ndarray))
             else ""
         )

@@ -139,12 +139,15 @@ def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         as :func:`sum`.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
         >>> mean(Variable(np.array([[1.0, 2.0], [3.0, 4.0]])), axis=-1)
         variable([1.5 3.5])
     """
+    # Checked here too, so that a bad axis names mean, not the sum it is made of.
+    normalize_axis(axis, x.ndim if isinstance(x, Variable) else np.ndim(x), "mean")
     y = sum(x, axis, keepdims)
     x_size = x.size if isinstance(x, Variable) else np.size(x)
     count = x_size // builtins.max(y.size, 1) if x_size else 0
@@ -213,6 +216,7 @@ def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         A Variable of ``x``'s dtype.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated, or a reduced axis is empty.
 
     Example:
@@ -246,6 +250,7 @@ def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         A Variable of ``x``'s dtype.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: for an axis out of range or repeated, or an empty reduced axis
             (an empty axis has no minimum).
 
@@ -341,6 +346,7 @@ def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
         A Variable of ``x``'s dtype; NaN where ``n <= ddof`` (as ``np.var``).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
@@ -411,6 +417,7 @@ def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
         A Variable of ``x``'s dtype.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
