@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.core.function import Ops, Value
+from minitorch.core.function import Ops, Value, as_constant
 from minitorch.ops.arithmetic import Pair, broadcast_error
 from minitorch.ops.math import One, exp
 from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, sum
@@ -301,6 +301,7 @@ def clip(x: Operand, x_min: Operand | None, x_max: Operand | None) -> Variable:
 
     Raises:
         ValueError: if both bounds are ``None`` or ``x_min > x_max`` somewhere.
+        TypeError: if a bound is a ``numpy.ma`` masked array (its mask would be ignored).
 
     Example:
         >>> clip(Variable(np.array([-2.0, 0.5, 3.0])), 0.0, 1.0)
@@ -313,15 +314,16 @@ def clip(x: Operand, x_min: Operand | None, x_max: Operand | None) -> Variable:
     """
     if x_min is None and x_max is None:
         raise ValueError("clip: give at least one of x_min and x_max")
-    lo = x_min.data if isinstance(x_min, Variable) else x_min
-    hi = x_max.data if isinstance(x_max, Variable) else x_max
+    lo_constant, hi_constant = _bound(x_min, "x_min"), _bound(x_max, "x_max")
+    lo = x_min.data if isinstance(x_min, Variable) else lo_constant
+    hi = x_max.data if isinstance(x_max, Variable) else hi_constant
     if lo is not None and hi is not None and np.any(np.greater(lo, hi)):
         raise ValueError(f"clip: x_min={lo} is greater than x_max={hi}")
     variables = [b for b in (x_min, x_max) if isinstance(b, Variable)]
-    return Clip(_bound(x_min), _bound(x_max))(x, *variables)
+    return Clip(lo_constant, hi_constant)(x, *variables)
 
 
-def _bound(bound: Any) -> Any:
+def _bound(bound: Any, name: str) -> Any:
     """A bound as ``Clip`` keeps it: INPUT for a Variable, a number as it is, an array copied.
 
     Backward recomputes the masks from the bounds, so an array bound is the forward
@@ -332,7 +334,7 @@ def _bound(bound: Any) -> Any:
         return INPUT
     if bound is None or isinstance(bound, (int, float)):
         return bound
-    return np.array(bound)
+    return as_constant(bound, f"clip: {name}")
 
 
 class _BinaryExtremum(Function):
@@ -375,11 +377,14 @@ class _BinaryExtremum(Function):
 class Maximum(_BinaryExtremum):
     """y = max(x0, x1);  gx0 = gy where not x0 < x1, gy / 2 at ties; gx1 likewise."""
 
+    ufunc = np.maximum
+
 
 class Minimum(_BinaryExtremum):
     """y = min(x0, x1);  gx0 = gy where not x0 > x1, gy / 2 at ties; gx1 likewise."""
 
     sign = -1
+    ufunc = np.minimum
 
 
 def maximum(x0: Operand, x1: Operand) -> Variable:
@@ -402,6 +407,8 @@ def maximum(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``maximum(int8_x, 300)``), as NumPy 2 raises.
 
     Example:
         >>> maximum(Variable(np.array([1.0, 5.0])), 3.0)
@@ -429,6 +436,8 @@ def minimum(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast (the message names both).
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``minimum(int8_x, 300)``), as NumPy 2 raises.
 
     Example:
         >>> x = Variable(np.array([1.0, 3.0, 5.0]))
