@@ -9,9 +9,8 @@ maximum are not differentiable everywhere; each docstring states the subgradient
 
 from __future__ import annotations
 
-from typing import Any
-
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -257,19 +256,25 @@ class Clip(Function):
             above = x > hi
         return inside, below, above
 
-    def jvp(self, tx: Variable | None, *t_bounds: Variable | None) -> Variable | None:
+    def _input_masks(self) -> list[Any]:
+        """One mask per input, in the order of the inputs: x's, then each INPUT bound's."""
         inside, below, above = self._masks()
-        masks = [inside] + [m for m, b in ((below, self.x_min), (above, self.x_max)) if b is INPUT]
+        bounds = ((below, self.x_min), (above, self.x_max))
+        return [inside] + [mask for mask, bound in bounds if bound is INPUT]
+
+    def jvp(self, tx: Variable | None, *t_bounds: Variable | None) -> Variable | None:
         dtype = self.output().dtype
-        terms = [None if t is None else t * np.asarray(m, dtype) for t, m in zip((tx, *t_bounds), masks)]
+        terms = [
+            None if t is None else t * np.asarray(mask, dtype)
+            for t, mask in zip((tx, *t_bounds), self._input_masks())
+        ]
         return add_tangents(self.output().shape, *terms)
 
     def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> Any:
-        inside, below, above = self._masks()  # constant masks: clip'' = 0 a.e.
-        masks = [inside] + [m for m, b in ((below, self.x_min), (above, self.x_max)) if b is INPUT]
+        # Constant masks (clip'' = 0 a.e.); a broadcast bound sums its share (sum_to).
         grads = [
-            F.sum_to(gy * m, x.shape) if need else None  # a broadcast bound sums its share
-            for x, m, need in zip(xs, masks, self.needs_input_grad)
+            F.sum_to(gy * mask, x.shape) if need else None
+            for x, mask, need in zip(xs, self._input_masks(), self.needs_input_grad)
         ]
         return grads[0] if len(grads) == 1 else tuple(grads)
 

@@ -172,43 +172,19 @@ def where(condition: Operand, x0: Operand, x1: Operand) -> Variable:
     Returns:
         A Variable of the promoted dtype of ``x0`` and ``x1``.
 
-    A Python-int branch takes the other branch's integer dtype (NumPy 2's rule for
-    Python numbers, NEP 50: ``where(c, uint8_x, 2)`` is uint8). An int that dtype cannot
-    hold is refused, as NumPy 2 refuses ``uint8_x + (-1)``; ``np.where`` itself would
-    wrap ``-1`` around to 255 without a word. PyTorch would not promote either.
+    A Python-number branch takes the dtype ``np.result_type`` gives it next to the other
+    branch (NEP 50). Where that dtype cannot hold it (``where(c, int8_x, 300)``) this
+    raises, unlike ``np.where``, which silently wraps 300 around to 44.
 
     Raises:
         ValueError: if the three shapes do not broadcast.
         TypeError: if the condition is a ``numpy.ma`` masked array (its mask would be
             ignored).
-        OverflowError: if one branch is a Python int out of range of the other branch's
-            integer dtype (``where(c, uint8_x, -1)``); the message names ``where``, the
-            value, the dtype and the fix.
+        OverflowError: for a Python int out of range of the other branch's integer dtype.
 
     Example:
         >>> where(np.array([True, False]), Variable(np.array([1.0, 2.0])), 0.0)
         variable([1. 0.])
     """
-    _check_int_branches(x0, x1)
     # A copy: backward uses the forward point's mask, whatever the caller's array holds.
     return Where(as_constant(condition, "where: condition", dtype=bool))(x0, x1)
-
-
-def _check_int_branches(x0: Operand, x1: Operand) -> None:
-    """Refuse a Python-int branch that the other branch's integer dtype cannot hold."""
-    for name, value, other_name, other in (("x1", x1, "x0", x0), ("x0", x0, "x1", x1)):
-        if type(value) is not int or not isinstance(other, (Variable, np.ndarray)):
-            continue
-        dtype = other.dtype
-        if dtype.kind not in "iu":
-            continue
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            wider = np.result_type(np.min_scalar_type(value), dtype)
-            raise OverflowError(
-                f"where: {name} = {value} is a Python int, which takes {other_name}'s dtype "
-                f"{dtype} (NumPy 2's rule for Python numbers), and {dtype} holds only "
-                f"{info.min}..{info.max}; convert {other_name} first "
-                f"({other_name}.astype(np.{wider.name})) or pass the number with the dtype "
-                f"you mean (np.{wider.name}({value}))"
-            )

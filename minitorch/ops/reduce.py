@@ -51,14 +51,13 @@ def _axis_tuple(axis: object, op: str) -> tuple[int, ...]:
         isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axis
     ):
         return tuple(int(a) for a in axis)
+    hint = ""
+    if isinstance(axis, (float, np.floating)) and float(axis).is_integer():
+        hint = f" (write axis={int(axis)})"
     raise TypeError(
         f"{op}: axis must be None, an int or a tuple of ints, got {type(axis).__name__} "
-        f"{axis!r:.40}" + (f" (write axis={int(axis)})" if _is_whole(axis) else "")
+        f"{axis!r:.40}{hint}"
     )
-
-
-def _is_whole(value: object) -> bool:
-    return isinstance(value, (float, np.floating)) and float(value).is_integer()
 
 
 def max_keepdims(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
