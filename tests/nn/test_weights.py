@@ -10,7 +10,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from minitorch.nn import MLP, Linear, Module, Sequential, WeightFileError
+from minitorch.nn import MLP, Linear, Module, Parameter, Sequential, WeightFileError
 
 
 def make_model(seed: int = 0) -> MLP:
@@ -232,9 +232,9 @@ def test_pickled_data_is_refused_for_safety(tmp_path, kind):
 
 def test_a_0d_parameter_keeps_its_shape_through_save_and_load(tmp_path):
     # h35: np.ascontiguousarray made 0-d arrays (1,), so loading the file back failed.
-    model, fresh = nn.Module(), nn.Module()
-    model.scale = nn.Parameter(np.array(2.5))
-    fresh.scale = nn.Parameter(np.array(0.0))
+    model, fresh = Module(), Module()
+    model.scale = Parameter(np.array(2.5))
+    fresh.scale = Parameter(np.array(0.0))
     model.save_weights(tmp_path / "w.npz")
     fresh.load_weights(tmp_path / "w.npz")
     assert fresh.scale.shape == () and float(fresh.scale.data) == 2.5
