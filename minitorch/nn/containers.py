@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, overload
 
-from minitorch.nn.module import Module, _prefix_names
+from minitorch.nn.module import Module
 
 
 class ModuleList(Module):
@@ -133,12 +133,9 @@ class ModuleList(Module):
             object.__delattr__(self, key)
         self._modules.clear()
         for i, module in enumerate(modules):
-            if id(module) in old:
+            if id(module) in old:  # moved: its Parameters' labels follow the new index
                 _rename_parameters(module, old[id(module)], str(i))
-            else:  # the inserted one: named as append names it
-                _prefix_names(module, str(i))
-            self._modules[str(i)] = module
-            object.__setattr__(self, str(i), module)
+            setattr(self, str(i), module)  # registers it (and labels a new one, as append)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Not defined: a ModuleList only holds layers (iterate over it instead)."""
