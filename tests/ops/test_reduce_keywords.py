@@ -22,8 +22,9 @@ def test_torch_keyword_names_the_numpy_keyword(name, keyword, numpy_name):
     message = f"{name}\\(\\) got an unexpected keyword argument '{keyword}'.*{numpy_name}"
     with pytest.raises(TypeError, match=message):
         getattr(F, name)(x, **{keyword: 1})
-    with pytest.raises(TypeError, match=message):  # the method binds the same op
-        getattr(x, name)(**{keyword: 1})
+    if name != "logsumexp":  # every other one is also a method, bound to the same op
+        with pytest.raises(TypeError, match=message):
+            getattr(x, name)(**{keyword: 1})
 
 
 @pytest.mark.parametrize("name", REDUCTIONS)
