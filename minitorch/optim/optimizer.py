@@ -153,7 +153,8 @@ def check_number(owner: str, name: str, value: object) -> float:
         TypeError: naming ``owner``, ``name`` and the value's type otherwise.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{owner}: {name} must be a number, got {value!r} ({type(value).__name__})")
+        kind = type(value).__name__
+        raise TypeError(f"{owner}: {name} must be a number, got {value!r} ({kind})")
     return float(value)
 
 

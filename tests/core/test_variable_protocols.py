@@ -79,7 +79,8 @@ def test_numpy_refusals_are_unchanged():
 )
 def test_pytorch_attribute_names_get_the_minitorch_spelling(name, hint):
     x = Variable(np.ones((2, 3)))
-    with pytest.raises(AttributeError, match=f"no attribute '{name}' \\(a PyTorch name\\).*{hint}"):
+    message = f"no attribute '{name}' \\(a PyTorch name\\).*{hint}"
+    with pytest.raises(AttributeError, match=message):
         getattr(x, name)
     assert not hasattr(x, name)  # still a missing attribute for duck typing
     with pytest.raises(AttributeError, match=hint):

@@ -66,7 +66,9 @@ def test_functional_batch_norm_refuses_momentum_none_with_a_hint():
         F.batch_norm(x, np.zeros(2), np.ones(2), training=True, momentum=None)
 
 
-@pytest.mark.parametrize("momentum, error", [(1.5, ValueError), (-0.1, ValueError), ("0.1", TypeError)])
+@pytest.mark.parametrize(
+    "momentum, error", [(1.5, ValueError), (-0.1, ValueError), ("0.1", TypeError)]
+)
 def test_functional_batch_norm_refuses_a_bad_momentum(momentum, error):
     x = np.arange(6.0).reshape(3, 2)
     with pytest.raises(error, match="batch_norm: momentum"):
