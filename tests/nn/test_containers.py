@@ -161,3 +161,13 @@ def test_module_dict_refuses_non_modules_and_missing_keys():
         heads["a"] = 1
     with pytest.raises(KeyError, match="no module 'b'"):
         heads["b"]
+
+
+def test_replacing_a_layer_keeps_its_place_in_the_order():
+    heads = nn.ModuleDict({"a": nn.Linear(2, 2, rng=0), "b": nn.Linear(2, 2, rng=1)})
+    heads["a"] = nn.Linear(2, 3, rng=2)
+    assert heads.keys() == ["a", "b"] and heads["a"].out_features == 3
+    model = nn.Module()
+    model.fc1, model.fc2 = nn.Linear(2, 2, rng=0), nn.Linear(2, 2, rng=1)
+    model.fc1 = nn.Linear(2, 2, rng=3)  # as in PyTorch: same name, same place
+    assert [n for n, _ in model.named_parameters()][:2] == ["fc1.W", "fc1.b"]
