@@ -595,7 +595,6 @@ _TORCH_SPELLINGS = {
     "float": "use x.astype(np.float32), or float(x) for a one-element Variable",
     "double": "use x.astype(np.float64)",
     "long": "use x.astype(np.int64)",
-    "sizes": "use x.shape",
 }
 
 
