@@ -308,9 +308,9 @@ def higher_order_case(order: int = 4, reps: int = 50) -> Case:
         rtol=1e-9,
         min_rounds=25,  # one round is ~25 ms per framework: 5 rounds were all noise
         note=(
-            f"{reps} repetitions back to back per round, at least 25 rounds, so the reference cycles that "
-            "create_graph leaves are collected inside the timing; numpy = the closed form "
-            "8t(1-t²)(2-3t²), a correctness reference, not a floor"
+            f"{reps} repetitions back to back per round, at least 25 rounds, so the reference "
+            "cycles that create_graph leaves are collected inside the timing; numpy = the "
+            "closed form 8t(1-t²)(2-3t²), a correctness reference, not a floor"
         ),
     )
 

@@ -20,6 +20,7 @@ References:
 from __future__ import annotations
 
 import re
+from typing import Any, Literal
 
 import numpy as np
 
@@ -103,8 +104,11 @@ def _entities(text: str) -> str:
 def format_array(data: np.ndarray | None, max_elements: int = 6) -> str:
     """Format an array's values compactly for a label (plain text, not yet escaped).
 
-    Small arrays are printed in full with 4 significant digits on one line; larger ones
-    are summarised by their size, minimum and maximum.
+    Small arrays are printed in full on one line, larger ones summarised by their size,
+    minimum and maximum. Floats keep 4 digits after the point (4 significant digits below
+    1, scientific notation below 1e-4 and from 1e5), and a value that rounding would show
+    as a whole number keeps its zeros: tanh(-11) = -0.99999999995 reads ``-1.000``, not
+    ``-1.`` as if it were exact, and -4.9e-05 reads ``-4.9e-05``, not ``-0.``.
 
     Args:
         data: the array (``None`` for a placeholder Variable).
@@ -120,6 +124,8 @@ def format_array(data: np.ndarray | None, max_elements: int = 6) -> str:
         '100 values in [0.0, 99.0]'
         >>> format_array(np.array(3.0))
         '3.0'
+        >>> format_array(np.array([np.tanh(-11.0), -4.9e-05, 1 / 3]))
+        '[-1.000 -4.9e-05 0.3333]'
     """
     if data is None:
         return "None"
@@ -129,7 +135,7 @@ def format_array(data: np.ndarray | None, max_elements: int = 6) -> str:
     if data.ndim == 0:
         return _format_scalar(data)
     if data.size <= max_elements:
-        text = np.array2string(data, precision=4, suppress_small=True)
+        text = np.array2string(data, formatter={"float_kind": _format_element})
         return " ".join(text.split())
     if data.dtype.kind in "biuf":
         low, high = _format_scalar(data.min()), _format_scalar(data.max())
@@ -141,9 +147,26 @@ def _format_scalar(value: np.ndarray | np.generic) -> str:
     item = np.asarray(value).item()
     if not isinstance(item, float):
         return str(item)
+    return _format_float(item, trim="0")  # "3.0", as Python prints a float
+
+
+def _format_element(item: np.floating[Any]) -> str:
+    return _format_float(float(item), trim=".")  # "3.", as NumPy prints an array's floats
+
+
+def _format_float(item: float, trim: Literal["0", "."]) -> str:
+    """A float in a label: short, and never an approximation that looks exact."""
     if not np.isfinite(item) or (item != 0 and not 1e-4 <= abs(item) < 1e5):
         return f"{item:.4g}"
-    return np.format_float_positional(item, precision=4, trim="0")
+    small = abs(item) < 1  # 0.0001234, not 0.0001: 4 significant digits below 1
+    text = np.format_float_positional(item, precision=4, fractional=not small, trim=trim)
+    rounded = float(text)
+    if rounded != item and rounded == int(rounded):
+        # -0.99999 would read "-1." like an exact -1: keep the zeros that were rounded to
+        return np.format_float_positional(
+            item, precision=4, fractional=not small, unique=False, trim="k"
+        )
+    return text
 
 
 def format_shape(data: np.ndarray | None) -> str:

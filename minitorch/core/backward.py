@@ -327,6 +327,13 @@ def _check_leaf(x: Variable) -> None:
             "e.g. Variable(data.astype(float))"
         )
     old = x.grad
+    if isinstance(old, Variable) and old.data is None:  # `x.grad.data = None` by hand
+        own = x.name if isinstance(x.name, str) and x.name.isidentifier() else "x"
+        raise ValueError(
+            f"backward(): {_label(x)} of shape {x.shape} holds a .grad with no data "
+            f"(its .grad.data is None), so the new gradient cannot be added to it; call "
+            f"{own}.clear_grad() (or set {own}.grad = None) to start again from no gradient"
+        )
     if old is not None and (not isinstance(old, Variable) or old.shape != x.shape):
         held = f"shape {old.shape}" if isinstance(old, Variable) else type(old).__name__
         raise ValueError(

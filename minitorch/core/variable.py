@@ -153,7 +153,9 @@ class Variable:
         Raises:
             RuntimeError: inside ``no_grad()``, or if ``data`` is ``None``.
             ValueError: if a Function's backward returns the wrong number of gradients or
-                a gradient whose shape differs from its input's.
+                a gradient whose shape differs from its input's, or if a leaf's ``.grad``
+                cannot take the new gradient (a wrong shape, or no data after
+                ``x.grad.data = None``: call ``x.clear_grad()``).
             TypeError: if a gradient reaches a leaf of integer dtype.
             FloatingPointError: under ``detect_anomaly()``, at the first NaN/inf gradient.
 
@@ -272,8 +274,13 @@ class Variable:
         (``plt.plot(x, y)``, ``np.dot(x, x)``).
 
         Raises:
-            TypeError: always; it names ``x.data`` (the ndarray) and the ``F`` ops.
+            TypeError: always; it names ``x.data`` (the ndarray) and the ``F`` ops — or,
+                when a ``numpy.ma`` masked array asks (``m + x`` with a masked ``m`` on
+                the left), says that masks are not supported, as ``x + m`` does.
         """
+        masked = _masked_caller_message(sys._getframe(1))
+        if masked is not None:
+            raise TypeError(masked)
         raise TypeError(
             f"NumPy was given a Variable of shape {self.shape}: use x.data for its ndarray "
             "(no gradient flows through it), or the minitorch op (F.exp, F.sum, ... with "
@@ -721,6 +728,50 @@ def masked_message(what: str, x: Any) -> str:
         "array with the masked entries replaced (e.g. m.filled(0.0)), or pass a plain "
         "ndarray"
     )
+
+
+#: The ops behind the ufuncs of the arithmetic operators, as their messages name them.
+_UFUNC_OPS = {
+    "add": "Add",
+    "subtract": "Sub",
+    "multiply": "Mul",
+    "divide": "Div",
+    "power": "Pow",
+    "matmul": "MatMul",
+}
+
+
+def _masked_caller_message(frame: Any) -> str | None:
+    """The masked-array refusal for ``m + x``, when ``numpy.ma`` asks ``x`` for its array.
+
+    ``m + x`` with a masked ``m`` on the left runs ``m.__add__(x)``, and ``numpy.ma``
+    then converts ``x`` with ``np.array`` (Variable's ``__array__``) instead of deferring
+    to ``x.__radd__``. The frames of ``numpy.ma`` that are running say which operation it
+    is and which operand is masked, so the message is the one ``x + m`` gives (``Add:
+    operand 0 is a numpy.ma.MaskedArray ...``). ``None`` when the caller is not
+    ``numpy.ma`` or no masked operand is found (the general refusal applies). This runs
+    only when the conversion has already failed.
+    """
+    masked: Any = None
+    index, op, outer = 0, None, ""
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("numpy.ma"):
+        local = frame.f_locals
+        ufunc = getattr(local.get("self"), "f", None)  # numpy.ma's operation objects
+        if op is None and isinstance(ufunc, np.ufunc):
+            op = _UFUNC_OPS.get(ufunc.__name__, f"np.ma.{ufunc.__name__}")
+        # Operands are `a, b` in numpy.ma's operations, `self` in MaskedArray's dunders.
+        for i, key in ((0, "a"), (1, "b"), (0, "self")):
+            if masked is None and is_masked(local.get(key)):
+                masked, index = local[key], i
+        outer = frame.f_code.co_name
+        frame = frame.f_back
+    if masked is None:
+        return None
+    if op is None:  # `m ** x`, `m += x`: a dunder of MaskedArray, or a numpy.ma function
+        by_dunder = {forward: ufunc for ufunc, (forward, _) in _OPERATOR_UFUNCS.items()}
+        ufunc_name = by_dunder.get(outer.replace("__i", "__", 1), "")
+        op = _UFUNC_OPS.get(ufunc_name, f"numpy.ma's {outer}")
+    return masked_message(f"{op}: operand {index}", masked)
 
 
 #: The comparison ufuncs an ndarray's ``a < x`` calls, with their operators.

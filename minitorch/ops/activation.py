@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.core.function import Ops, Value
+from minitorch.core.function import Ops, Value, as_constant
 from minitorch.ops.arithmetic import Pair, broadcast_error
 from minitorch.ops.math import One, exp
 from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, sum
@@ -222,10 +222,12 @@ def clip(x: Operand, x_min: float | None, x_max: float | None) -> Variable:
         x_max: the upper bound (a number) or ``None``.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of the dtype ``np.clip(x.data, x_min, x_max)`` has: ``x``'s own for
+        bounds that are Python numbers of its kind.
 
     Raises:
         ValueError: if both bounds are ``None`` or ``x_min > x_max``.
+        TypeError: if a bound is a ``numpy.ma`` masked array (its mask would be ignored).
 
     Example:
         >>> clip(Variable(np.array([-2.0, 0.5, 3.0])), 0.0, 1.0)
@@ -233,13 +235,13 @@ def clip(x: Operand, x_min: float | None, x_max: float | None) -> Variable:
     """
     if x_min is None and x_max is None:
         raise ValueError("clip: give at least one of x_min and x_max")
-    x_min, x_max = _bound(x_min), _bound(x_max)
+    x_min, x_max = _bound(x_min, "x_min"), _bound(x_max, "x_max")
     if x_min is not None and x_max is not None and np.any(np.greater(x_min, x_max)):
         raise ValueError(f"clip: x_min={x_min} is greater than x_max={x_max}")
     return Clip(x_min, x_max)(x)
 
 
-def _bound(bound: Any) -> Any:
+def _bound(bound: Any, name: str) -> Any:
     """A bound as ``Clip`` keeps it: a number as it is, an array copied.
 
     Backward recomputes the mask from the bounds, so an array bound is the forward
@@ -247,7 +249,7 @@ def _bound(bound: Any) -> Any:
     """
     if bound is None or isinstance(bound, (int, float)):
         return bound
-    return np.array(bound.data if isinstance(bound, Variable) else bound)
+    return as_constant(bound, f"clip: {name}")
 
 
 class _BinaryExtremum(Function):
@@ -281,11 +283,14 @@ class _BinaryExtremum(Function):
 class Maximum(_BinaryExtremum):
     """y = max(x0, x1);  gx0 = gy where x0 > x1, gy / 2 at ties; gx1 the rest."""
 
+    ufunc = np.maximum
+
 
 class Minimum(_BinaryExtremum):
     """y = min(x0, x1);  gx0 = gy where x0 < x1, gy / 2 at ties; gx1 the rest."""
 
     sign = -1
+    ufunc = np.minimum
 
 
 def maximum(x0: Operand, x1: Operand) -> Variable:
@@ -306,6 +311,8 @@ def maximum(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``maximum(int8_x, 300)``), as NumPy 2 raises.
 
     Example:
         >>> maximum(Variable(np.array([1.0, 5.0])), 3.0)
@@ -332,6 +339,8 @@ def minimum(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast (the message names both).
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``minimum(int8_x, 300)``), as NumPy 2 raises.
 
     Example:
         >>> x = Variable(np.array([1.0, 3.0, 5.0]))

@@ -25,6 +25,8 @@ def broadcast_error(op: str, x0: np.ndarray, x1: np.ndarray) -> ValueError:
 class Add(Function):
     """y = x0 + x1;  gx0 = gy,  gx1 = gy."""
 
+    ufunc = np.add
+
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
             return x0 + x1
@@ -51,6 +53,8 @@ def add(x0: Operand, x1: Operand) -> Variable:
     Raises:
         ValueError: if the shapes do not broadcast (the message names both shapes).
         TypeError: if an operand is not numeric (``x + "a"``).
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``int8_x + 300``), as NumPy 2 raises (the message names operand and dtype).
 
     Example:
         >>> add(Variable(np.array([1.0, 2.0])), 3.0)
@@ -61,6 +65,8 @@ def add(x0: Operand, x1: Operand) -> Variable:
 
 class Sub(Function):
     """y = x0 - x1;  gx0 = gy,  gx1 = -gy."""
+
+    ufunc = np.subtract
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
@@ -87,6 +93,8 @@ def sub(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``int8_x - 300``), as NumPy 2 raises (the message names operand and dtype).
 
     Example:
         >>> sub(1.0, Variable(np.array([1.0, 2.0])))
@@ -97,6 +105,8 @@ def sub(x0: Operand, x1: Operand) -> Variable:
 
 class Mul(Function):
     """y = x0 * x1;  gx0 = gy * x1,  gx1 = gy * x0."""
+
+    ufunc = np.multiply
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
@@ -125,6 +135,8 @@ def mul(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast (the message names both shapes).
+        OverflowError: for a Python int that the other operand's dtype cannot hold
+            (``int8_x * 300``), as NumPy 2 raises (the message names operand and dtype).
 
     Example:
         >>> mul(Variable(np.array([1.0, 2.0])), 3.0)
@@ -135,6 +147,8 @@ def mul(x0: Operand, x1: Operand) -> Variable:
 
 class Div(Function):
     """y = x0 / x1;  gx0 = gy / x1,  gx1 = -gy * x0 / x1**2."""
+
+    ufunc = np.true_divide
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
@@ -167,6 +181,9 @@ def div(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        OverflowError: for a Python int that the other operand's dtype cannot hold, as
+            NumPy 2 raises; for integer operands the number takes float64, as NumPy's
+            loop divides in float64 (``int8_x / 300`` is fine).
 
     Example:
         >>> div(Variable(np.array([1.0, 2.0])), 4.0)

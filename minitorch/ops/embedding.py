@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.core.function import Ops, Value
+from minitorch.core.function import Ops, Value, as_constant
 
 
 class Embedding(Function):
@@ -54,7 +54,7 @@ class EmbeddingGrad(Function):
 def _as_indices(indices: Any, num_embeddings: int) -> np.ndarray:
     # A copy: the graph keeps the indices of the forward point, whatever the caller's
     # array (a data loader's buffer) holds by the time backward runs.
-    array = np.array(indices.data if isinstance(indices, Variable) else indices)
+    array = as_constant(indices, "embedding: indices")
     if array.dtype.kind not in "iu":
         raise TypeError(
             f"embedding: indices must be integers, got dtype {array.dtype}; "

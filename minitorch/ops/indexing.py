@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
-from minitorch.core.function import Ops, Value
+from minitorch.core.function import Ops, Value, as_constant
 from minitorch.ops.arithmetic import Pair
 from minitorch.ops.reshape import broadcast_to, own_view
 
@@ -23,13 +23,12 @@ Shape = tuple[int, ...]
 def _normalize_index(index: Any) -> Any:
     """Unwrap Variables and turn lists into arrays (NumPy's own reading of a list index).
 
-    Index arrays are copied: the graph keeps the index of the forward point, so editing
-    the caller's array (or ``.data``) before backward cannot move the gradient.
+    Index arrays are copied (:func:`as_constant`): the graph keeps the index of the
+    forward point, so editing the caller's array (or ``.data``) before backward cannot
+    move the gradient. A masked array is refused (NumPy would index with its data).
     """
-    if isinstance(index, Variable):
-        return np.array(index.data)
-    if isinstance(index, (list, np.ndarray)):
-        return np.array(index)
+    if isinstance(index, (Variable, list, np.ndarray)):
+        return as_constant(index, "get_item: index")
     if isinstance(index, tuple):
         return tuple(_normalize_index(i) for i in index)
     return index
@@ -110,6 +109,8 @@ def get_item(x: Operand, index: Any) -> Variable:
     Raises:
         IndexError: if the index is out of bounds for ``x``'s shape (the message names
             the index and the shape).
+        TypeError: if the index is a ``numpy.ma`` masked array (its mask would be
+            ignored; index with ``m.filled(...)``).
 
     Example:
         >>> x = Variable(np.array([1.0, 2.0, 3.0]))
@@ -171,12 +172,19 @@ def where(condition: Operand, x0: Operand, x1: Operand) -> Variable:
     Returns:
         A Variable of the promoted dtype of ``x0`` and ``x1``.
 
+    A Python-number branch takes the dtype ``np.result_type`` gives it next to the other
+    branch (NEP 50). Where that dtype cannot hold it (``where(c, int8_x, 300)``) this
+    raises, unlike ``np.where``, which silently wraps 300 around to 44.
+
     Raises:
         ValueError: if the three shapes do not broadcast.
+        TypeError: if the condition is a ``numpy.ma`` masked array (its mask would be
+            ignored).
+        OverflowError: for a Python int out of range of the other branch's integer dtype.
 
     Example:
         >>> where(np.array([True, False]), Variable(np.array([1.0, 2.0])), 0.0)
         variable([1. 0.])
     """
-    cond = condition.data if isinstance(condition, Variable) else np.asarray(condition)
-    return Where(cond.astype(bool, copy=True))(x0, x1)  # a copy: the forward point's mask
+    # A copy: backward uses the forward point's mask, whatever the caller's array holds.
+    return Where(as_constant(condition, "where: condition", dtype=bool))(x0, x1)

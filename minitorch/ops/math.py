@@ -266,12 +266,24 @@ def _shifted(x0: _Base, shift: np.ndarray) -> _Base:
 class Pow(Function):
     """y = x0 ** x1;  gx0 = gy * x1 * x0**(x1 - 1),  gx1 = gy * y * log(x0)."""
 
+    ufunc = np.power
+
+    def __init__(self, exponent: int | float | None = None) -> None:
+        # The exponent as the user wrote it, when it is a Python int or float: forward
+        # then computes `x0 ** exponent`, NumPy's own operator, which hands some exponents
+        # to a ufunc of their own (2: np.square, -1: np.reciprocal, 0.5: np.sqrt). So
+        # `x ** 2` and `x.data ** 2` agree in dtype (a bool array squared is int8) and in
+        # every bit (complex squares differ from np.power in the last bits).
+        self.exponent = exponent
+
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         try:
             np.broadcast_shapes(x0.shape, x1.shape)
         except ValueError:
             raise broadcast_error("pow", x0, x1) from None
         try:
+            if self.exponent is not None:
+                return x0**self.exponent
             return np.power(x0, x1)
         except ValueError as exc:  # e.g. integers to negative integer powers
             raise ValueError(f"pow: {exc} (base dtype {x0.dtype}, exponent {x1.dtype})") from None
@@ -316,12 +328,21 @@ def pow(x0: Operand, x1: Operand) -> Variable:
     Shapes:
         x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``.
 
+    The result has the dtype and values of NumPy's ``x0.data ** x1`` (a Python-number
+    exponent takes the dtype NumPy 2 gives it, NEP 50; ``bool ** 2`` is int8 as in NumPy).
+
     Raises:
         ValueError: if the shapes do not broadcast, or NumPy rejects the power (integers to
             negative integer powers).
+        OverflowError: for a Python int out of range of the other operand's integer dtype
+            (``int8_x ** 300``), as NumPy 2 raises; the message names the operand and dtype.
 
     Example:
         >>> pow(Variable(np.array([2.0, 3.0])), 2)
         variable([4. 9.])
     """
-    return Pow()(x0, x1)
+    exponent = x1 if isinstance(x1, (int, float)) and type(x1) in _INT_OR_FLOAT else None
+    return Pow(exponent)(x0, x1)
+
+
+_INT_OR_FLOAT = frozenset({int, float})  # exactly these (not bool): NumPy's `**` fast paths

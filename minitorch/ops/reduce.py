@@ -164,7 +164,7 @@ class _Extremum(_Reduction, Function):
     """Shared machinery of Max and Min: the gradient goes to the extreme entries."""
 
     name = "max"
-    ufunc: np.ufunc = np.maximum
+    reducer: np.ufunc = np.maximum  # forward is its .reduce
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.reduced_axes(x)
@@ -173,7 +173,7 @@ class _Extremum(_Reduction, Function):
                 f"{self.name}: cannot reduce an empty array of shape {x.shape} over axis "
                 f"{self.axis}: an empty axis has no {self.name}"
             )
-        return self.ufunc.reduce(x, axis=self.axes, keepdims=self.keepdims)
+        return self.reducer.reduce(x, axis=self.axes, keepdims=self.keepdims)
 
     def jvp(self, tx: Variable) -> Variable:
         # The tangent of the extreme entry; at a tie the mean of the tied ones (the same
@@ -184,7 +184,7 @@ class _Extremum(_Reduction, Function):
         # At a tie the derivative does not exist; we share exactly one unit of gradient
         # equally among the tied entries (a valid subgradient, as torch.amax/amin do).
         (x,) = self.input_arrays
-        hit = x == self.ufunc.reduce(x, axis=self.axes, keepdims=True)
+        hit = x == self.reducer.reduce(x, axis=self.axes, keepdims=True)
         return hit / np.sum(hit, axis=self.axes, keepdims=True).astype(x.dtype)
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
@@ -200,7 +200,7 @@ class Min(_Extremum):
     """y = min of x over ``axis``;  gx = gy / (number of ties) at the minima, 0 elsewhere."""
 
     name = "min"
-    ufunc: np.ufunc = np.minimum
+    reducer: np.ufunc = np.minimum
 
 
 @numpy_keywords

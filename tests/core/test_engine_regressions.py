@@ -102,3 +102,24 @@ def test_messages_about_unnamed_variables_have_no_double_spaces() -> None:
         _ = Variable(None).shape
     for message in (str(info.value), str(none_info.value)):
         assert "  " not in message
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", ["w", None])
+def test_a_grad_without_data_names_the_variable_and_clear_grad(
+    create_graph: bool, name: str | None
+) -> None:
+    x = Variable(np.array([1.0, 2.0]), name=name)
+    F.sum(x * x).backward()
+    assert x.grad is not None
+    x.grad.data = None  # type: ignore[assignment]
+    with pytest.raises(ValueError) as info:  # was: "Variable holds no data", naming nobody
+        F.sum(x * x).backward(create_graph=create_graph)
+    message = str(info.value)
+    who = "Variable 'w' of shape (2,)" if name else "a Variable of shape (2,)"
+    assert message.startswith(f"backward(): {who} holds a .grad with no data")
+    assert f"call {name or 'x'}.clear_grad()" in message
+    assert x.grad is not None and x.grad.data is None  # nothing was half-updated
+    x.clear_grad()
+    F.sum(x * x).backward()
+    np.testing.assert_array_equal(x.grad.data, [2.0, 4.0])

@@ -223,3 +223,18 @@ def test_an_array_like_operand_edited_after_forward_does_not_move_the_gradient()
     buffer[0] = 50.0
     loss.backward()
     np.testing.assert_array_equal(x.grad.data, [1.0, 0.0, 2.0])
+
+
+def test_as_constant_copies_what_a_graph_keeps_unless_told_not_to() -> None:
+    from minitorch.core.function import as_constant
+
+    a = np.array([1, 2, 3])
+    kept = as_constant(a, "test")
+    a[0] = 100
+    np.testing.assert_array_equal(kept, [1, 2, 3])
+    v = Variable(np.array([1.0, 0.0]))
+    assert as_constant(v, "test", dtype=bool).tolist() == [True, False]
+    assert not np.shares_memory(as_constant(v, "test"), v.data)
+    assert np.shares_memory(as_constant(a, "test", copy=False), a)  # under no_grad()
+    with pytest.raises(TypeError, match=r"^test is a numpy\.ma\.MaskedArray"):
+        as_constant(np.ma.masked_array([1.0], mask=[True]), "test", copy=False)

@@ -216,6 +216,19 @@ MASKED_TAIL = (
         (lambda x, m: F.mul(m, x), "Mul: operand 0"),
         (lambda x, m: F.exp(m), "Exp: operand 0"),
         (lambda x, m: Variable(m), "Variable: data"),  # used to keep a MaskedArray as data
+        # The masked array on the left: numpy.ma runs the operation and asks the Variable
+        # for an array; this used to give the general "NumPy was given a Variable".
+        (lambda x, m: m + x, "Add: operand 0"),
+        (lambda x, m: m - x, "Sub: operand 0"),
+        (lambda x, m: m * x, "Mul: operand 0"),
+        (lambda x, m: m / x, "Div: operand 0"),
+        (lambda x, m: m**x, "Pow: operand 0"),
+        (lambda x, m: np.ma.add(x, m), "Add: operand 1"),
+        # Arrays an op keeps besides its operands (as_constant): refused alike.
+        (lambda x, m: F.where(m, x, 0.0), "where: condition"),
+        (lambda x, m: x[m], "get_item: index"),
+        (lambda x, m: F.clip(x, 0.0, m), "clip: x_max"),
+        (lambda x, m: F.embedding(m, Variable(np.ones((4, 2)))), "embedding: indices"),
     ],
 )
 def test_a_masked_array_is_refused_naming_the_op_and_filled(

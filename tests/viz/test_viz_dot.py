@@ -18,6 +18,7 @@ import minitorch.ops as F
 import viz
 from minitorch import Variable
 from viz.draw import pipe_dot
+from viz.labels import format_array
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -360,3 +361,22 @@ def test_a_name_starting_with_a_bracket_renders(name: str) -> None:
     svg = pipe_dot(viz.to_dot(F.exp(named(1.0, name)), show_shapes=False), "svg").decode()
     assert svg_node_count(svg) == 3
     assert name in [html.unescape(text) for text in svg_texts(svg)]
+
+
+@pytest.mark.parametrize(
+    ("values", "shown"),
+    [
+        # rounding that would look exact keeps its zeros (a projected tanh(-11) read "-1.")
+        (np.array(np.tanh(-11.0)), "-1.000"),
+        (np.array([0.99998, 2.0]), "[1.000 2.]"),
+        (np.array([-4.9e-05, 1.0]), "[-4.9e-05 1.]"),  # was "-0." (suppress_small)
+        (np.array(0.00012345), "0.0001234"),  # 4 significant digits below 1, not "0.0001"
+        (np.array([1.0, 2.5]), "[1. 2.5]"),  # exact values stay as NumPy prints them
+        (np.array(3.0), "3.0"),
+        (np.array(1 / 3), "0.3333"),
+        (np.array(12345.678), "12345.678"),
+        (np.array(2.5e6), "2.5e+06"),
+    ],
+)
+def test_value_labels_never_show_a_rounded_value_as_exact(values: np.ndarray, shown: str) -> None:
+    assert format_array(values) == shown
