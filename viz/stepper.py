@@ -22,7 +22,10 @@ The frame format (``"minitorch-stepper/1"``, plain JSON) is::
                  "acc": [<Variable node id>], "rows": [[role, gradient, shape, values]]}]}
 
 Frame 0 is the seed, frames 1..n the steps in engine order, frame n+1 the end. "Done"
-Functions and the Variables that hold a gradient follow from the frames before.
+Functions and the Variables that hold a gradient follow from the frames before; the end
+frame alone also has ``"holds": [<Variable node id>]``, the Variables whose ``.grad`` is
+set after the pass (without ``retain_grad`` the intermediate ones keep none). A backward
+from a leaf has no steps: just the start and the end.
 
 Every number comes from the trace, i.e. from what minitorch's engine actually passed
 (:func:`viz.trace_backward`); nothing is recomputed here. The HTML is self-contained (the
@@ -87,7 +90,7 @@ LEGEND = (
     ("send", "red dashed arrow: a gradient it sends to an input"),
     ("var-got", "red outline: a Variable receiving a gradient now"),
     ("badge-acc", "+= : added to the gradient collected before (fan-in)"),
-    ("badge-has", "\u2202 : holds its gradient"),
+    ("badge-has", "\u2202 : has its gradient (at the end: kept in .grad)"),
     ("func-done", "faded: a Function already done"),
 )
 
@@ -280,8 +283,10 @@ class BackwardStepper:
         sentences naming the Variables), ``active`` (the Function node id or ``None``),
         ``recv`` / ``send`` (edge indices of the backward arrows in use), ``got`` (the
         Variables receiving a gradient), ``acc`` (those where a fan-in adds up) and
-        ``rows`` (the gradient table: role, gradient, shape, values). See the module
-        docstring for the whole format.
+        ``rows`` (the gradient table: role, gradient, shape, values; role is "seed",
+        "received", "sent", "added", or at the end "grad" and "before" for what a leaf
+        held before this backward); the end frame also ``holds`` (the Variables whose
+        ``.grad`` is set after the pass). See the module docstring for the whole format.
         """
         return json.loads(json.dumps(self._frames()))
 
@@ -298,9 +303,13 @@ class BackwardStepper:
     def _creators(self) -> dict[str, str]:
         return creator_names(self.trace.graph)
 
+    @cached_property
+    def _out_id(self) -> str | None:
+        return self.trace.graph.var_id(self.trace.output)
+
     def _d(self, node_id: str | None) -> str:
         """``∂loss/∂x``: the derivative of the output with respect to a Variable."""
-        out = self._names.get(self.trace.graph.var_id(self.trace.output) or "", "y")
+        out = self._names.get(self._out_id or "", "y")
         return f"\u2202{out}/\u2202{self._names.get(node_id or '', '?')}"
 
     def _frames(self) -> list[dict[str, Any]]:
@@ -316,6 +325,7 @@ class BackwardStepper:
 
     def _start_frame(self) -> dict[str, Any]:
         trace = self.trace
+        n = len(trace)
         out_id = trace.graph.var_id(trace.output)
         name = self._names.get(out_id or "", "the output")
         if self._unnamed(out_id) and out_id in self._creators:
@@ -323,10 +333,32 @@ class BackwardStepper:
         seed = trace.seed if trace.seed is not None else np.ones(())
         shape = _shape_words(seed)
         ones = "1" if seed.ndim == 0 else f"ones ({shape})"
+        if n == 0 and not trace.output.requires_grad:
+            # The one backward that runs no Function and starts from no seed: a
+            # create_graph gradient that depends on no input (relu's, x + c's).
+            caption = (
+                f"Start: backward begins at the output {name}, which needs no gradient: it "
+                "depends on no Variable that does, so there is no Function whose backward "
+                "could run. Press \u2192 (or next) to see the end."
+            )
+            return _frame("start", caption, None, [], [], [], [], [])
         caption = (
             f"Start: backward begins at the output {name}, seeded with {self._d(out_id)} "
-            f"= {ones}. Press \u2192 (or next) to run the first Function's backward."
+            f"= {ones}. "
         )
+        if n == 0:  # the output is a leaf: the seed is its whole gradient
+            caption += (
+                f"{name} is a leaf (no Function made it), so there is no Function whose "
+                f"backward could run: the seed itself is {name}'s gradient. Press \u2192 "
+                "(or next) to see the end."
+            )
+        elif n == 1:
+            caption += (
+                f"Press \u2192 (or next) to run {trace.steps[0].name}.backward, the only "
+                "Function in this pass."
+            )
+        else:
+            caption += "Press \u2192 (or next) to run the first Function's backward."
         rows = [["seed", self._d(out_id), _shape_cell(seed), _values(seed)]]
         return _frame("start", caption, None, [], [], [out_id] if out_id else [], [], rows)
 
@@ -338,10 +370,20 @@ class BackwardStepper:
         counter = f"step {step.index + 1} of {n}"
         rows: list[list[str]] = []
         received = []
-        for out_id, gy in zip(step.output_ids, step.grads_in):
+        for position, (out_id, gy) in enumerate(zip(step.output_ids, step.grads_in)):
             if gy is None:
                 continue
-            shown = self._names.get(out_id or "", "?")
+            if out_id is None:  # an output the graph to the output does not go through
+                # (unused, or gone): the engine hands the Function zeros in its place.
+                which = _ordinal(position + 1)
+                received.append(
+                    f"zeros ({_shape_words(gy)}) for its {which} output, which no path to "
+                    f"{self._names.get(self._out_id or '', 'the output')} goes through"
+                )
+                rows.append(["received", f"zeros: {which} output, unused", _shape_cell(gy),
+                             _values(gy)])  # fmt: skip
+                continue
+            shown = self._names.get(out_id, "?")
             where = f"; {shown} is its output" if self._unnamed(out_id) else ""
             received.append(f"{self._d(out_id)} ({_shape_words(gy)}{where})")
             rows.append(["received", self._d(out_id), _shape_cell(gy), _values(gy)])
@@ -354,9 +396,10 @@ class BackwardStepper:
             sent_ids.append(node_id)
             rows.append(["sent", self._d(node_id), _shape_cell(gx), _values(gx)])
         text = f"{counter.capitalize()}: {step.name}.backward received "
-        text += _join(received) if received else "its output's gradient"
+        text += _join(_few(received)) if received else "its output's gradient"
+        text += "," if len(received) > 1 else ""  # "a and b, and sent c": one list each
         if sent_ids:
-            text += " and sent " + _join(self._sent_phrases(sent_ids)) + "."
+            text += " and sent " + _join(_few(self._sent_phrases(sent_ids))) + "."
         else:
             text += " and sent nothing: none of its inputs needs a gradient."
         totals: dict[str, np.ndarray] = {}
@@ -364,9 +407,21 @@ class BackwardStepper:
         for acc in step.accumulations:  # the last sum per Variable (x used twice: two)
             totals[acc.node_id] = acc.total
             earlier[acc.node_id] = earlier.get(acc.node_id, False) or acc.earlier
+        # The common fan-in (one contribution on top of an earlier step's) in one sentence
+        # for all the Variables it happens to, so a Function with many inputs keeps a
+        # caption of a few lines; the rarer kinds get a sentence each.
+        plain = [i for i in totals if earlier[i] and sent_ids.count(i) == 1]
+        if len(plain) > 1:
+            names = _join(_few([self._names.get(i, "?") for i in plain]))
+            text += (
+                f" {names} each already received a gradient in an earlier step, so what "
+                "arrives now is added to each (+=)."
+            )
         for node_id, total in totals.items():
             rows.append(["added", self._d(node_id) + " (sum)", _shape_cell(total),
                          _values(total)])  # fmt: skip
+            if len(plain) > 1 and node_id in plain:
+                continue
             text += " " + self._sum_sentence(step, node_id, sent_ids.count(node_id),
                                              earlier[node_id])  # fmt: skip
         acc_ids = list(totals)
@@ -382,11 +437,16 @@ class BackwardStepper:
         """
         name = self._names.get(node_id, "?")
         number = _NUMBER_WORDS.get(k, str(k))
+        # "received", not "held": what a leaf held *before* this backward is the end
+        # frame's story (the engine adds this pass's sum to it once, at the very end).
         if earlier and k == 1:
-            return f"{name} already held a gradient, so what arrives now is added to it (+=)."
+            return (
+                f"{name} already received a gradient in an earlier step, so what arrives "
+                "now is added to it (+=)."
+            )
         if earlier:
             return (
-                f"{name} already held a gradient from an earlier step; the {number} "
+                f"{name} already received a gradient in an earlier step; the {number} "
                 f"contributions {step.name} sends now are added to it (+=)."
             )
         n_inputs = len(step.input_ids)
@@ -438,26 +498,55 @@ class BackwardStepper:
         n = len(trace)
         leaves = [vn.id for vn in trace.graph.variables if vn.id in trace.leaf_grads]
         names = [self._names[i] for i in leaves]
-        shown = names if len(names) <= 6 else [*names[:5], f"{len(names) - 5} more"]
-        steps = "step" if n == 1 else "steps"
-        caption = f"End: backward is done after {n} {steps}."
-        if len(names) == 1:
-            caption += f" The leaf {names[0]} now holds its gradient in .grad."
-        elif names:
-            caption += f" The leaves {_join(shown)} now hold their gradients in .grad."
+        out_id = trace.graph.var_id(trace.output)
+        if n == 0 and not trace.output.requires_grad:
+            name = self._names.get(out_id or "", "the output")
+            caption = (
+                f"End: backward ran no Function: {name} needs no gradient, so none flowed "
+                "through this graph (backward only added zeros to the .grad of the leaf "
+                f"whose gradient {name} is)."
+            )
+        elif n == 0:
+            caption = "End: backward ran no Function"
+            caption += f": the seed went straight into {names[0]}.grad." if names else "."
+        else:
+            steps = "step" if n == 1 else "steps"
+            caption = f"End: backward is done after {n} {steps}."
+            if len(names) == 1:
+                caption += f" The leaf {names[0]} now holds its gradient in .grad."
+            elif names:
+                caption += f" The leaves {_join(_few(names))} now hold their gradients in .grad."
         held = [self._names[i] for i in leaves if i in trace.grads_before]
         if held:  # the repeated-backward mistake: gradients add up across passes
-            who = f"{held[0]} already" if len(held) == 1 else f"{_join(held)} already each"
+            what = "the seed" if n == 0 else "this pass's sum"
+            if len(held) == 1:
+                who, to = f"{held[0]} already", "it"
+            elif len(held) == len(names):
+                who, to = "Each of them already", "each"
+            else:
+                who, to = f"{_join(_few(held))} each already", "each"
             caption += (
-                f" {who} held a gradient before this backward, so this pass's sum was added "
-                "to it; call clear_grad() (or zero_grad()) between passes to start from zero."
+                f" {who} held a gradient before this backward, so {what} was added to "
+                f"{to}; call clear_grad() (or zero_grad()) between passes to start from zero."
             )
-        rows = [
-            ["grad", f"{self._names[i]}.grad", _shape_cell(trace.leaf_grads[i]),
-             _values(trace.leaf_grads[i])]
-            for i in leaves
-        ]  # fmt: skip
-        return _frame("end", caption, None, [], [], [], [], rows)
+        if trace.retain_grad and any(i not in trace.leaf_grads for i in trace.with_grad):
+            caption += " With retain_grad=True the intermediate Variables keep theirs too."
+        if trace.create_graph and names:
+            caption += (
+                " With create_graph=True each .grad is a Variable with a graph of its own: "
+                "it can be differentiated again."
+            )
+        rows: list[list[str]] = []
+        for i in leaves:
+            grad = trace.leaf_grads[i]
+            if i in trace.grads_before:  # what it held, so the table shows the sum
+                before = trace.grads_before[i]
+                rows.append(["before", f"{self._names[i]}.grad before", _shape_cell(before),
+                             _values(before)])  # fmt: skip
+            rows.append(["grad", f"{self._names[i]}.grad", _shape_cell(grad), _values(grad)])
+        frame = _frame("end", caption, None, [], [], [], [], rows)
+        frame["holds"] = list(trace.with_grad)  # only these keep a gradient in .grad
+        return frame
 
     def data(self) -> dict[str, Any]:
         """Everything the script needs: the frames plus the ids of nodes and arrows."""
@@ -555,10 +644,19 @@ class BackwardStepper:
             f'<script type="application/json" id="{self.element_id}-data">{data}</script>\n'
             f"<script>{_asset('stepper.js')}\n"
             "(function () {\n"
-            f'  var root = document.getElementById("{self.element_id}");\n'
-            f'  var data = JSON.parse(document.getElementById("{self.element_id}-data")'
-            ".textContent);\n"
-            "  minitorchStepper(root, data, {});\n"
+            # This copy's own block: the same stepper shown twice (two cells, or one
+            # output displayed again) has one id twice, and getElementById found only
+            # the first (the second copy's buttons and keys did nothing).
+            # (currentScript is null where a front end evaluates the script itself.)
+            f'  var id = "{self.element_id}", me = document.currentScript;\n'
+            "  var data = me && me.previousElementSibling, root = data;\n"
+            "  while (root && root.id !== id) root = root.previousElementSibling;\n"
+            '  if (!root || !data || data.id !== id + "-data") {\n'
+            "    root = document.getElementById(id);\n"
+            '    data = document.getElementById(id + "-data");\n'
+            "  }\n"
+            "  if (!root || !data || root.minitorchStepper) return;  // already running\n"
+            "  root.minitorchStepper = minitorchStepper(root, JSON.parse(data.textContent), {});\n"
             "})();</script>"
         )
         return block + "\n" + script
@@ -607,7 +705,7 @@ class BackwardStepper:
 
         Every frame is the same layout — the same DOT structure, only colours and line
         styles differ, which Graphviz's layout ignores — with the step's highlights
-        drawn in and its caption written underneath. Drawn at :data:`PNG_DPI` (192,
+        drawn in and its whole caption written underneath. Drawn at :data:`PNG_DPI` (192,
         as ``viz.render``'s PNGs; the caption's type scaled to match), or at a lower dpi
         where that would be wider than :data:`GIF_MAX_WIDTH` pixels.
 
@@ -633,10 +731,15 @@ class BackwardStepper:
         font = _caption_font(round(15 * scale))
         step, margin = round(20 * scale), round(10 * scale)
         line_chars = max(40, int(width // (8 * scale)))
+        # Every line of every caption is drawn (none cut off); all frames get room for the
+        # longest one, at least six lines, so the GIF keeps one size.
+        wrapped = [textwrap.wrap(frame["caption"], line_chars) for frame in self._frames()]
+        n_lines = max([6, *map(len, wrapped)])
         frames = []
-        for picture, frame in zip(pictures, self._frames()):
-            lines = textwrap.wrap(frame["caption"], line_chars)[:6]
-            canvas = Image.new("RGB", (width, picture.height + 2 * margin + step * 6), "white")
+        for picture, lines in zip(pictures, wrapped):
+            canvas = Image.new(
+                "RGB", (width, picture.height + 2 * margin + step * n_lines), "white"
+            )
             canvas.paste(picture, ((width - picture.width) // 2, 0))
             pen = ImageDraw.Draw(canvas)
             for i, line in enumerate(lines):
@@ -708,11 +811,25 @@ def _frame(
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 
 
+def _ordinal(k: int) -> str:
+    """``first``, ``second``, ``third``, then ``4th``, ``11th``, ``22nd``."""
+    words = {1: "first", 2: "second", 3: "third"}
+    if k in words:
+        return words[k]
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
 def _join(items: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _few(names: list[str], most: int = 6) -> list[str]:
+    """At most ``most`` names: the first ones and "k more" (a caption stays short)."""
+    return names if len(names) <= most else [*names[: most - 1], f"{len(names) - most + 1} more"]
 
 
 def _shape_words(a: np.ndarray) -> str:

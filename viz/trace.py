@@ -111,11 +111,18 @@ class BackwardTrace:
         output: the Variable backward started from.
         graph: the walked graph (node ids shared with :func:`viz.to_dot`).
         steps: the :class:`BackwardStep` records in engine order.
-        seed: the starting gradient ``ones_like(output)``.
+        seed: the starting gradient ``ones_like(output)``; ``None`` when the output
+            needs no gradient (then backward runs no Function and seeds nothing).
         grads_before: node id -> the ``grad`` a leaf already held before the pass (a
             copy): backward adds to it, which the stepper's last frame says.
         leaf_grads: node id -> the leaf's ``grad`` after the pass (copied from the
             engine's result, ``x.grad.data``).
+        with_grad: the node ids of the Variables whose ``grad`` is set after the pass,
+            in drawing order: the leaves that got one, and with ``retain_grad=True`` the
+            intermediate Variables too (without it, their gradients are dropped).
+        retain_grad: the ``retain_grad`` the pass ran with.
+        create_graph: the ``create_graph`` the pass ran with (then every gradient is a
+            Variable with a graph of its own; the trace records its values).
 
     Example:
         >>> import numpy as np
@@ -135,6 +142,9 @@ class BackwardTrace:
     seed: np.ndarray | None = None
     leaf_grads: dict[str, np.ndarray] = field(default_factory=dict)
     grads_before: dict[str, np.ndarray] = field(default_factory=dict)
+    with_grad: tuple[str, ...] = ()
+    retain_grad: bool = False
+    create_graph: bool = False
     _names: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -192,6 +202,8 @@ class BackwardTrace:
         return "; ".join(parts)
 
     def __str__(self) -> str:
+        if not self.steps:  # printing nothing would look like a failure
+            return "no steps: backward ran no Function"
         return "\n".join(self.describe(k) for k in range(len(self.steps)))
 
 
@@ -230,7 +242,15 @@ def trace_backward(
     """
     (output,) = as_outputs(output, "viz.trace_backward")
     graph = walk([output])
-    trace = BackwardTrace(output, graph, seed=np.ones_like(output.data))
+    trace = BackwardTrace(
+        output,
+        graph,
+        # No seed where the engine starts from none: an output needing no gradient (a
+        # create_graph gradient that depends on no input) runs no Function at all.
+        seed=np.ones_like(output.data) if output.requires_grad else None,
+        retain_grad=retain_grad,
+        create_graph=create_graph,
+    )
     for vn in graph.variables:
         if vn.var.creator is None and vn.var.grad is not None:
             trace.grads_before[vn.id] = np.array(vn.var.grad.data, copy=True)
@@ -241,6 +261,7 @@ def trace_backward(
     for vn in graph.variables:
         if vn.var.creator is None and vn.var.grad is not None:
             trace.leaf_grads[vn.id] = np.array(vn.var.grad.data, copy=True)
+    trace.with_grad = tuple(vn.id for vn in graph.variables if vn.var.grad is not None)
     return trace
 
 

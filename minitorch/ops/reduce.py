@@ -8,6 +8,9 @@ size 1 so broadcasting lines up.
 from __future__ import annotations
 
 import builtins
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 
@@ -17,6 +20,32 @@ from minitorch.ops.math import exp, sqrt
 from minitorch.ops.reshape import as_float, reshape
 
 Axis = int | tuple[int, ...] | None
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+# PyTorch's keyword names for NumPy's, as a student coming from torch may write them.
+_TORCH_KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
+
+
+def numpy_keywords(op: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Let a reduction refuse PyTorch's ``dim=``/``keepdim=`` with the NumPy names.
+
+    ``F.sum(x, dim=1)`` would fail with Python's "got an unexpected keyword argument
+    'dim'"; the wrapped op raises a ``TypeError`` that names ``axis=`` (``keepdims=``)
+    instead. Only the keywords are looked at, before the call; the op is unchanged.
+    """
+
+    @functools.wraps(op)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for torch_name, numpy_name in _TORCH_KEYWORDS.items() if kwargs else ():
+            if torch_name in kwargs:
+                raise TypeError(
+                    f"{op.__name__}() got an unexpected keyword argument '{torch_name}' "
+                    f"(PyTorch's name): minitorch uses NumPy's, {numpy_name}="
+                )
+        return op(*args, **kwargs)
+
+    return checked
 
 
 def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
@@ -110,6 +139,7 @@ class Sum(_Reduction, Function):
         return F.broadcast_to(gy, self.x_shape)
 
 
+@numpy_keywords
 def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Sum the elements of ``x`` over ``axis`` (``np.sum``).
 
@@ -127,6 +157,7 @@ def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     return Sum(axis, keepdims)(x)
 
 
+@numpy_keywords
 def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Arithmetic mean of ``x`` over ``axis`` (``np.mean``): ``sum / count``.
 
@@ -196,6 +227,7 @@ class Min(_Extremum):
     reducer: np.ufunc = np.minimum
 
 
+@numpy_keywords
 def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Largest element of ``x`` over ``axis`` (``np.max``).
 
@@ -231,6 +263,7 @@ def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     return Max(axis, keepdims)(x)
 
 
+@numpy_keywords
 def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Smallest element of ``x`` over ``axis`` (``np.min``): the mirror of :func:`max`.
 
@@ -289,6 +322,7 @@ class LogSumExp(_Reduction, Function):
         return F.reshape(gy, shape) * F.exp(x - F.reshape(F.output(self), shape))
 
 
+@numpy_keywords
 def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """``log(sum(exp(x)))`` over ``axis``, computed stably (``scipy.special.logsumexp``).
 
@@ -322,6 +356,7 @@ def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable
     return LogSumExp(axis, keepdims)(as_float(x))
 
 
+@numpy_keywords
 def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
     """Variance over ``axis`` (``np.var``): ``sum((x - mean)**2) / (n - ddof)``.
 
@@ -393,6 +428,7 @@ class Std(Function):
         return (x - F.mean(x, self.axes, keepdims=True)) * coef
 
 
+@numpy_keywords
 def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
     """Standard deviation over ``axis`` (``np.std``): ``sqrt(var(x, axis, keepdims, ddof))``.
 

@@ -112,9 +112,7 @@ def browser() -> Iterator[Any]:
         "playwright.sync_api", reason="the playwright package is not installed"
     )
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=FLAGS
-        )
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
             yield chromium
         finally:
@@ -256,6 +254,30 @@ def test_two_steppers_on_one_page_are_independent(browser: Any, tmp_path: Path) 
     assert errors == []
 
 
+def test_one_stepper_shown_twice_runs_in_both_places(browser: Any, tmp_path: Path) -> None:
+    # Displaying the same stepper again (a second cell, display(stepper) twice) repeats its
+    # element id: the second copy's buttons and keys used to do nothing.
+    x = Variable(np.array(2.0), name="x")
+    stepper = viz.BackwardStepper(viz.trace_backward(x * x + x.exp()))
+    path = tmp_path / "twice.html"
+    path.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>"
+        f"{stepper.to_html()}<p>again</p>{stepper.to_html()}</body></html>",
+        encoding="utf-8",
+    )
+    page, errors = open_page(browser, path)
+    roots = page.locator(".minitorch-stepper")
+    roots.nth(1).locator(".mts-caption").click()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert [roots.nth(i).evaluate(STATE)["step"] for i in range(2)] == [0, 2]
+    roots.nth(0).get_by_role("button", name="next").click()
+    assert [roots.nth(i).evaluate(STATE)["step"] for i in range(2)] == [1, 2]
+    page.keyboard.press("ArrowRight")  # one key, one frame (not one per copy)
+    assert [roots.nth(i).evaluate(STATE)["step"] for i in range(2)] == [2, 2]
+    assert errors == []
+
+
 def test_a_big_graph_follows_the_active_function(browser: Any, tmp_path: Path) -> None:
     from benchmarks.stepper import fifteen_term_expression
 
@@ -273,4 +295,153 @@ def test_a_big_graph_follows_the_active_function(browser: Any, tmp_path: Path) -
         assert inside(state["nodes"][active], state["view"]), f"step {k}: active out of sight"
         if k == 50:
             page.screenshot(path=str(SCREENSHOTS / "stepper-big-step50.png"))
+    assert errors == []
+
+
+# Whether anything inside the stepper is cut off: the caption shows all its lines, the
+# side panel needs no scrolling sideways, and no cell of the gradient table is wider than
+# its box (a long Variable name must wrap, not push the shape and values out of sight).
+CLIPPED = """(root) => {
+  const out = [];
+  const cap = root.querySelector('.mts-caption');
+  if (cap.scrollHeight > cap.clientHeight + 1 || cap.scrollWidth > cap.clientWidth + 1)
+    out.push('caption ' + [cap.scrollWidth, cap.clientWidth, cap.scrollHeight, cap.clientHeight]);
+  const main = root.querySelector('.mts-main').getBoundingClientRect();
+  if (cap.getBoundingClientRect().bottom > main.top + 0.5) out.push('caption over drawing');
+  const side = root.querySelector('.mts-side');
+  if (side.scrollWidth > side.clientWidth + 1) out.push('side ' + side.scrollWidth);
+  const right = side.getBoundingClientRect().right;
+  for (const cell of side.querySelectorAll('th, td')) {
+    const b = cell.getBoundingClientRect();
+    if (cell.scrollWidth > cell.clientWidth + 1 || b.right > right + 0.5)
+      out.push('cell ' + cell.textContent);
+  }
+  return out;
+}"""
+
+
+def held_gradient_stepper() -> viz.BackwardStepper:
+    """x and w already hold a gradient from an earlier backward (the end frame says so)."""
+    x = Variable(np.array([1.0, 2.0, 3.0]), name="x")
+    w = Variable(np.array([0.5, -1.0, 2.0]), name="w")
+    (x * w).sum().backward()
+    y = (x * w + x).sum()
+    y.name = "loss"
+    return viz.BackwardStepper(viz.trace_backward(y))
+
+
+def long_names_stepper() -> viz.BackwardStepper:
+    """Names of 50-70 characters (the drawing cuts them at 60), two of them held before."""
+    weight = Variable(
+        np.linspace(-1.0, 1.0, 12).reshape(4, 3),
+        name="encoder_layer_weight_matrix_with_a_very_long_descriptive_name",
+    )
+    bias = Variable(np.ones(3), name="bias_of_the_first_fully_connected_layer_in_the_network")
+    weight.grad = Variable(np.ones((4, 3)), requires_grad=False)
+    bias.grad = Variable(np.ones(3), requires_grad=False)
+    h = F.tanh(weight @ np.ones((3, 3)) + bias)
+    h.name = "hidden_activations_after_the_tanh_nonlinearity"
+    y = (h * h).sum()
+    y.name = "the_training_loss_of_this_minibatch_before_any_update"
+    return viz.BackwardStepper(
+        viz.trace_backward(y), title="Long Variable names, as a student might choose them"
+    )
+
+
+@pytest.mark.parametrize("case", ["held", "long_names"])
+def test_every_frame_fits_1280x720_without_scrolling_or_clipping(
+    browser: Any, tmp_path: Path, case: str
+) -> None:
+    stepper = held_gradient_stepper() if case == "held" else long_names_stepper()
+    assert "before this backward" in stepper.captions()[-1]
+    path = stepper.save_html(tmp_path / f"{case}.html")
+    page, errors = open_page(browser, path)
+    root = page.locator(".minitorch-stepper")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    first = root.evaluate(STATE)
+    window = [0, 0, VIEWPORT["width"], VIEWPORT["height"]]
+    for k in range(len(stepper)):
+        if k:
+            page.keyboard.press("ArrowRight")
+        state = root.evaluate(STATE)
+        assert state["step"] == k and state["caption"] == stepper.captions()[k]
+        assert_fits(root, f"{case} frame {k}")
+        assert root.evaluate(CLIPPED) == [], f"{case} frame {k}"
+        # The whole graph is in sight, and no node moves when a caption is longer.
+        assert state["nodes"] == first["nodes"], f"{case}: a node moved at frame {k}"
+        for node_id, box in state["nodes"].items():
+            assert inside(box, state["view"]) and inside(box, window), (k, node_id, box)
+        if k in (1, len(stepper) - 1):
+            page.screenshot(path=str(SCREENSHOTS / f"stepper-{case}-frame{k}.png"))
+    # Full screen (larger type: the caption takes more lines): still nothing cut off.
+    page.get_by_role("button", name="full screen").click()
+    page.wait_for_function("() => document.fullscreenElement !== null", timeout=5000)
+    page.wait_for_timeout(300)
+    assert_fits(root, f"{case} full screen")
+    assert root.evaluate(CLIPPED) == [], f"{case} full screen"
+    full = root.evaluate(STATE)
+    for k in range(len(stepper) - 1, -1, -1):
+        assert root.evaluate(STATE)["nodes"] == full["nodes"], f"{case}: moved at {k}"
+        assert root.evaluate(CLIPPED) == [], f"{case} full screen frame {k}"
+        page.keyboard.press("ArrowLeft")
+    page.screenshot(path=str(SCREENSHOTS / f"stepper-{case}-fullscreen.png"))
+    assert errors == []
+
+
+def test_a_leaf_output_steps_from_start_to_end(browser: Any, tmp_path: Path) -> None:
+    x = Variable(np.array([1.0, 2.0]), name="x")
+    stepper = viz.BackwardStepper(viz.trace_backward(x))
+    page, errors = open_page(browser, stepper.save_html(tmp_path / "leaf.html"))
+    root = page.locator(".minitorch-stepper")
+    start = root.evaluate(STATE)
+    assert start["counter"] == "start" and "no Function" in start["caption"]
+    page.keyboard.press("ArrowRight")
+    end = root.evaluate(STATE)
+    assert end["step"] == 1 and end["counter"] == "end" and end["rows"] == 1
+    assert_fits(root, "leaf end")
+    page.screenshot(path=str(SCREENSHOTS / "stepper-leaf-end.png"))
+    page.keyboard.press("ArrowRight")
+    assert root.evaluate(STATE)["step"] == 1
+    assert errors == []
+
+
+DISABLED = """(root) => Object.fromEntries([...root.querySelectorAll('button[data-act]')].map(
+  (b) => [b.dataset.act, b.getAttribute('aria-disabled') === 'true']))"""
+
+
+def test_keys_and_buttons_at_the_first_and_the_last_frame(browser: Any, tmp_path: Path) -> None:
+    x = Variable(np.array(2.0), name="x")
+    y = x * x + x.exp()
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    last = len(stepper) - 1
+    page, errors = open_page(browser, stepper.save_html(tmp_path / "keys.html"))
+    root = page.locator(".minitorch-stepper")
+    moves = {"first": True, "prev": True, "next": False, "last": False}
+    assert {k: v for k, v in root.evaluate(DISABLED).items() if k in moves} == moves
+    page.get_by_role("button", name="last").click()
+    assert root.evaluate(STATE)["step"] == last
+    flags = root.evaluate(DISABLED)
+    assert flags["next"] and flags["last"] and not flags["prev"] and not flags["first"]
+    # Clicking a button that cannot move does nothing, and the keys keep working.
+    page.get_by_role("button", name="next").click(force=True)  # aria-disabled: forced
+    assert root.evaluate(STATE)["step"] == last
+    page.keyboard.press("ArrowLeft")
+    assert root.evaluate(STATE)["step"] == last - 1
+    # Space with a button focused moves one frame, not two (the key and the button's click).
+    page.get_by_role("button", name="first").click()
+    page.keyboard.press("Space")
+    assert root.evaluate(STATE)["step"] == 1
+    page.get_by_role("button", name="next").focus()
+    page.keyboard.press("Space")
+    assert root.evaluate(STATE)["step"] == 2
+    # The slider focused: → moves one frame too, and Home / End go to the ends.
+    root.locator(".mts-slider").focus()
+    page.keyboard.press("ArrowRight")
+    assert root.evaluate(STATE)["step"] == 3
+    page.keyboard.press("Home")
+    assert root.evaluate(STATE)["step"] == 0
+    page.keyboard.press("ArrowLeft")
+    assert root.evaluate(STATE)["step"] == 0
+    page.keyboard.press("End")
+    assert root.evaluate(STATE)["step"] == last
     assert errors == []

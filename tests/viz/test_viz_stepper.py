@@ -17,7 +17,7 @@ import minitorch.ops as F
 import viz
 import viz.renderer
 import viz.stepper as stepper_module
-from minitorch import Variable
+from minitorch import Function, Variable
 from viz.draw import pipe_dot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,7 +101,12 @@ def test_the_fan_in_is_shown_where_it_happens() -> None:
     frames = stepper.frames()
     adds = [k for k, frame in enumerate(frames) if frame["acc"]]
     assert adds == [4] and frames[4]["acc"] == [x_id]  # Sin runs after Exp: x's second part
-    assert "x already held a gradient" in frames[4]["caption"] and "(+=)" in frames[4]["caption"]
+    assert frames[4]["caption"].endswith(
+        "x already received a gradient in an earlier step, so what arrives now is added to "
+        "it (+=)."
+    )
+    # "held" is kept for the end frame's story: a gradient from before this backward.
+    assert "held" not in frames[4]["caption"]
     assert "+=" not in frames[3]["caption"]
 
 
@@ -136,7 +141,7 @@ def test_a_fan_in_on_top_of_an_earlier_gradient_says_both() -> None:
     assert [step.name for step in trace] == ["Add", "Exp", "Mul"]
     caption = viz.BackwardStepper(trace).frames()[3]["caption"]
     assert caption.endswith(
-        "x already held a gradient from an earlier step; the two contributions Mul sends "
+        "x already received a gradient in an earlier step; the two contributions Mul sends "
         "now are added to it (+=)."
     )
 
@@ -401,6 +406,31 @@ def test_save_gif_lowers_the_dpi_of_a_wide_drawing(
         assert image.width < drawing_192[0]
 
 
+@requires_dot
+def test_save_gif_writes_every_line_of_a_long_caption(tmp_path: Path) -> None:
+    # Captions were cut at six lines: with long names a slide lost the end of a sentence.
+    from PIL import Image
+
+    stepper = diamond_stepper()
+    drawing = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=192))
+    short = stepper.save_gif(tmp_path / "short.gif", duration_ms=100)
+    stepper._frames()[2]["caption"] = " ".join(["gradient"] * 200)  # 1799 characters
+    path = stepper.save_gif(tmp_path / "long.gif", duration_ms=100)
+    with Image.open(short) as image:
+        short_size = image.size
+    with Image.open(path) as image:
+        assert image.width == short_size[0]
+        # 1799 characters at at most width/16 a line (8 px each at 96 dpi, doubled)
+        lines = -(-1799 // (image.width // 16))
+        assert lines > 6 and image.height >= short_size[1] + 40 * (lines - 6)
+        image.seek(2)
+        text = image.convert("L").crop((0, drawing[1] + 20 + 40 * 6, image.width, image.height))
+        assert text.getextrema()[0] < 100  # dark text drawn past the sixth line
+        image.seek(1)
+        other = image.convert("L").crop((0, drawing[1] + 20 + 40 * 6, image.width, image.height))
+        assert other.getextrema()[0] > 200  # a short caption leaves that room blank
+
+
 def test_stepper_rejects_other_objects() -> None:
     with pytest.raises(TypeError, match="trace_backward"):
         viz.BackwardStepper("not a trace")  # type: ignore[arg-type]
@@ -483,3 +513,212 @@ def test_the_last_frame_says_when_a_leaf_already_held_a_gradient() -> None:
     z = Variable(np.array(3.0), name="z")
     fresh = viz.BackwardStepper(viz.trace_backward(z * z)).frames()[-1]["caption"]
     assert "before this backward" not in fresh
+
+
+# -- 0 and 1 steps, and the end frame -------------------------------------------------
+def test_a_leaf_output_has_no_function_to_run_and_its_captions_say_so() -> None:
+    # backward() of a leaf runs no Function: the seed goes straight into x.grad.
+    x = Variable(np.array([1.0, 2.0]), name="x")
+    stepper = viz.BackwardStepper(viz.trace_backward(x))
+    frames = stepper.frames()
+    assert len(stepper.trace) == 0 and [f["counter"] for f in frames] == ["start", "end"]
+    start, end = stepper.captions()
+    assert "first Function" not in start and "run" in start
+    assert start == (
+        "Start: backward begins at the output x, seeded with ∂x/∂x = ones (shape 2). x is a "
+        "leaf (no Function made it), so there is no Function whose backward could run: the "
+        "seed itself is x's gradient. Press → (or next) to see the end."
+    )
+    assert end == "End: backward ran no Function: the seed went straight into x.grad."
+    assert "0 steps" not in end
+    assert frames[-1]["rows"] == [["grad", "x.grad", "2", "[1. 1.]"]]
+    assert frames[-1]["holds"] == ["v1"] and frames[0]["got"] == ["v1"]
+    np.testing.assert_array_equal(x.grad.data, [1.0, 1.0])  # what the engine did
+
+
+def test_a_leaf_output_that_held_a_gradient_says_the_seed_was_added() -> None:
+    x = Variable(np.array(2.0), name="x")
+    x.grad = Variable(np.array(5.0), requires_grad=False)
+    frames = viz.BackwardStepper(viz.trace_backward(x)).frames()
+    assert frames[-1]["caption"].endswith(
+        "x already held a gradient before this backward, so the seed was added to it; call "
+        "clear_grad() (or zero_grad()) between passes to start from zero."
+    )
+    assert frames[-1]["rows"] == [
+        ["before", "x.grad before", "scalar", "5.0"],
+        ["grad", "x.grad", "scalar", "6.0"],
+    ]
+
+
+def test_an_output_that_needs_no_gradient_is_not_said_to_be_seeded() -> None:
+    # relu's gradient under create_graph depends on no input: its backward runs nothing
+    # (the engine gives x zeros); there is no seed and no Function to talk about.
+    x = Variable(np.array(2.0), name="x")
+    F.relu(x).backward(create_graph=True)
+    gx = x.grad
+    x.clear_grad()
+    stepper = viz.BackwardStepper(viz.trace_backward(gx))
+    start, end = stepper.frames()
+    assert len(stepper.trace) == 0
+    assert "needs no gradient" in start["caption"] and "seeded" not in start["caption"]
+    assert "first Function" not in start["caption"] and "see the end" in start["caption"]
+    assert start["rows"] == [] and start["got"] == []
+    assert end["caption"].startswith("End: backward ran no Function: v1 needs no gradient")
+    assert end["rows"] == [] and end["holds"] == []
+    assert float(x.grad.data) == 0.0
+
+
+def test_one_step_names_the_only_function() -> None:
+    x = Variable(np.array(2.0), name="x")
+    y = x.exp()
+    y.name = "y"
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    start, step, end = stepper.captions()
+    assert start.endswith("Press → (or next) to run Exp.backward, the only Function in this pass.")
+    assert step.startswith("Step 1 of 1: Exp.backward received ∂y/∂y (a scalar) and sent ∂y/∂x")
+    assert end == "End: backward is done after 1 step. The leaf x now holds its gradient in .grad."
+    assert repr(viz.StepperWidget(stepper)).startswith("<viz.StepperWidget 1 step;")
+    two = viz.BackwardStepper(viz.trace_backward(x.exp() * 2.0)).captions()
+    assert two[0].endswith("Press → (or next) to run the first Function's backward.")
+
+
+class Halves(Function):
+    """Two outputs: the first and the second half of a vector."""
+
+    def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = x.shape[0] // 2
+        return x[:n].copy(), x[n:].copy()
+
+    def backward(self, ga: Variable, gb: Variable) -> Variable:
+        return F.concatenate([ga, gb])
+
+
+def test_a_function_with_two_outputs_says_what_each_output_sent_back() -> None:
+    x = Variable(np.array([1.0, 2.0, 3.0, 4.0]), name="x")
+    a, b = Halves()(x)
+    a.name, b.name = "a", "b"
+    y = (a * 2.0).sum() + (b * b).sum()
+    y.name = "y"
+    frame = viz.BackwardStepper(viz.trace_backward(y)).frames()[-2]
+    assert frame["caption"] == (
+        "Step 6 of 6: Halves.backward received ∂y/∂a (shape 2) and ∂y/∂b (shape 2), and "
+        "sent ∂y/∂x."
+    )
+    assert row(frame, "received", "∂y/∂b")[3] == "[6. 8.]"  # d(b·b)/db = 2b
+    assert row(frame, "sent", "∂y/∂x")[3] == "[2. 2. 6. 8.]"
+
+
+def test_an_unused_output_is_said_to_send_zeros_not_a_question_mark() -> None:
+    x = Variable(np.array([1.0, 2.0, 3.0, 4.0]), name="x")
+    a, _unused = Halves()(x)
+    y = (a * 2.0).sum()
+    y.name = "y"
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    frame = stepper.frames()[-2]
+    assert "?" not in json.dumps(stepper.frames(), ensure_ascii=False)
+    assert (
+        "and zeros (shape 2) for its second output, which no path to y goes through,"
+        in (frame["caption"])
+    )
+    assert row(frame, "received", "zeros: second output, unused")[3] == "[0. 0.]"
+    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 0.0, 0.0])
+
+
+def test_a_function_with_many_inputs_names_a_few_of_them() -> None:
+    xs = [Variable(np.array([float(i)]), name=f"x{i}") for i in range(9)]
+    y = F.concatenate(xs).sum()
+    y.name = "y"
+    caption = viz.BackwardStepper(viz.trace_backward(y)).captions()[2]
+    assert caption.startswith("Step 2 of 2: Concatenate.backward")
+    assert caption.endswith("and sent ∂y/∂x0, ∂y/∂x1, ∂y/∂x2, ∂y/∂x3, ∂y/∂x4 and 4 more.")
+
+
+def test_at_the_end_only_variables_that_keep_a_grad_wear_the_badge() -> None:
+    x = Variable(np.array(2.0), name="x")
+    h = x.exp()
+    h.name = "h"
+    y = h * h
+    y.name = "y"
+    plain = viz.BackwardStepper(viz.trace_backward(y))
+    ids = {vn.var.name: vn.id for vn in plain.trace.graph.variables}
+    assert plain.frames()[-1]["holds"] == [ids["x"]]
+    assert h.grad is None  # the engine dropped it: the drawing must not say it holds one
+    x.clear_grad()
+    kept = viz.BackwardStepper(viz.trace_backward(y, retain_grad=True))
+    assert sorted(kept.frames()[-1]["holds"]) == sorted(ids.values())
+    assert h.grad is not None and y.grad is not None
+    assert all("holds" not in frame for frame in kept.frames()[:-1])
+
+
+def test_the_end_frame_of_a_create_graph_pass_says_the_grads_have_graphs() -> None:
+    x = Variable(np.array(2.0), name="x")
+    y = x**3
+    y.name = "y"
+    end = viz.BackwardStepper(viz.trace_backward(y, create_graph=True)).captions()[-1]
+    assert end.endswith(
+        "With create_graph=True each .grad is a Variable with a graph of its own: it can be "
+        "differentiated again."
+    )
+    assert x.grad.creator is not None
+    gx = x.grad  # the common next step, without clearing x.grad first
+    again = viz.BackwardStepper(viz.trace_backward(gx)).captions()[-1]
+    assert "x already held a gradient before this backward" in again
+    assert float(x.grad.data) == 12.0 + 12.0  # 3x² = 12, plus d(3x²)/dx = 6x = 12
+    assert "create_graph" not in again
+
+
+def test_the_end_frame_lists_the_held_before_rows_and_shortens_long_lists() -> None:
+    params = [Variable(np.array(float(i + 1)), name=f"p{i}") for i in range(8)]
+    for p in params[:7]:
+        p.grad = Variable(np.array(100.0), requires_grad=False)
+    total = params[0]
+    for p in params[1:]:
+        total = total + p
+    frame = viz.BackwardStepper(viz.trace_backward(total)).frames()[-1]
+    assert "The leaves p0, p1, p2, p3, p4 and 3 more now hold their gradients" in frame["caption"]
+    assert "p0, p1, p2, p3, p4 and 2 more each already held a gradient" in frame["caption"]
+    assert row(frame, "before", "p0.grad before")[3] == "100.0"
+    assert row(frame, "grad", "p0.grad")[3] == "101.0"
+    assert row(frame, "grad", "p7.grad")[3] == "1.0"
+    assert not any(r[1] == "p7.grad before" for r in frame["rows"])
+    for p in params:
+        p.grad = Variable(np.array(1.0), requires_grad=False)
+    every = viz.BackwardStepper(viz.trace_backward(params[0] * params[1])).captions()[-1]
+    assert "Each of them already held a gradient before this backward" in every
+
+
+def test_many_fan_ins_in_one_step_are_said_in_one_sentence() -> None:
+    xs = [Variable(np.array([float(i)]), name=f"x{i}") for i in range(9)]
+    earlier = xs[0] * 2.0
+    for x in xs[1:]:
+        earlier = earlier + x * 2.0
+    y = F.concatenate(xs).sum() + earlier
+    y.name = "y"
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    frame = stepper.frames()[-2]
+    assert frame["caption"].startswith("Step 20 of 20: Concatenate.backward")
+    assert frame["caption"].endswith(
+        "x0, x1, x2, x3, x4 and 4 more each already received a gradient in an earlier "
+        "step, so what arrives now is added to each (+=)."
+    )
+    assert frame["caption"].count("(+=)") == 1 and len(frame["acc"]) == 9
+    assert row(frame, "added", "∂y/∂x8 (sum)")[3] == "[3.]"  # 1 from Concatenate, 2 from x8 * 2
+
+
+def test_the_end_frame_says_when_retain_grad_kept_the_intermediate_gradients() -> None:
+    x = Variable(np.array(2.0), name="x")
+    y = x.exp() * x
+    plain = viz.BackwardStepper(viz.trace_backward(y)).captions()[-1]
+    assert "retain_grad" not in plain
+    x.clear_grad()
+    kept = viz.BackwardStepper(viz.trace_backward(y, retain_grad=True)).captions()[-1]
+    assert kept.endswith("With retain_grad=True the intermediate Variables keep theirs too.")
+
+
+def test_a_trace_of_no_steps_prints_that_no_function_ran() -> None:
+    trace = viz.trace_backward(Variable(np.array(1.0), name="x"))
+    assert (len(trace), str(trace), repr(trace)) == (
+        0,
+        "no steps: backward ran no Function",
+        "<viz.BackwardTrace 0 steps>",
+    )

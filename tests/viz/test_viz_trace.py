@@ -161,3 +161,43 @@ def test_errors_leave_the_graph_untouched() -> None:
     with no_grad(), pytest.raises(RuntimeError, match="no_grad"):
         viz.trace_backward(y)
     assert y.creator is not None and "backward_array" not in vars(y.creator)
+
+
+def test_a_leaf_is_traced_as_no_steps_and_its_seed() -> None:
+    x = Variable(np.array([1.0, 2.0]), name="x")
+    trace = viz.trace_backward(x)
+    assert len(trace) == 0 and list(trace) == []
+    np.testing.assert_array_equal(trace.seed, [1.0, 1.0])
+    np.testing.assert_array_equal(trace.leaf_grads["v1"], [1.0, 1.0])
+    assert trace.with_grad == ("v1",) and trace.grads_before == {}
+
+
+def test_an_output_needing_no_gradient_has_no_seed() -> None:
+    # relu's create_graph gradient depends on no input: the engine seeds nothing and only
+    # gives x zeros, so the trace must not claim a seed at the output either.
+    x = Variable(np.array(2.0), name="x")
+    F.relu(x).backward(create_graph=True)
+    gx = x.grad
+    x.clear_grad()
+    trace = viz.trace_backward(gx)
+    assert len(trace) == 0 and trace.seed is None and trace.grads_after(0) == {}
+    assert trace.leaf_grads == {} and trace.with_grad == ()
+    assert float(x.grad.data) == 0.0
+
+
+def test_the_trace_records_how_backward_was_called_and_who_keeps_a_grad() -> None:
+    x = Variable(np.array(2.0), name="x")
+    h = x.exp()
+    h.name = "h"
+    y = h * 3.0
+    y.name = "y"
+    plain = viz.trace_backward(y)
+    ids = {vn.var.name: vn.id for vn in plain.graph.variables if vn.var.name}
+    assert not plain.retain_grad and not plain.create_graph
+    assert plain.with_grad == (ids["x"],) and h.grad is None
+    x.clear_grad()
+    kept = viz.trace_backward(y, retain_grad=True)
+    assert kept.retain_grad and set(kept.with_grad) == {ids["x"], ids["h"], ids["y"]}
+    assert h.grad is not None and y.grad is not None
+    x.clear_grad()
+    assert viz.trace_backward(y, create_graph=True).create_graph

@@ -86,6 +86,10 @@ function minitorchStepper(root, data, options) {
       f.got.forEach(function (id) { holds[id] = true; });
     }
     if (k === last) frames.forEach(function (f) { if (f.active) done[f.active] = true; });
+    if (frame.holds) { // the end: only what keeps a .grad (retain_grad=False drops the rest)
+      holds = {};
+      frame.holds.forEach(function (id) { holds[id] = true; });
+    }
     data.functions.forEach(function (id) {
       setClass(node(id), "mts-active", id === frame.active);
       setClass(node(id), "mts-done", done[id] && id !== frame.active);
@@ -112,6 +116,10 @@ function minitorchStepper(root, data, options) {
     });
     counter.textContent = frame.counter;
     caption.textContent = frame.caption;
+    // At the first and the last frame, the buttons that cannot move say so (aria-disabled,
+    // not disabled: a disabled button would drop the focus, and with it the keys).
+    disable(["first", "prev"], k === 0);
+    disable(["next", "last"], k === last);
     renderTable(frame.rows);
     slider.value = String(k);
     root.setAttribute("data-step", String(k));
@@ -122,6 +130,55 @@ function minitorchStepper(root, data, options) {
     return k;
   }
 
+  function disable(names, on) {
+    names.forEach(function (name) {
+      var button = root.querySelector('button[data-act="' + name + '"]');
+      if (button) button.setAttribute("aria-disabled", on ? "true" : "false");
+    });
+  }
+
+  // The caption keeps the height of the tallest one, so the drawing below it never moves
+  // or shrinks between frames, and a long caption cannot push it out of the window.
+  // Measured all at once in a hidden copy at the caption's width (one layout, not one per
+  // frame); again whenever the width changes.
+  function reserveCaption() {
+    var w = caption.clientWidth;
+    if (!w) return;
+    var probe = document.createElement("div");
+    probe.style.cssText = "position:absolute;visibility:hidden;left:0;top:0;width:" + w + "px";
+    var texts = {};
+    frames.forEach(function (f) { texts[f.caption] = true; });
+    Object.keys(texts).forEach(function (text) {
+      var p = document.createElement("p");
+      p.className = "mts-caption";
+      p.style.minHeight = "0";
+      p.style.margin = "0";
+      p.textContent = text;
+      probe.appendChild(p);
+    });
+    root.appendChild(probe);
+    var tallest = 0;
+    for (var c = 0; c < probe.childNodes.length; c++) {
+      tallest = Math.max(tallest, probe.childNodes[c].getBoundingClientRect().height);
+    }
+    root.removeChild(probe);
+    caption.style.minHeight = Math.ceil(tallest) + "px";
+  }
+
+  function withBreaks(el, text) {
+    // The text, with a line-break opportunity (<wbr>, no character) after each / _ and .
+    // so a long gradient name wraps where it reads well: ∂loss/ ∂layers.0. W.grad.
+    var start = 0;
+    for (var i = 0; i < text.length; i++) {
+      if ("/_.".indexOf(text.charAt(i)) >= 0 && i + 1 < text.length) {
+        el.appendChild(document.createTextNode(text.slice(start, i + 1)));
+        el.appendChild(document.createElement("wbr"));
+        start = i + 1;
+      }
+    }
+    el.appendChild(document.createTextNode(text.slice(start)));
+  }
+
   function renderTable(rows) {
     while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
     rows.forEach(function (row) {
@@ -129,7 +186,8 @@ function minitorchStepper(root, data, options) {
       tr.className = "mts-row-" + row[0];
       row.forEach(function (cell, c) {
         var td = document.createElement(c === 0 ? "th" : "td");
-        td.textContent = cell;
+        if (c === 1) withBreaks(td, cell);
+        else td.textContent = cell;
         tr.appendChild(td);
       });
       tbody.appendChild(tr);
@@ -176,6 +234,7 @@ function minitorchStepper(root, data, options) {
 
   function fit(readable) {
     fitted = true;
+    reserveCaption();
     layoutView(readable);
     if (current >= 0) follow(frames[current].active || data.output);
   }
@@ -286,6 +345,7 @@ function minitorchStepper(root, data, options) {
       if (fitted && w && Math.abs(w - lastWidth) > 1) { lastWidth = w; fit(true); }
     }).observe(root);
   }
+  reserveCaption();
   layoutView(true);
   show(options.step || 0);
   return {show: show, fit: fit, get step() { return current; }};
