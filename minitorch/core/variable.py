@@ -178,8 +178,12 @@ class Variable:
 
     @property
     def size(self) -> int:
-        """The number of elements of ``data``."""
-        return self._array().size
+        """The number of elements of ``data`` (NumPy's ``size``, an int).
+
+        It is an ``int`` whose call ``x.size()`` (PyTorch's spelling) raises a
+        ``TypeError`` pointing to ``x.shape``, instead of "'int' object is not callable".
+        """
+        return _ElementCount(self._array().size)
 
     @property
     def dtype(self) -> np.dtype[Any]:
@@ -208,6 +212,59 @@ class Variable:
     def numpy(self) -> np.ndarray:
         """Return ``data`` (the same array, not a copy)."""
         return self._array()
+
+    # -- Python number protocols (what ``float(loss)`` and ``f"{loss:.3f}"`` call) -------
+    def __float__(self) -> float:
+        """``float(x)`` for a Variable of exactly one element (any shape), as in PyTorch.
+
+        The result is a plain number: no gradient flows through it (for logging).
+
+        Raises:
+            TypeError: if ``x`` has more or fewer than one element (names ``x.item()``
+                and ``x.data``).
+
+        Example:
+            >>> float(Variable(np.array(0.25)))
+            0.25
+        """
+        return float(self._one_element("float"))
+
+    def __int__(self) -> int:
+        """``int(x)`` for one element: truncates toward zero, as ``int(2.7) == 2``.
+
+        Raises:
+            TypeError: if ``x`` has more or fewer than one element.
+        """
+        return int(self._one_element("int"))
+
+    def __format__(self, format_spec: str) -> str:
+        """``f"{x:.3f}"``: a one-element Variable formats as its number (PyTorch's rule).
+
+        An empty spec (``f"{x}"``) gives ``str(x)`` (``variable(...)``) for any shape.
+
+        Raises:
+            TypeError: for a non-empty spec on a Variable of several elements (names
+                ``x.item()`` and ``x.data``).
+            ValueError: for a spec the number does not accept (``format(7.5, "d")``).
+
+        Example:
+            >>> loss = Variable(np.array(0.123456))
+            >>> f"loss {loss:.3f}", f"{loss}"
+            ('loss 0.123', 'variable(0.123456)')
+        """
+        if not format_spec:
+            return str(self)
+        return format(self._one_element(f"format spec {format_spec!r}"), format_spec)
+
+    def _one_element(self, what: str) -> Any:
+        """The single element as a Python number, or a TypeError that points to ``.item()``."""
+        array = self._array()
+        if array.size != 1:
+            raise TypeError(
+                f"Variable: {what} needs a Variable of one element (use x.item() for it), "
+                f"got shape {array.shape}; for the whole array use x.data"
+            )
+        return array.item()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """Refuse the silent conversion ``np.asarray(x)`` / ``np.array(x)``.
@@ -489,6 +546,67 @@ class Variable:
 
         def relu(self) -> Variable:
             """Elementwise ``max(self, 0)`` (ops.relu)."""
+
+
+class _ElementCount(int):
+    """``Variable.size``: an int that explains itself when called as PyTorch's ``size()``."""
+
+    __slots__ = ()
+
+    def __call__(self, *dim: Any) -> Any:
+        raise TypeError(
+            f"Variable.size is the number of elements ({int(self)}, an int as in NumPy), not "
+            "PyTorch's size() method: use x.shape for the shape (x.shape[d] for one axis)"
+        )
+
+
+class _TorchSpelling:
+    """A class attribute of Variable for a PyTorch name it lacks: reading it raises.
+
+    ``x.detach`` raises an ``AttributeError`` naming the minitorch spelling, so ``hasattr``
+    stays ``False`` as for any missing attribute. A descriptor, not ``__getattr__``: the
+    core reads unset slots with ``getattr(x, "_snapshot", None)`` on every Function call,
+    and a ``__getattr__`` would run (and cost about 2 µs) on each of those failed lookups.
+    """
+
+    def __init__(self, name: str, hint: str) -> None:
+        self.name, self.hint = name, hint
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:  # Variable.detach (introspection, docs): the descriptor itself
+            return self
+        raise AttributeError(
+            f"'{type(obj).__name__}' object has no attribute '{self.name}' (a PyTorch name); "
+            f"in minitorch {self.hint}"
+        )
+
+
+# PyTorch Tensor attributes a student may try on a Variable, with the minitorch spelling.
+_TORCH_SPELLINGS = {
+    "detach": "use x.data (the ndarray) or Variable(x.data) (a new leaf, no graph)",
+    "view": "use x.reshape(*shape) or F.reshape(x, shape)",
+    "dim": "use x.ndim (a property, no parentheses)",
+    "numel": "use x.size (a property: the number of elements)",
+    "unsqueeze": "use F.expand_dims(x, axis)",
+    "permute": "use x.transpose(*axes)",
+    "t": "use x.T",
+    "tolist": "use x.data.tolist()",
+    "grad_fn": "use x.creator (the Function that made x)",
+    "is_leaf": "use x.creator is None",
+    "requires_grad_": "set x.requires_grad = True",
+    "zero_": "use x.clear_grad() for the gradient, or x.data[...] = 0 for the value",
+    "retain_grad": "use x.backward(retain_grad=True) (keeps every intermediate gradient)",
+    "cpu": "not needed: every Variable holds a NumPy array (x.data)",
+    "cuda": "not available: minitorch runs on NumPy (CPU) only",
+    "to": "use x.astype(dtype) for a dtype; there are no devices",
+    "float": "use x.astype(np.float32), or float(x) for a one-element Variable",
+    "double": "use x.astype(np.float64)",
+    "long": "use x.astype(np.int64)",
+}
+
+
+for _name, _hint in _TORCH_SPELLINGS.items():
+    setattr(Variable, _name, _TorchSpelling(_name, _hint))
 
 
 # The ufuncs that ndarray's and NumPy scalars' operators call (``a + x`` runs

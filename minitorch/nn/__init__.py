@@ -1,10 +1,12 @@
 """Layers and models (``minitorch.nn``), in the style of ``torch.nn``.
 
-``Module`` registers ``Parameter``s and sub-modules on attribute assignment; ``Linear``,
-``Sequential``, ``MLP`` and the activation modules build on it; weights are saved and
+``Module`` registers ``Parameter``s and sub-modules on attribute assignment (and
+``ModuleList``/``ModuleDict`` hold a variable number of them); ``Linear``, ``Sequential``,
+``MLP`` and the activation modules build on it; weights are saved and
 loaded as ``.npz`` keyed by dotted parameter names.
 """
 
+from minitorch.nn.containers import ModuleDict, ModuleList
 from minitorch.nn.conv import AvgPool2d, Conv2d, ConvTranspose2d, Flatten, MaxPool2d
 from minitorch.nn.embedding import Embedding
 from minitorch.nn.init import init_weight
@@ -41,6 +43,8 @@ __all__ = [
     "Linear",
     "MaxPool2d",
     "Module",
+    "ModuleDict",
+    "ModuleList",
     "Parameter",
     "ReLU",
     "Sequential",

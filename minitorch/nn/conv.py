@@ -13,7 +13,13 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Operand, Variable
-from minitorch.nn.checks import IntOrPair, check_kernel_size, check_lazy_size, check_size
+from minitorch.nn.checks import (
+    IntOrPair,
+    check_kernel_size,
+    check_lazy_size,
+    check_pair,
+    check_size,
+)
 from minitorch.nn.init import RNGLike, as_generator, init_weight
 from minitorch.nn.module import Module, Parameter
 
@@ -52,9 +58,11 @@ class Conv2d(Module):
         dtype: the parameters' floating dtype.
 
     Raises:
-        TypeError: if a size is not an int (``kernel_size``: an int or a pair of ints).
-        ValueError: for non-positive sizes; at call time, if the input is not
-            ``(N, C_in, H, W)`` (the message names the layer and both shapes).
+        TypeError: if a size is not an int (``kernel_size``, ``stride``, ``padding``: an
+            int or a pair of ints).
+        ValueError: for non-positive sizes, a ``stride`` below 1 or a negative
+            ``padding`` (the message names the layer and the value); at call time, if the
+            input is not ``(N, C_in, H, W)`` (the message names the layer and both shapes).
 
     Example:
         >>> conv = Conv2d(1, 4, 3, padding=1, rng=0)
@@ -83,6 +91,8 @@ class Conv2d(Module):
         in_channels = check_lazy_size("Conv2d", "in_channels", in_channels)
         out_channels = check_size("Conv2d", "out_channels", out_channels)
         self.kernel_size = check_kernel_size("Conv2d", kernel_size)
+        check_pair("Conv2d", "stride", stride, minimum=1)
+        check_pair("Conv2d", "padding", padding, minimum=0)
         self.stride, self.padding = stride, padding
         self.out_channels = out_channels
         self.dtype = np.dtype(dtype)
@@ -140,8 +150,10 @@ class ConvTranspose2d(Module):
         dtype: the parameters' floating dtype.
 
     Raises:
-        TypeError: if a size is not an int (``kernel_size``: an int or a pair of ints).
-        ValueError: for non-positive sizes; at call time, if the input is not
+        TypeError: if a size is not an int (``kernel_size``, ``stride``, ``padding``,
+            ``output_padding``: an int or a pair of ints).
+        ValueError: for non-positive sizes, a ``stride`` below 1 or a negative
+            ``padding``/``output_padding``; at call time, if the input is not
             ``(N, C_in, H, W)``.
 
     Example:
@@ -169,6 +181,9 @@ class ConvTranspose2d(Module):
         in_channels = check_size("ConvTranspose2d", "in_channels", in_channels)
         out_channels = check_size("ConvTranspose2d", "out_channels", out_channels)
         kh, kw = check_kernel_size("ConvTranspose2d", kernel_size)
+        check_pair("ConvTranspose2d", "stride", stride, minimum=1)
+        check_pair("ConvTranspose2d", "padding", padding, minimum=0)
+        check_pair("ConvTranspose2d", "output_padding", output_padding, minimum=0)
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
         self.stride, self.padding, self.output_padding = stride, padding, output_padding
         # He scaling with fan_in = C_out * KH * KW, the fan PyTorch uses for this layout.
@@ -197,6 +212,11 @@ class _Pool2d(Module):
         self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair = 0
     ) -> None:
         super().__init__()
+        layer = type(self).__name__
+        check_kernel_size(layer, kernel_size)
+        if stride is not None:
+            check_pair(layer, "stride", stride, minimum=1)
+        check_pair(layer, "padding", padding, minimum=0)
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
 
     def extra_repr(self) -> str:
@@ -219,9 +239,10 @@ class MaxPool2d(_Pool2d):
         padding: ``-inf`` padding on each side, at most half the kernel.
 
     Raises:
-        TypeError: at call time, if a size is not an int or a pair of ints.
-        ValueError: at call time, if the input is not 4-D, ``padding`` exceeds half the
-            kernel, or the padded input is smaller than the window.
+        TypeError: if a size is not an int or a pair of ints.
+        ValueError: if ``kernel_size``/``stride`` is below 1 or ``padding`` negative; at
+            call time, if the input is not 4-D, ``padding`` exceeds half the kernel, or the
+            padded input is smaller than the window.
 
     Example:
         >>> MaxPool2d(2)(np.arange(16.0).reshape(1, 1, 4, 4)).data
@@ -251,9 +272,10 @@ class AvgPool2d(_Pool2d):
         padding: zero padding on each side, at most half the kernel.
 
     Raises:
-        TypeError: at call time, if a size is not an int or a pair of ints.
-        ValueError: at call time, if the input is not 4-D, ``padding`` exceeds half the
-            kernel, or the padded input is smaller than the window.
+        TypeError: if a size is not an int or a pair of ints.
+        ValueError: if ``kernel_size``/``stride`` is below 1 or ``padding`` negative; at
+            call time, if the input is not 4-D, ``padding`` exceeds half the kernel, or the
+            padded input is smaller than the window.
 
     Example:
         >>> AvgPool2d(2, padding=1)(np.ones((1, 1, 2, 2))).data  # each corner: 1 of 4 real

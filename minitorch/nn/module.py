@@ -85,9 +85,19 @@ class Module:
         training: ``True`` after ``train()`` (the default), ``False`` after ``eval()``;
             set per module (``train()``/``eval()`` set it recursively).
 
+    A plain ``list``, ``tuple``, ``dict`` or ``set`` holding Modules or Parameters is
+    refused: the module cannot see inside it, so those layers would silently never train
+    (PyTorch accepts it silently). Use :class:`~minitorch.nn.ModuleList` or
+    :class:`~minitorch.nn.ModuleDict`. A container of Modules already registered here (a
+    list kept for convenience, ``[self.fc1, self.fc2]``) is accepted.
+
     Raises:
         AttributeError: when a Parameter or Module is assigned before
             ``super().__init__()`` ran (PyTorch's message).
+        TypeError: when a list, tuple, dict or set containing a Module or Parameter not
+            registered on this module (at any depth) is assigned to an attribute; the
+            message names the attribute, where the Module sits in it, and the container
+            to use instead.
 
     Example:
         >>> class Affine(Module):
@@ -125,7 +135,12 @@ class Module:
                 f"(call super().__init__() first in {type(self).__name__}.__init__)"
             )
         if registries[0] is not None:
-            self._unregister(name)
+            # A Parameter replacing a Parameter (a Module replacing a Module) keeps its
+            # place in the order, as in PyTorch; anything else leaves that registry.
+            if not isinstance(value, Parameter):
+                self._parameters.pop(name, None)
+            if not isinstance(value, Module):
+                self._modules.pop(name, None)
             if isinstance(value, (Parameter, Module)):  # it replaces a buffer of that name
                 self._buffers.pop(name, None)
             if isinstance(value, Parameter):
@@ -137,6 +152,8 @@ class Module:
                 _prefix_names(value, name)
             elif name in self._buffers:
                 self._buffers[name] = _check_buffer(self, name, value)
+            elif isinstance(value, _CONTAINERS):
+                _refuse_hidden_modules(self, name, value)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
@@ -327,6 +344,58 @@ def _check_buffer(module: Module, name: str, value: Any) -> np.ndarray | None:
             f"got {type(value).__name__}"
         )
     return value
+
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def _refuse_hidden_modules(module: Module, name: str, value: Any) -> None:
+    """Raise if the plain container ``value`` holds an unregistered Module or Parameter.
+
+    Such layers would be invisible to ``parameters()`` (the optimizer would never train
+    them) and to ``state_dict()``/``train()``/``eval()``: a silent bug worth an error.
+    Modules and Parameters already registered on ``module`` (``self.order = [self.fc1,
+    self.fc2]``, a list kept for convenience) are fine: they are trained anyway.
+    """
+    found = list(_find_hidden(value, name))
+    if not found:
+        return
+    known = {id(m) for _, m in module.named_modules()}
+    known.update(id(p) for _, p in module.named_parameters())
+    hidden = [(where, item) for where, item in found if id(item) not in known]
+    if not hidden:
+        return
+    where, item = hidden[0]
+    kind = "Module" if isinstance(item, Module) else "Parameter"
+    if isinstance(item, Module):
+        use = "nn.ModuleDict({...})" if isinstance(value, dict) else "nn.ModuleList([...])"
+        fix = f"use self.{name} = {use}, which registers each layer"
+    else:
+        fix = "assign each Parameter to its own attribute, or put them in a Module"
+    raise TypeError(
+        f"{type(module).__name__}.{name}: a plain {type(value).__name__} holding a {kind} "
+        f"({where}) is not registered, so its parameters would never be trained, saved or "
+        f"switched by train()/eval(); {fix}"
+    )
+
+
+def _find_hidden(value: Any, where: str) -> Iterator[tuple[str, Module | Parameter]]:
+    """Every Module/Parameter inside nested containers, with its path (``name[1]``)."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    seen: set[int] = set()
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, (Module, Parameter)):
+            yield path, item
+        elif isinstance(item, _CONTAINERS) and id(item) not in seen:
+            seen.add(id(item))
+            if isinstance(item, dict):
+                children = [(f"{path}[{k!r}]", v) for k, v in item.items()]
+            elif isinstance(item, (list, tuple)):
+                children = [(f"{path}[{i}]", v) for i, v in enumerate(item)]
+            else:
+                children = [(f"an element of {path}", v) for v in item]
+            stack.extend(reversed(children))
 
 
 def _prefix_names(child: Module, name: str) -> None:

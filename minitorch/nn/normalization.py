@@ -15,7 +15,7 @@ import numpy as np
 
 import minitorch.ops as F
 from minitorch.core import Config, Operand, Variable
-from minitorch.nn.checks import check_lazy_size, check_size
+from minitorch.nn.checks import check_eps, check_lazy_size, check_momentum, check_size
 from minitorch.nn.module import Module, Parameter
 
 
@@ -30,17 +30,30 @@ class BatchNorm(Module):
         x ``(N, C)`` or ``(N, C, *spatial)`` -> x's shape; ``weight``, ``bias``,
         ``running_mean``, ``running_var`` ``(C,)``.
 
+    Running statistics: each training call updates
+    ``running = (1 - momentum) * running + momentum * batch_stat`` (an exponential moving
+    average; the variance is the unbiased one). With ``momentum=None`` they are the
+    *cumulative* average instead, the plain mean of the statistics of all ``k`` batches
+    seen so far: the ``k``-th update uses ``momentum = 1 / k``, so
+    ``running_k = running_{k-1} + (batch_k - running_{k-1}) / k`` (the first batch replaces
+    the initial 0 and 1). ``k`` is kept in the buffer ``num_batches_tracked`` (a 0-d
+    int64 array, saved with the weights; registered only for ``momentum=None``). This is
+    ``torch.nn.BatchNorm1d(momentum=None)``.
+
     Args:
         num_features: ``C``, or ``None`` to infer it at the first call.
-        eps: added to the variance.
-        momentum: the weight of each new batch in the running averages.
+        eps: added to the variance, ``> 0``.
+        momentum: the weight of each new batch in the running averages, in ``[0, 1]``,
+            or ``None`` for the cumulative average.
         affine: learn ``weight`` and ``bias``.
         dtype: the dtype of parameters and buffers.
 
     Raises:
-        ValueError: at call time, if the input's shape does not fit (the message names the
-            layer, the expected and the actual shape), or a training batch has a single
-            value per channel.
+        TypeError: if ``num_features``, ``eps`` or ``momentum`` has the wrong type.
+        ValueError: if ``momentum`` is outside ``[0, 1]`` or ``eps <= 0`` (the message
+            names the layer and the value); at call time, if the input's shape does not
+            fit (the message names the layer, the expected and the actual shape), or a
+            training batch has a single value per channel.
 
     Example:
         >>> bn = BatchNorm(2)
@@ -61,23 +74,27 @@ class BatchNorm(Module):
     ranks: tuple[int, ...] | None = None
     running_mean: np.ndarray | None  # buffers, registered in __init__
     running_var: np.ndarray | None
+    num_batches_tracked: np.ndarray  # a buffer with momentum=None only
 
     def __init__(
         self,
         num_features: int | None = None,
         eps: float = 1e-5,
-        momentum: float = 0.1,
+        momentum: float | None = 0.1,
         affine: bool = True,
         dtype: Any = np.float32,
     ) -> None:
         super().__init__()
-        num_features = check_lazy_size(type(self).__name__, "num_features", num_features)
-        self.eps, self.momentum = eps, momentum
+        layer = type(self).__name__
+        num_features = check_lazy_size(layer, "num_features", num_features)
+        self.eps, self.momentum = check_eps(layer, eps), check_momentum(layer, momentum)
         self.dtype = np.dtype(dtype)
         self.weight = Parameter(None) if affine else None
         self.bias = Parameter(None) if affine else None
         self.register_buffer("running_mean", None)
         self.register_buffer("running_var", None)
+        if self.momentum is None:
+            self.register_buffer("num_batches_tracked", np.array(0, dtype=np.int64))
         if num_features is not None:
             self._init_state(num_features)
 
@@ -115,16 +132,26 @@ class BatchNorm(Module):
                 f"({', '.join(['N', str(self.num_features)] + ['*'] * (r - 2))})" for r in ranks
             )
             raise ValueError(f"{type(self).__name__}: expected input {kinds}, got {shape}")
+        training = self.training and Config.train
         return F.batch_norm(
             x,
             self.running_mean,
             self.running_var,
             self.weight,
             self.bias,
-            training=self.training and Config.train,
-            momentum=self.momentum,
+            training=training,
+            momentum=self._momentum() if training else 0.0,
             eps=self.eps,
         )
+
+    def _momentum(self) -> float:
+        """This training call's momentum: ``1 / k`` for the ``k``-th batch with ``None``."""
+        if self.momentum is not None:
+            return self.momentum
+        if "num_batches_tracked" not in self._buffers:  # momentum set to None later
+            self.register_buffer("num_batches_tracked", np.array(0, dtype=np.int64))
+        self.num_batches_tracked = np.asarray(self.num_batches_tracked + 1)  # stays 0-d
+        return 1.0 / float(self.num_batches_tracked)
 
     def extra_repr(self) -> str:
         return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
@@ -208,12 +235,14 @@ class LayerNorm(Module):
 
     Args:
         normalized_shape: the trailing shape to normalise over (an int for one axis).
-        eps: added to the variance.
+        eps: added to the variance, ``> 0``.
         elementwise_affine: learn ``weight`` (ones) and ``bias`` (zeros).
         dtype: the parameters' dtype.
 
     Raises:
-        ValueError: at call time, if x's trailing shape is not ``normalized_shape``.
+        TypeError: if a size or ``eps`` is not a number.
+        ValueError: if a size is not positive or ``eps <= 0``; at call time, if x's
+            trailing shape is not ``normalized_shape``.
 
     Example:
         >>> LayerNorm(2)(np.array([[1.0, 3.0]])).data.round(3)
@@ -237,7 +266,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(
             check_size("LayerNorm", "normalized_shape", s) for s in shape
         )
-        self.eps = eps
+        self.eps = check_eps("LayerNorm", eps)
         affine = elementwise_affine
         self.weight = Parameter(np.ones(self.normalized_shape, dtype)) if affine else None
         self.bias = Parameter(np.zeros(self.normalized_shape, dtype)) if affine else None

@@ -74,8 +74,9 @@ def save_weights(module: Module, path: str | os.PathLike[str]) -> None:
             with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
                 for name, array in arrays.items():
                     with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                        # order="C", not np.ascontiguousarray: that turns 0-d into (1,)
                         np.lib.format.write_array(
-                            member, np.ascontiguousarray(array), allow_pickle=False
+                            member, np.asarray(array, order="C"), allow_pickle=False
                         )
             f.flush()
             os.fsync(f.fileno())

@@ -4,6 +4,12 @@ Modules form a fixed order — reshape, arithmetic, math, reduce, linalg, indexi
 activation, loss, then windows (im2col), conv, pool, normalization, embedding — and each
 imports only earlier ones. Importing this package binds the operators onto ``Variable``
 (see :mod:`minitorch.ops.variable_methods`).
+
+Integer and bool inputs: the ops defined only on real numbers (sigmoid, softplus, the
+softmax family, logsumexp, the losses, the normalisations) compute them in float64
+(:func:`minitorch.ops.reshape.as_float`), since ``-x`` and ``x - max`` wrap around in
+unsigned dtypes; the ufunc-like ops (exp, add, matmul, sum ...) and the ops that move
+values give NumPy's own result dtype (``exp`` of int8 is float16, as ``np.exp``).
 """
 
 from minitorch.ops.activation import (

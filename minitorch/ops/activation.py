@@ -9,6 +9,7 @@ maximum are not differentiable everywhere; each docstring states the subgradient
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from minitorch.core.function import Ops, Value, as_constant
 from minitorch.ops.arithmetic import Pair, broadcast_error
 from minitorch.ops.math import One, exp
 from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, sum
-from minitorch.ops.reshape import add_tangents
+from minitorch.ops.reshape import add_tangents, as_float
 
 
 def sigmoid_array(x: np.ndarray) -> np.ndarray:
@@ -53,10 +54,11 @@ def sigmoid(x: Operand) -> Variable:
     warning, and small values keep full relative precision (``sigmoid(-40) ~ 4.2e-18``).
 
     Shapes:
-        any -> the same shape and dtype.
+        any -> the same shape and dtype; integer and bool inputs give float64 (the rule
+        of the real-only ops: ``sigmoid(uint8 [1, 2])`` must not negate in uint8).
 
     Args:
-        x: the input (float).
+        x: the input (float; integers and bools are converted to float64 first).
 
     Returns:
         A Variable with values in ``[0, 1]``.
@@ -65,25 +67,33 @@ def sigmoid(x: Operand) -> Variable:
         >>> sigmoid(Variable(np.array([-1000.0, 0.0, 1000.0])))
         variable([0.  0.5 1. ])
     """
-    return Sigmoid()(x)
+    return Sigmoid()(as_float(x))
 
 
 class ReLU(Function):
-    """y = max(x, 0);  gx = gy where x > 0, else 0."""
+    """y = max(x, 0);  gx = gy where not x <= 0 (x > 0, or NaN), else 0."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.maximum(x, 0)
 
+    def _passes(self) -> np.ndarray:
+        # `not x <= 0` rather than `x > 0`: the two differ only at NaN, where PyTorch's
+        # threshold_backward passes the gradient on (a NaN input keeps its NaN gradient
+        # visible instead of a silent 0). The mask is a constant: relu'' = 0 a.e.
+        return ~(self.input_arrays[0] <= 0)
+
     def jvp(self, tx: Variable) -> Variable:
-        return tx * (self.inputs[0].data > 0).astype(tx.dtype)
+        return tx * self._passes().astype(tx.dtype)
 
     def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        (x,) = self.input_arrays  # the mask is a constant: relu'' = 0 almost everywhere
-        return gy * (x > 0)
+        return gy * self._passes()
 
 
 def relu(x: Operand) -> Variable:
     """Rectified linear unit ``max(x, 0)``; the gradient at exactly 0 is 0 (as PyTorch).
+
+    At a NaN input the output is NaN and the gradient passes through unchanged (1 times
+    ``gy``), as PyTorch's ``threshold_backward`` does: only ``x <= 0`` blocks it.
 
     Shapes:
         any -> the same shape and dtype.
@@ -133,10 +143,16 @@ def leaky_relu(x: Operand, negative_slope: float = 0.01) -> Variable:
 
     Args:
         x: the input.
-        negative_slope: the slope for negative inputs.
+        negative_slope: the slope for negative inputs: a real number (a Python or NumPy
+            int or float), a constant.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype (float64 for integer and bool inputs: ``x * slope``).
+
+    Raises:
+        TypeError: if ``negative_slope`` is not a real number (a string, a bool, an
+            array or a Variable; for a learnable slope write
+            ``where(x.data > 0, x, slope * x)``).
 
     Example:
         >>> leaky_relu(Variable(np.array([-2.0, 3.0])), 0.1)
@@ -146,6 +162,20 @@ def leaky_relu(x: Operand, negative_slope: float = 0.01) -> Variable:
         Maas, Hannun & Ng, "Rectifier Nonlinearities Improve Neural Network Acoustic
         Models", ICML 2013.
     """
+    if isinstance(negative_slope, (bool, np.bool_)) or not isinstance(
+        negative_slope, numbers.Real
+    ):
+        shown = type(negative_slope).__name__
+        hint = (
+            "; a Variable slope would need a gradient leaky_relu does not give: for a "
+            "learnable slope write F.where(x.data > 0, x, slope * x)"
+            if isinstance(negative_slope, (Variable, np.ndarray))
+            else ""
+        )
+        raise TypeError(
+            f"leaky_relu: negative_slope must be a real number (an int or float), got "
+            f"{shown} {negative_slope!r:.40}{hint}"
+        )
     return LeakyReLU(float(negative_slope))(x)
 
 
@@ -167,10 +197,10 @@ def softplus(x: Operand) -> Variable:
     """``log(1 + exp(x))``, a smooth relu, computed without overflow.
 
     Shapes:
-        any -> the same shape and dtype.
+        any -> the same shape and dtype (float64 for integer and bool inputs).
 
     Args:
-        x: the input (float).
+        x: the input (float; integers and bools are converted to float64 first).
 
     Returns:
         A Variable of ``x``'s dtype; its gradient is ``sigmoid(x)``.
@@ -179,74 +209,134 @@ def softplus(x: Operand) -> Variable:
         >>> softplus(Variable(np.array([0.0, 1000.0])))
         variable([6.93147181e-01 1.00000000e+03])
     """
-    return Softplus()(x)
+    return Softplus()(as_float(x))
+
+
+INPUT = "input"  # a Clip bound that is one of the op's inputs (a Variable), not a constant
 
 
 class Clip(Function):
-    """y = min(max(x, lo), hi);  gx = gy where lo <= x <= hi, else 0."""
+    """y = min(max(x, lo), hi);  gx = gy where lo <= x <= hi,  glo = gy where x < lo
+    (and lo < hi),  ghi = gy where x > hi  (PyTorch's clamp rule)."""
 
-    def __init__(self, x_min: float | None, x_max: float | None) -> None:
+    def __init__(self, x_min: Any, x_max: Any) -> None:
+        # Each bound is None, a constant (a number, or the forward point's copy of an
+        # array), or INPUT: a Variable passed after x as an input of its own, so that it
+        # receives a gradient (torch.clamp(x, min=tensor) does the same).
         self.x_min = x_min
         self.x_max = x_max
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        return np.clip(x, self.x_min, self.x_max)
+    def forward(self, x: np.ndarray, *bounds: np.ndarray) -> np.ndarray:
+        return np.clip(x, *self._bounds(bounds))
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx * self._inside(self.inputs[0].data).astype(tx.dtype)
+    def _bounds(self, arrays: Any) -> tuple[Any, Any]:
+        """(lo, hi): the constants, or the input arrays standing for the INPUT bounds."""
+        rest = iter(arrays)
+        lo = next(rest) if self.x_min is INPUT else self.x_min
+        hi = next(rest) if self.x_max is INPUT else self.x_max
+        return lo, hi
 
-    def _inside(self, x: np.ndarray) -> np.ndarray:
-        inside = np.ones(x.shape, dtype=bool)
-        if self.x_min is not None:
-            inside &= x >= self.x_min
-        if self.x_max is not None:
-            inside &= x <= self.x_max
-        return inside
+    def _masks(self) -> tuple[Any, Any, Any]:
+        """Where x, lo and hi is the output: PyTorch's masks, ties to x.
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        return gy * self._inside(self.input_arrays[0])  # a constant mask
+        ``x == lo`` (or ``x == hi``) gives the gradient to ``x``; where ``lo == hi`` and
+        ``x`` is outside, neither bound gets it (PyTorch's rule: ``lo`` only while
+        ``lo < hi``); a NaN anywhere gives nobody a gradient (every comparison is false).
+        The masks broadcast to the output's shape against ``gy``.
+        """
+        x, *rest = self.input_arrays
+        lo, hi = self._bounds(rest)
+        inside: Any = np.True_
+        below = above = None
+        if lo is not None:
+            inside = inside & (x >= lo)
+            below = x < lo if hi is None else (x < lo) & (lo < hi)
+        if hi is not None:
+            inside = inside & (x <= hi)
+            above = x > hi
+        return inside, below, above
+
+    def _input_masks(self) -> list[Any]:
+        """One mask per input, in the order of the inputs: x's, then each INPUT bound's."""
+        inside, below, above = self._masks()
+        bounds = ((below, self.x_min), (above, self.x_max))
+        return [inside] + [mask for mask, bound in bounds if bound is INPUT]
+
+    def jvp(self, tx: Variable | None, *t_bounds: Variable | None) -> Variable | None:
+        dtype = self.output().dtype
+        terms = [
+            None if t is None else t * np.asarray(mask, dtype)
+            for t, mask in zip((tx, *t_bounds), self._input_masks())
+        ]
+        return add_tangents(self.output().shape, *terms)
+
+    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> Any:
+        # Constant masks (clip'' = 0 a.e.); a broadcast bound sums its share (sum_to).
+        grads = [
+            F.sum_to(gy * mask, x.shape) if need else None
+            for x, mask, need in zip(xs, self._input_masks(), self.needs_input_grad)
+        ]
+        return grads[0] if len(grads) == 1 else tuple(grads)
 
 
-def clip(x: Operand, x_min: float | None, x_max: float | None) -> Variable:
+def clip(x: Operand, x_min: Operand | None, x_max: Operand | None) -> Variable:
     """Limit ``x`` to ``[x_min, x_max]`` (``np.clip``); either bound may be ``None``.
 
-    The gradient is ``gy`` inside the closed interval (bounds included, as
-    ``torch.clamp``) and 0 outside.
+    The gradient goes to whichever of ``x``, ``x_min``, ``x_max`` the output is, as
+    ``torch.clamp``: to ``x`` inside the closed interval (a tie ``x == x_min`` or
+    ``x == x_max`` goes to ``x``), to ``x_min`` where ``x < x_min`` (while
+    ``x_min < x_max``: where both bounds are equal, neither receives it), to ``x_max``
+    where ``x > x_max``. A bound that is a Variable is an input of the op and receives
+    its gradient (summed over the elements it was broadcast to, with ``create_graph`` as
+    well); a number or an ndarray is a constant. A NaN in ``x`` or a bound gives a NaN
+    output and no gradient to anyone (every comparison is false), as PyTorch.
 
     Shapes:
-        any -> the same shape and dtype.
+        x ``(*a)``, x_min ``(*b)``, x_max ``(*c)`` (each bound a number or an array that
+        broadcasts) -> ``broadcast(a, b, c)``; each gradient has its input's shape.
 
     Args:
         x: the input.
-        x_min: the lower bound (a number) or ``None``.
-        x_max: the upper bound (a number) or ``None``.
+        x_min: the lower bound (a number, an ndarray, a Variable) or ``None``.
+        x_max: the upper bound (a number, an ndarray, a Variable) or ``None``.
 
     Returns:
-        A Variable of the dtype ``np.clip(x.data, x_min, x_max)`` has: ``x``'s own for
-        bounds that are Python numbers of its kind.
+        A Variable of the dtype ``np.clip`` gives: ``x``'s for number bounds (float32
+        stays float32), the promoted one for array or Variable bounds.
 
     Raises:
-        ValueError: if both bounds are ``None`` or ``x_min > x_max``.
+        ValueError: if both bounds are ``None`` or ``x_min > x_max`` somewhere.
         TypeError: if a bound is a ``numpy.ma`` masked array (its mask would be ignored).
 
     Example:
         >>> clip(Variable(np.array([-2.0, 0.5, 3.0])), 0.0, 1.0)
         variable([0.  0.5 1. ])
+        >>> lo = Variable(np.array(0.0))
+        >>> y = clip(Variable(np.array([-2.0, -1.0, 3.0])), lo, 1.0)
+        >>> y.sum().backward()
+        >>> lo.grad  # the output was lo at two elements
+        variable(2.0)
     """
     if x_min is None and x_max is None:
         raise ValueError("clip: give at least one of x_min and x_max")
-    x_min, x_max = _bound(x_min, "x_min"), _bound(x_max, "x_max")
-    if x_min is not None and x_max is not None and np.any(np.greater(x_min, x_max)):
-        raise ValueError(f"clip: x_min={x_min} is greater than x_max={x_max}")
-    return Clip(x_min, x_max)(x)
+    lo_constant, hi_constant = _bound(x_min, "x_min"), _bound(x_max, "x_max")
+    lo = x_min.data if isinstance(x_min, Variable) else lo_constant
+    hi = x_max.data if isinstance(x_max, Variable) else hi_constant
+    if lo is not None and hi is not None and np.any(np.greater(lo, hi)):
+        raise ValueError(f"clip: x_min={lo} is greater than x_max={hi}")
+    variables = [b for b in (x_min, x_max) if isinstance(b, Variable)]
+    return Clip(lo_constant, hi_constant)(x, *variables)
 
 
 def _bound(bound: Any, name: str) -> Any:
-    """A bound as ``Clip`` keeps it: a number as it is, an array copied.
+    """A bound as ``Clip`` keeps it: INPUT for a Variable, a number as it is, an array copied.
 
-    Backward recomputes the mask from the bounds, so an array bound is the forward
+    Backward recomputes the masks from the bounds, so an array bound is the forward
     point's copy: editing the caller's array before backward cannot move the gradient.
+    A Variable bound is an input, which the graph keeps like any other.
     """
+    if isinstance(bound, Variable):
+        return INPUT
     if bound is None or isinstance(bound, (int, float)):
         return bound
     return as_constant(bound, f"clip: {name}")
@@ -264,30 +354,39 @@ class _BinaryExtremum(Function):
             raise broadcast_error(type(self).__name__.lower(), x0, x1) from None
 
     def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        w0 = self._weight0(self.output().dtype)  # ties: half of each tangent, as backward
+        w0, w1 = self._weights(self.output().dtype)  # the same weights as backward
         t0 = None if tx0 is None else tx0 * w0
-        return add_tangents(self.output().shape, t0, None if tx1 is None else tx1 * (1 - w0))
+        return add_tangents(self.output().shape, t0, None if tx1 is None else tx1 * w1)
 
-    def _weight0(self, dtype: np.dtype) -> np.ndarray:
-        # Ties (x0 == x1) split the gradient in halves: one unit shared, as torch does.
+    def _weights(self, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+        """Each operand's share of gy: PyTorch's rule for maximum/minimum.
+
+        1 for the operand chosen, 0 for the other; at a tie (x0 == x1) one half each,
+        one unit shared. Where an operand is NaN the output is NaN and both comparisons
+        are false: each operand receives all of gy (1 and 1), as torch.maximum does, so
+        the NaN operand is never cut off from its gradient.
+        """
         x0, x1 = self.input_arrays
-        wins = x0 > x1 if self.sign > 0 else x0 < x1
-        return (wins + 0.5 * (x0 == x1)).astype(dtype)
+        loses0 = x0 < x1 if self.sign > 0 else x0 > x1
+        loses1 = x1 < x0 if self.sign > 0 else x1 > x0
+        tie = x0 == x1
+        w0 = np.where(tie, 0.5, ~loses0).astype(dtype)
+        return w0, np.where(tie, 0.5, ~loses1).astype(dtype)
 
     def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value, Value]:
         x0, x1 = xs
-        w0 = self._weight0(gy.dtype)
-        return F.sum_to(gy * w0, x0.shape), F.sum_to(gy * (1 - w0), x1.shape)
+        w0, w1 = self._weights(gy.dtype)
+        return F.sum_to(gy * w0, x0.shape), F.sum_to(gy * w1, x1.shape)
 
 
 class Maximum(_BinaryExtremum):
-    """y = max(x0, x1);  gx0 = gy where x0 > x1, gy / 2 at ties; gx1 the rest."""
+    """y = max(x0, x1);  gx0 = gy where not x0 < x1, gy / 2 at ties; gx1 likewise."""
 
     ufunc = np.maximum
 
 
 class Minimum(_BinaryExtremum):
-    """y = min(x0, x1);  gx0 = gy where x0 < x1, gy / 2 at ties; gx1 the rest."""
+    """y = min(x0, x1);  gx0 = gy where not x0 > x1, gy / 2 at ties; gx1 likewise."""
 
     sign = -1
     ufunc = np.minimum
@@ -297,7 +396,9 @@ def maximum(x0: Operand, x1: Operand) -> Variable:
     """Elementwise maximum (``np.maximum``), broadcasting.
 
     Where ``x0 == x1`` the gradient is split: each operand receives ``gy / 2`` (exactly
-    one unit of gradient shared, as ``torch.maximum``).
+    one unit of gradient shared, as ``torch.maximum``). Where either operand is NaN the
+    output is NaN and *both* operands receive ``gy`` (PyTorch's rule: neither lost the
+    comparison), so the NaN operand is not cut off from its gradient.
 
     Shapes:
         x0 ``(*a)``, x1 ``(*b)`` -> ``broadcast(a, b)``; each gradient has its input's shape.
@@ -325,7 +426,8 @@ def minimum(x0: Operand, x1: Operand) -> Variable:
     """Elementwise minimum (``np.minimum``), broadcasting: the mirror of :func:`maximum`.
 
     The gradient goes to the smaller operand; where ``x0 == x1`` each receives ``gy / 2``
-    (one unit of gradient shared, as ``torch.minimum``), the tie rule of :func:`maximum`.
+    (one unit of gradient shared, as ``torch.minimum``), and where either is NaN both
+    receive ``gy``: the tie and NaN rules of :func:`maximum`.
 
     Shapes:
         as :func:`maximum`: the broadcast of both shapes; each gradient has its input's.
@@ -388,7 +490,8 @@ def softmax(x: Operand, axis: Axis = -1) -> Variable:
     exact probabilities instead of ``nan``.
 
     Shapes:
-        any -> the same shape; each slice along ``axis`` sums to 1.
+        any -> the same shape; each slice along ``axis`` sums to 1. Integer and bool
+        logits are converted to float64 first (``x - max`` would wrap in uint8).
 
     Args:
         x: the logits (float).
@@ -408,7 +511,7 @@ def softmax(x: Operand, axis: Axis = -1) -> Variable:
     References:
         Goodfellow, Bengio & Courville, *Deep Learning* (2016), §4.1 and §6.2.2.3.
     """
-    return Softmax(axis)(x)
+    return Softmax(axis)(as_float(x))
 
 
 class LogSoftmax(Function):
@@ -439,7 +542,8 @@ def log_softmax(x: Operand, axis: Axis = -1) -> Variable:
     returns ``[0, -1000]`` exactly.
 
     Shapes:
-        any -> the same shape; ``exp`` of each slice along ``axis`` sums to 1.
+        any -> the same shape; ``exp`` of each slice along ``axis`` sums to 1. Integer and
+        bool logits are converted to float64 first.
 
     Args:
         x: the logits (float).
@@ -460,4 +564,4 @@ def log_softmax(x: Operand, axis: Axis = -1) -> Variable:
     References:
         Goodfellow, Bengio & Courville, *Deep Learning* (2016), §6.2.2.3.
     """
-    return LogSoftmax(axis)(x)
+    return LogSoftmax(axis)(as_float(x))

@@ -73,6 +73,12 @@ class Sub(Function):
             return x0 - x1
         except ValueError:
             raise broadcast_error("sub", x0, x1) from None
+        except TypeError:  # NumPy refuses bool - bool: say so under the op's name
+            raise TypeError(
+                f"sub: NumPy does not subtract two bool arrays (dtypes {x0.dtype} and "
+                f"{x1.dtype}); convert one first (x.astype(np.int64) or float), or use "
+                "np.logical_xor for the logical difference"
+            ) from None
 
     def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
         return add_tangents(self.output().shape, tx0, None if tx1 is None else -tx1)
@@ -93,6 +99,7 @@ def sub(x0: Operand, x1: Operand) -> Variable:
 
     Raises:
         ValueError: if the shapes do not broadcast.
+        TypeError: if both operands are bool (NumPy refuses ``bool - bool``).
         OverflowError: for a Python int that the other operand's dtype cannot hold
             (``int8_x - 300``), as NumPy 2 raises (the message names operand and dtype).
 
@@ -196,6 +203,11 @@ class Neg(Function):
     """y = -x;  gx = -gy."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
+        if x.dtype.kind == "b":  # NumPy refuses -bool: say so under the op's name
+            raise TypeError(
+                "neg: NumPy does not negate a bool array; convert it first "
+                "(x.astype(np.int64) or float), or use np.logical_not (~x) for the logical not"
+            )
         return -x
 
     def jvp(self, tx: Variable) -> Variable:
@@ -206,7 +218,13 @@ class Neg(Function):
 
 
 def neg(x: Operand) -> Variable:
-    """Negate elementwise.
+    """Negate elementwise (``np.negative``: unsigned integers wrap around, as in NumPy).
+
+    Shapes:
+        any -> the same shape and dtype.
+
+    Raises:
+        TypeError: for a bool input (NumPy refuses ``-bool``; the message gives the fix).
 
     Example:
         >>> neg(Variable(np.array([1.0, -2.0])))

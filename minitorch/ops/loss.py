@@ -7,7 +7,9 @@ the same (``softmax_cross_entropy``, ``mean_squared_error``); plus ``dropout`` a
 ``accuracy``.
 
 Losses follow PyTorch's conventions: ``reduction="mean"`` averages over the batch (over
-all elements for the elementwise losses), labels are integer class indices.
+all elements for the elementwise losses), labels are integer class indices. Losses are
+defined on real numbers: integer and bool inputs (predictions and targets) are converted
+to float64 before computing (``uint8 1 - 3`` would wrap around to 254).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from minitorch.ops.math import abs as abs_
 from minitorch.ops.math import log, square
 from minitorch.ops.reduce import mean
 from minitorch.ops.reduce import sum as sum_all
-from minitorch.ops.reshape import add_tangents
+from minitorch.ops.reshape import add_tangents, as_float
 from minitorch.random import default_generator
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -61,16 +63,35 @@ def _reduce(losses: Variable, reduction: str) -> Variable:
     return mean(losses) if reduction == "mean" else sum_all(losses)
 
 
+_ONE_HOT_FIX = (
+    "minitorch takes class indices only (probability or one-hot targets are not "
+    "supported); convert them with labels = targets.argmax(axis=1)"
+)
+
+
+def _labels_dtype_error(op: str, t: np.ndarray, n_rows: int) -> TypeError:
+    """The error for labels that are not integers, with the fix for what they look like."""
+    if t.ndim == 2 and t.shape[0] == n_rows:
+        fix = f"labels of shape {t.shape} look like one-hot or probability targets: {_ONE_HOT_FIX}"
+    else:
+        fix = "if they hold whole numbers, convert them with labels.astype(np.int64)"
+    return TypeError(
+        f"{op}: labels must be integers (class indices in 0..C-1), got dtype {t.dtype}; {fix}"
+    )
+
+
 def _check_labels(
     x: np.ndarray, t: np.ndarray, ignore_index: int | None, op: str = "softmax_cross_entropy"
 ) -> None:
     if x.ndim != 2:
         raise ValueError(f"{op}: logits must be 2-D (N, C), got shape {x.shape}")
     if t.dtype.kind not in "iu":
-        raise TypeError(f"{op}: labels must be integers (class indices), got dtype {t.dtype}")
+        raise _labels_dtype_error(op, t, x.shape[0])
     if t.shape != (x.shape[0],):
+        one_hot = f"; labels of the logits' shape look one-hot: {_ONE_HOT_FIX}"
         raise ValueError(
             f"{op}: labels of shape {t.shape} for logits {x.shape}; expected ({x.shape[0]},)"
+            + (one_hot if t.shape == x.shape else "")
         )
     n_classes = x.shape[1]
     bad = (t < 0) | (t >= n_classes)
@@ -87,12 +108,15 @@ def _check_labels(
 class SoftmaxCrossEntropy(Function):
     """loss_i = logsumexp(x_i) - x_i[t_i];  gx_i = (softmax(x_i) - onehot(t_i)) * gy_i."""
 
-    def __init__(self, ignore_index: int | None, reduction: str) -> None:
+    def __init__(
+        self, ignore_index: int | None, reduction: str, op: str = "softmax_cross_entropy"
+    ) -> None:
         self.ignore_index = ignore_index
         self.reduction = reduction
+        self.op = op  # the function the user called, for error messages
 
     def forward(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
-        _check_labels(x, t, self.ignore_index)
+        _check_labels(x, t, self.ignore_index, self.op)
         rows = np.arange(x.shape[0])
         self.valid = None if self.ignore_index is None else t != self.ignore_index
         self.t = t if self.valid is None else np.where(self.valid, t, 0)
@@ -165,8 +189,11 @@ def softmax_cross_entropy(
         (``"none"``). The gradient has the logits' shape; the labels get none.
 
     Args:
-        logits: unnormalised scores, float.
+        logits: unnormalised scores, float (integers and bools are converted to float64
+            first, since ``x - max`` would wrap around in an unsigned dtype).
         t: integer class labels in ``0..C-1`` (any integer dtype; a list is accepted).
+            Probability or one-hot targets are not supported: pass
+            ``targets.argmax(axis=1)``.
         ignore_index: a label value whose rows contribute neither loss nor gradient; the
             mean is then taken over the remaining rows.
         reduction: ``"mean"`` (default), ``"sum"`` or ``"none"``.
@@ -178,7 +205,8 @@ def softmax_cross_entropy(
         ValueError: if logits are not 2-D, ``t`` is not ``(N,)``, a label is out of range
             (the message names the label, its position and the number of classes) or
             ``reduction`` is unknown.
-        TypeError: if the labels are not integers.
+        TypeError: if the labels are not integers (for one-hot or probability targets the
+            message gives the fix, ``targets.argmax(axis=1)``).
 
     Example:
         >>> x = Variable(np.array([[1000.0, 0.0], [0.0, 0.0]]))
@@ -195,7 +223,7 @@ def softmax_cross_entropy(
     """
     _check_reduction("softmax_cross_entropy", reduction)
     labels = t.data if isinstance(t, Variable) else np.asarray(t)
-    return SoftmaxCrossEntropy(ignore_index, reduction)(logits, labels)
+    return SoftmaxCrossEntropy(ignore_index, reduction)(as_float(logits), labels)
 
 
 def cross_entropy(
@@ -215,9 +243,10 @@ def cross_entropy(
         ``()`` (``"mean"``, ``"sum"``) or ``(N,)`` (``"none"``).
 
     Args:
-        input: unnormalised scores (float).
+        input: unnormalised scores (float; integers and bools are converted to float64).
         target: integer class labels in ``0..C-1``; rows labelled ``ignore_index``
-            contribute neither loss nor gradient.
+            contribute neither loss nor gradient. Probability or one-hot targets (which
+            PyTorch also accepts) are not supported: pass ``targets.argmax(axis=1)``.
         weight: an optional weight per class; ``"mean"`` then divides by the sum of the
             weights of the counted rows, as PyTorch does.
         ignore_index: the label value to skip (PyTorch's default ``-100``).
@@ -228,8 +257,9 @@ def cross_entropy(
 
     Raises:
         ValueError: for a non-2-D input, labels of the wrong shape or out of range, or an
-            unknown ``reduction``.
-        TypeError: if the labels are not integers.
+            unknown ``reduction`` (each message names ``cross_entropy``).
+        TypeError: if the labels are not integers (for one-hot or probability targets the
+            message gives the fix, ``targets.argmax(axis=1)``).
 
     Example:
         >>> x = Variable(np.array([[2.0, 0.0], [0.0, 0.0]]))
@@ -237,10 +267,17 @@ def cross_entropy(
         0.410038
     """
     _check_reduction("cross_entropy", reduction)
+    input = as_float(input)
     if weight is None:
         labels = target.data if isinstance(target, Variable) else np.asarray(target)
-        return SoftmaxCrossEntropy(ignore_index, reduction)(input, labels)
-    return nll_loss(log_softmax(input, axis=1), target, weight, ignore_index, reduction)
+        return SoftmaxCrossEntropy(ignore_index, reduction, "cross_entropy")(input, labels)
+    # The labels are checked before log_softmax, so that a bad one names cross_entropy
+    # (and a 1-D input is refused as logits, not by log_softmax).
+    x = _data(input)
+    _check_labels(np.asarray(x), np.asarray(_data(target)), ignore_index, "cross_entropy")
+    return _nll_loss(
+        log_softmax(input, axis=1), target, weight, ignore_index, reduction, "cross_entropy"
+    )
 
 
 def nll_loss(
@@ -260,7 +297,8 @@ def nll_loss(
         input ``(N, C)``, target ``(N,)``, weight ``(C,)`` -> ``()`` or ``(N,)``.
 
     Args:
-        input: log-probabilities (float), e.g. ``log_softmax(logits, axis=1)``.
+        input: log-probabilities (float), e.g. ``log_softmax(logits, axis=1)``; integers
+            and bools are converted to float64 first.
         target: integer class labels in ``0..C-1`` (or ``ignore_index``).
         weight: an optional weight per class.
         ignore_index: the label value to skip (default ``-100``).
@@ -280,9 +318,21 @@ def nll_loss(
         0.490415
     """
     _check_reduction("nll_loss", reduction)
+    return _nll_loss(as_float(input), target, weight, ignore_index, reduction, "nll_loss")
+
+
+def _nll_loss(
+    input: Operand,
+    target: Any,
+    weight: Operand | None,
+    ignore_index: int,
+    reduction: str,
+    op: str,
+) -> Variable:
+    """:func:`nll_loss`, with ``op`` (the function the user called) in every message."""
     x = _data(input)
     labels = np.asarray(_data(target))
-    _check_labels(np.asarray(x), labels, ignore_index, op="nll_loss")
+    _check_labels(np.asarray(x), labels, ignore_index, op=op)
     keep = labels != ignore_index
     safe = np.where(keep, labels, 0)
     picked = get_item(input, (np.arange(labels.shape[0]), safe))
@@ -293,7 +343,7 @@ def nll_loss(
         w = np.asarray(_data(weight))
         if w.shape != (np.shape(x)[1],):
             raise ValueError(
-                f"nll_loss: weight must have shape ({np.shape(x)[1]},) (one per class), "
+                f"{op}: weight must have shape ({np.shape(x)[1]},) (one per class), "
                 f"got {w.shape}"
             )
         if not isinstance(weight, Variable):  # a constant: the input's float dtype
@@ -324,7 +374,7 @@ def mse_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variab
         reduction: ``"mean"`` (default, over all elements), ``"sum"`` or ``"none"``.
 
     Returns:
-        A Variable.
+        A Variable (float64 for integer or bool inputs, which are converted first).
 
     Raises:
         ValueError: if the shapes differ (PyTorch warns and broadcasts; a broadcast
@@ -337,7 +387,7 @@ def mse_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variab
     """
     _check_reduction("mse_loss", reduction)
     _check_same_shape("mse_loss", input, target)
-    return _reduce(square(sub(input, target)), reduction)
+    return _reduce(square(sub(as_float(input), as_float(target))), reduction)
 
 
 def mean_squared_error(x0: Operand, x1: Operand) -> Variable:
@@ -363,7 +413,7 @@ def mean_squared_error(x0: Operand, x1: Operand) -> Variable:
         variable(5.0)
     """
     _check_same_shape("mean_squared_error", x0, x1)
-    return mean(square(sub(x0, x1)))
+    return mean(square(sub(as_float(x0), as_float(x1))))
 
 
 def l1_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variable:
@@ -380,7 +430,7 @@ def l1_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variabl
         reduction: ``"mean"`` (default), ``"sum"`` or ``"none"``.
 
     Returns:
-        A Variable.
+        A Variable (float64 for integer or bool inputs, which are converted first).
 
     Raises:
         ValueError: if the shapes differ or ``reduction`` is unknown.
@@ -391,7 +441,7 @@ def l1_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variabl
     """
     _check_reduction("l1_loss", reduction)
     _check_same_shape("l1_loss", input, target)
-    return _reduce(abs_(sub(input, target)), reduction)
+    return _reduce(abs_(sub(as_float(input), as_float(target))), reduction)
 
 
 class BinaryCrossEntropy(Function):
@@ -501,6 +551,7 @@ def binary_cross_entropy(
     """
     _check_reduction("binary_cross_entropy", reduction)
     _check_same_shape("binary_cross_entropy", input, target)
+    input, target = as_float(input), as_float(target)
     _check_probabilities("binary_cross_entropy", np.asarray(_data(input)))
     losses = BinaryCrossEntropy()(input, target)
     if weight is not None:
@@ -546,6 +597,7 @@ def binary_cross_entropy_with_logits(
     """
     _check_reduction("binary_cross_entropy_with_logits", reduction)
     _check_same_shape("binary_cross_entropy_with_logits", input, target)
+    input, target = as_float(input), as_float(target)
     if pos_weight is None:
         losses = sub(softplus(input), mul(input, target))  # = (1 - t) x + softplus(-x)
     else:
@@ -611,21 +663,30 @@ def dropout(x: Operand, p: float = 0.5, training: bool | None = None) -> Variabl
 def accuracy(y: Operand, t: Any) -> float:
     """Fraction of rows whose largest score is at the label (no gradient).
 
+    For C >= 2 classes only: with one column of scores (a binary classifier's single
+    output) ``argmax`` is always 0, so this refuses it and says how to threshold instead.
+    Labels follow :func:`cross_entropy`: integer class indices (float labels, even
+    whole-valued ones, are refused, as there).
+
     Shapes:
-        y ``(N, C)`` scores or probabilities, t ``(N,)`` integer labels -> a float.
+        y ``(N, C)`` scores or probabilities with ``C >= 2``, t ``(N,)`` integer labels
+        -> a float.
 
     Args:
         y: the scores (a Variable or ndarray).
-        t: the integer labels.
+        t: the integer labels (any integer dtype; a list is accepted).
 
     Returns:
         A Python ``float`` in ``[0, 1]`` (not a Variable: accuracy is not differentiable).
 
     Raises:
-        ValueError: if ``y`` is not 2-D or ``t`` is not ``(N,)``, or if a score is NaN
+        ValueError: if ``y`` is not 2-D, has one column (the message gives the binary
+            accuracy by thresholding), or ``t`` is not ``(N,)``, or if a score is NaN
             (``np.argmax`` would take the first NaN's column as the prediction and count
             it right or wrong by chance); the message counts the rows with a NaN, gives
             the first, and says where NaNs come from.
+        TypeError: if the labels are not integers (one-hot labels: the message says
+            ``targets.argmax(axis=1)``).
 
     Example:
         >>> accuracy(np.array([[0.1, 0.9], [0.8, 0.2]]), np.array([1, 1]))
@@ -633,10 +694,20 @@ def accuracy(y: Operand, t: Any) -> float:
     """
     scores = y.data if isinstance(y, Variable) else np.asarray(y)
     labels = t.data if isinstance(t, Variable) else np.asarray(t)
+    if scores.ndim == 2 and scores.shape[1] == 1:
+        raise ValueError(
+            f"accuracy: scores of shape {scores.shape} have one column, and the argmax of "
+            "one column is always 0; for a binary classifier threshold the scores instead: "
+            "float(np.mean((y[:, 0] > 0.5) == t)) for probabilities (sigmoid outputs), "
+            "> 0 for logits"
+        )
+    if scores.ndim == 2 and labels.size and labels.dtype.kind not in "iu":
+        raise _labels_dtype_error("accuracy", labels, scores.shape[0])
     if scores.ndim != 2 or labels.shape != (scores.shape[0],):
+        one_hot = f"; labels of the scores' shape look one-hot: {_ONE_HOT_FIX}"
         raise ValueError(
             f"accuracy: scores must be (N, C) and labels (N,), got {scores.shape} and "
-            f"{labels.shape}"
+            f"{labels.shape}" + (one_hot if labels.shape == scores.shape else "")
         )
     if scores.dtype.kind in "fc":
         nan_rows = np.isnan(scores).any(axis=1)

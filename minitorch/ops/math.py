@@ -212,7 +212,7 @@ class Square(Function):
     """y = x**2;  gx = 2 x gy."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        return x * x
+        return np.square(x)  # not x * x: np.square's dtype (a bool squares to int8)
 
     def jvp(self, tx: Variable) -> Variable:
         return 2 * self.inputs[0] * tx
@@ -223,7 +223,10 @@ class Square(Function):
 
 
 def square(x: Operand) -> Variable:
-    """Elementwise ``x * x``.
+    """Elementwise ``x * x`` (``np.square``, its dtype too: a bool input gives int8).
+
+    Shapes:
+        any -> the same shape.
 
     Example:
         >>> square(Variable(np.array([3.0])))

@@ -20,7 +20,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.ops.arithmetic import mul, sub
 from minitorch.ops.reduce import mean
-from minitorch.ops.reshape import astype, reshape
+from minitorch.ops.reshape import as_float, astype, reshape
 
 
 class Standardize(Function):
@@ -82,6 +82,21 @@ def _update_running(running: Operand | None, batch: np.ndarray, momentum: float)
         array += momentum * batch.reshape(array.shape)
 
 
+def _check_momentum(momentum: object) -> float:
+    """``momentum`` as a float in ``[0, 1]``; ``None`` gets a hint (it needs a batch count)."""
+    if momentum is None:
+        raise TypeError(
+            "batch_norm: momentum=None (a cumulative average of all batches) needs the number "
+            "of batches seen, which one function call does not know: use "
+            "nn.BatchNorm1d(momentum=None), or pass momentum=1/k for the k-th batch"
+        )
+    if isinstance(momentum, bool) or not isinstance(momentum, (int, float, np.number)):
+        raise TypeError(f"batch_norm: momentum must be a number in [0, 1], got {momentum!r}")
+    if not 0.0 <= float(momentum) <= 1.0:  # also rejects NaN
+        raise ValueError(f"batch_norm: momentum must be in [0, 1], got {momentum}")
+    return float(momentum)
+
+
 def batch_norm(
     x: Operand,
     running_mean: Operand | None,
@@ -106,23 +121,28 @@ def batch_norm(
         ``(C,)`` -> x's shape.
 
     Args:
-        x: the batch.
+        x: the batch (float; integer and bool images, such as MNIST's uint8 pixels, are
+            converted to float64 first, the rule of the real-only ops).
         running_mean: the running mean (an ndarray or Variable, updated in place), or
             ``None`` in training to keep none.
         running_var: the running variance, likewise.
         weight: optional per-channel scale (gamma).
         bias: optional per-channel shift (beta).
         training: use and record batch statistics (True) or use the running ones.
-        momentum: the weight of the new batch in the running averages.
+        momentum: the weight of the new batch in the running averages, in ``[0, 1]``.
+            ``None`` (a cumulative average) is refused, as by PyTorch's functional form:
+            it needs a batch count, which ``nn.BatchNorm1d(momentum=None)`` keeps and
+            turns into ``momentum = 1 / k`` for the ``k``-th batch.
         eps: added to the variance for numerical stability.
 
     Returns:
         The normalised batch.
 
     Raises:
-        ValueError: if x has fewer than 2 dims, a per-channel array is not ``(C,)``, the
-            running statistics are missing in evaluation, or training sees a single value
-            per channel.
+        TypeError: if ``momentum`` is ``None`` (with the hint above) or not a number.
+        ValueError: if ``momentum`` is outside ``[0, 1]``, x has fewer than 2 dims, a
+            per-channel array is not ``(C,)``, the running statistics are missing in
+            evaluation, or training sees a single value per channel.
 
     Example:
         >>> x = Variable(np.array([[1.0, 10.0], [3.0, 30.0]]))
@@ -137,6 +157,8 @@ def batch_norm(
         Ioffe & Szegedy, "Batch Normalization: Accelerating Deep Network Training by
         Reducing Internal Covariate Shift", ICML 2015.
     """
+    momentum = _check_momentum(momentum)
+    x = as_float(x)
     x_shape = np.shape(x)
     _check_channel_arrays(
         x_shape, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias
@@ -191,7 +213,7 @@ def layer_norm(
         x ``(*, *normalized_shape)``; weight, bias ``normalized_shape`` -> x's shape.
 
     Args:
-        x: the input.
+        x: the input (float; integers and bools are converted to float64 first).
         normalized_shape: the trailing shape to normalise over (an int for one axis).
         weight: optional elementwise scale of shape ``normalized_shape``.
         bias: optional elementwise shift of shape ``normalized_shape``.
@@ -213,6 +235,7 @@ def layer_norm(
         Ba, Kiros & Hinton, "Layer Normalization", arXiv:1607.06450, 2016.
     """
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    x = as_float(x)
     x_shape = np.shape(x)
     problems = [("x", x_shape[len(x_shape) - len(shape) :] if shape else ())]
     problems += [

@@ -52,7 +52,10 @@ class MaxPool2d(Function):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         # Pad with -inf (not 0) so padding never wins a window of negative values.
-        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        if x.dtype.kind == "f":
+            fill: float = -np.inf
+        else:  # the least value of the dtype: False for bool (np.iinfo knows no bool)
+            fill = False if x.dtype.kind == "b" else np.iinfo(x.dtype).min
         col = im2col_array(x, self.kernel, self.stride, self.padding, fill)
         col = col.reshape(x.shape[:2] + (col.shape[2] * col.shape[3],) + col.shape[4:])
         if self.argmax is None:

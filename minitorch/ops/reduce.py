@@ -8,15 +8,44 @@ size 1 so broadcasting lines up.
 from __future__ import annotations
 
 import builtins
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.math import exp, sqrt
-from minitorch.ops.reshape import reshape
+from minitorch.ops.reshape import as_float, reshape
 
 Axis = int | tuple[int, ...] | None
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+# PyTorch's keyword names for NumPy's, as a student coming from torch may write them.
+_TORCH_KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
+
+
+def numpy_keywords(op: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Let a reduction refuse PyTorch's ``dim=``/``keepdim=`` with the NumPy names.
+
+    ``F.sum(x, dim=1)`` would fail with Python's "got an unexpected keyword argument
+    'dim'"; the wrapped op raises a ``TypeError`` that names ``axis=`` (``keepdims=``)
+    instead. Only the keywords are looked at, before the call; the op is unchanged.
+    """
+
+    @functools.wraps(op)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for torch_name, numpy_name in _TORCH_KEYWORDS.items() if kwargs else ():
+            if torch_name in kwargs:
+                raise TypeError(
+                    f"{op.__name__}() got an unexpected keyword argument '{torch_name}' "
+                    f"(PyTorch's name): minitorch uses NumPy's, {numpy_name}="
+                )
+        return op(*args, **kwargs)
+
+    return checked
 
 
 def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
@@ -26,11 +55,13 @@ def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
     the result is ``()`` (so ``softmax`` of a 0-d input is 1, ``sum`` returns it).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple/list of ints (``axis=1.0``);
+            the message names ``op``.
         ValueError: if an axis is out of range for ``ndim`` or repeated (names ``op``).
     """
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = _axis_tuple(axis, op)
     bound = builtins.max(ndim, 1)
     if any(not -bound <= a < bound for a in axes):
         raise ValueError(f"{op}: axis {axis} is out of range for an array with {ndim} dims")
@@ -38,6 +69,24 @@ def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
     if len(set(result)) != len(result):
         raise ValueError(f"{op}: repeated axis in {axis}")
     return result if ndim else ()
+
+
+def _axis_tuple(axis: object, op: str) -> tuple[int, ...]:
+    """``axis`` as a tuple of ints, or a TypeError naming ``op`` (not "float is not
+    iterable", what ``tuple(1.0)`` says)."""
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, (bool, np.bool_)):
+        return (int(axis),)
+    if isinstance(axis, (tuple, list)) and all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axis
+    ):
+        return tuple(int(a) for a in axis)
+    hint = ""
+    if isinstance(axis, (float, np.floating)) and float(axis).is_integer():
+        hint = f" (write axis={int(axis)})"
+    raise TypeError(
+        f"{op}: axis must be None, an int or a tuple of ints, got {type(axis).__name__} "
+        f"{axis!r:.40}{hint}"
+    )
 
 
 def max_keepdims(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -90,6 +139,7 @@ class Sum(_Reduction, Function):
         return F.broadcast_to(gy, self.x_shape)
 
 
+@numpy_keywords
 def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Sum the elements of ``x`` over ``axis`` (``np.sum``).
 
@@ -97,6 +147,7 @@ def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
@@ -106,6 +157,7 @@ def sum(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     return Sum(axis, keepdims)(x)
 
 
+@numpy_keywords
 def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Arithmetic mean of ``x`` over ``axis`` (``np.mean``): ``sum / count``.
 
@@ -117,12 +169,15 @@ def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         as :func:`sum`.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
         >>> mean(Variable(np.array([[1.0, 2.0], [3.0, 4.0]])), axis=-1)
         variable([1.5 3.5])
     """
+    # Checked here too, so that a bad axis names mean, not the sum it is made of.
+    normalize_axis(axis, x.ndim if isinstance(x, Variable) else np.ndim(x), "mean")
     y = sum(x, axis, keepdims)
     x_size = x.size if isinstance(x, Variable) else np.size(x)
     count = x_size // builtins.max(y.size, 1) if x_size else 0
@@ -172,6 +227,7 @@ class Min(_Extremum):
     reducer: np.ufunc = np.minimum
 
 
+@numpy_keywords
 def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Largest element of ``x`` over ``axis`` (``np.max``).
 
@@ -191,6 +247,7 @@ def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         A Variable of ``x``'s dtype.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated, or a reduced axis is empty.
 
     Example:
@@ -206,6 +263,7 @@ def max(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     return Max(axis, keepdims)(x)
 
 
+@numpy_keywords
 def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """Smallest element of ``x`` over ``axis`` (``np.min``): the mirror of :func:`max`.
 
@@ -224,6 +282,7 @@ def min(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
         A Variable of ``x``'s dtype.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: for an axis out of range or repeated, or an empty reduced axis
             (an empty axis has no minimum).
 
@@ -263,6 +322,7 @@ class LogSumExp(_Reduction, Function):
         return F.reshape(gy, shape) * F.exp(x - F.reshape(F.output(self), shape))
 
 
+@numpy_keywords
 def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
     """``log(sum(exp(x)))`` over ``axis``, computed stably (``scipy.special.logsumexp``).
 
@@ -273,14 +333,16 @@ def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable
         x ``(d0, ..., dn)`` -> the reduced axes removed (or kept as 1 with ``keepdims``).
 
     Args:
-        x: the input (float).
+        x: the input (float; integers and bools are converted to float64 first, since
+            ``x - max`` would wrap around in an unsigned dtype).
         axis: an int, a negative int, a tuple of them, or ``None`` for all axes.
         keepdims: keep the reduced axes with size 1.
 
     Returns:
-        A Variable of ``x``'s dtype.
+        A Variable of ``x``'s dtype (float64 for integer and bool inputs).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
@@ -291,9 +353,10 @@ def logsumexp(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable
         Blanchard, Higham & Higham, "Accurately computing the log-sum-exp and softmax
         functions", IMA J. Numer. Anal. 41 (2021).
     """
-    return LogSumExp(axis, keepdims)(x)
+    return LogSumExp(axis, keepdims)(as_float(x))
 
 
+@numpy_keywords
 def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
     """Variance over ``axis`` (``np.var``): ``sum((x - mean)**2) / (n - ddof)``.
 
@@ -317,6 +380,7 @@ def var(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
         A Variable of ``x``'s dtype; NaN where ``n <= ddof`` (as ``np.var``).
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:
@@ -364,6 +428,7 @@ class Std(Function):
         return (x - F.mean(x, self.axes, keepdims=True)) * coef
 
 
+@numpy_keywords
 def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) -> Variable:
     """Standard deviation over ``axis`` (``np.std``): ``sqrt(var(x, axis, keepdims, ddof))``.
 
@@ -387,6 +452,7 @@ def std(x: Operand, axis: Axis = None, keepdims: bool = False, ddof: int = 0) ->
         A Variable of ``x``'s dtype.
 
     Raises:
+        TypeError: if ``axis`` is not None, an int or a tuple of ints.
         ValueError: if an axis is out of range or repeated.
 
     Example:

@@ -10,6 +10,7 @@ backward with ``sum_to(gx, x.shape)`` to undo NumPy broadcasting.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -451,7 +452,8 @@ def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
         A Variable of the promoted dtype.
 
     Raises:
-        ValueError: if ``xs`` is empty or the shapes differ (all shapes are named).
+        ValueError: if ``xs`` is empty, the shapes differ (all shapes are named) or
+            ``axis`` is not an int in ``-(ndim + 1)..ndim`` for inputs of ``ndim`` dims.
 
     Example:
         >>> stack([Variable(np.zeros(3)), Variable(np.ones(3))], axis=1).shape
@@ -463,6 +465,15 @@ def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
     if any(s != shapes[0] for s in shapes):
         raise ValueError(
             f"stack: all inputs must have one shape, got {', '.join(map(str, shapes))}"
+        )
+    ndim = len(shapes[0]) + 1  # the result's: the new axis counts
+    if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
+        # Checked here, not left to expand_dims: its message would name an op the caller
+        # never called.
+        raise ValueError(
+            f"stack: axis {axis!r} is out of range for stacking inputs of shape "
+            f"{shapes[0]}: the result has {ndim} dims, so axis must be an int in "
+            f"{-ndim}..{ndim - 1}"
         )
     return concatenate([expand_dims(x, axis) for x in xs], axis)
 
@@ -510,3 +521,36 @@ def astype(x: Operand, dtype: npt.DTypeLike) -> Variable:
     if isinstance(x, Variable) and x.dtype == target:
         return x
     return AsType(target)(x)
+
+
+def as_float(x: Any) -> Any:
+    """``x`` unchanged, unless it holds integers or bools: then converted to float64.
+
+    The one dtype rule of the ops defined only on real numbers (sigmoid, softplus, the
+    softmax family, logsumexp, the losses, the normalisations): their formulas negate and
+    subtract (``-x``, ``x - max``), which wraps around for unsigned integers
+    (``-uint8(1) == 255``) and is refused for bools, so an integer or bool input is
+    computed in float64, as NumPy's true division computes ``int / int``. Float inputs
+    keep their dtype (float32 stays float32). The elementwise ufunc-like ops (``exp``,
+    ``add``, ``matmul`` ...) do not use this: they give NumPy's own result dtype.
+
+    A Variable is converted with :func:`astype` (its gradient is converted back); anything
+    else NumPy can read as an integer or bool array becomes a float64 ndarray. What is no
+    number array (a masked array, a string) is returned as it is, for the op's own error.
+
+    Shapes:
+        any -> the same shape.
+
+    Example:
+        >>> as_float(np.array([1, 2], dtype=np.uint8)).dtype
+        dtype('float64')
+    """
+    if isinstance(x, Variable):
+        return astype(x, np.float64) if x.dtype.kind in "biu" else x
+    if x is None or type(x) is float or isinstance(x, np.ma.MaskedArray):
+        return x
+    try:
+        kind = np.asarray(x).dtype.kind
+    except (TypeError, ValueError):  # ragged lists and the like: the op will say so
+        return x
+    return np.asarray(x, dtype=np.float64) if kind in "biu" else x

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Variable
-from minitorch.optim.optimizer import Optimizer, check_non_negative
+from minitorch.optim.optimizer import Optimizer, check_fraction, check_non_negative
 
 
 class AdaGrad(Optimizer):
@@ -31,6 +31,7 @@ class AdaGrad(Optimizer):
         eps: added to the denominator for stability.
 
     Raises:
+        TypeError: if ``lr`` or ``eps`` is not a number (the message names AdaGrad).
         ValueError: if ``lr`` or ``eps`` is negative.
 
     Example:
@@ -78,6 +79,7 @@ class AdaDelta(Optimizer):
         eps: the constant inside both square roots.
 
     Raises:
+        TypeError: if ``lr``, ``rho`` or ``eps`` is not a number.
         ValueError: if ``lr``/``eps`` is negative or ``rho`` is outside ``[0, 1]``.
 
     Example:
@@ -102,9 +104,7 @@ class AdaDelta(Optimizer):
     ) -> None:
         super().__init__(params, lr)
         check_non_negative("AdaDelta", eps=eps)
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"AdaDelta: rho must be in [0, 1], got {rho}")
-        self.rho = rho
+        self.rho = check_fraction("AdaDelta", "rho", rho, closed=True)
         self.eps = eps
 
     def update_one(self, param: Variable, grad: np.ndarray, state: dict[str, Any]) -> None:
@@ -143,6 +143,8 @@ class Adam(Optimizer):
             decouples it).
 
     Raises:
+        TypeError: if ``lr``/``eps``/``weight_decay`` is not a number or ``betas`` is not a
+            pair of numbers (the message names the optimizer and the value).
         ValueError: for negative ``lr``/``eps``/``weight_decay`` or betas outside ``[0, 1)``.
 
     Example:
@@ -169,9 +171,12 @@ class Adam(Optimizer):
         super().__init__(params, lr)
         name = type(self).__name__
         check_non_negative(name, eps=eps, weight_decay=weight_decay)
-        if len(betas) != 2 or not all(0.0 <= beta < 1.0 for beta in betas):
-            raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
-        self.betas = (float(betas[0]), float(betas[1]))
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"{name}: betas must be a pair of numbers in [0, 1), got {betas!r}")
+        self.betas = (
+            check_fraction(name, "betas[0]", betas[0]),
+            check_fraction(name, "betas[1]", betas[1]),
+        )
         self.eps = eps
         self.weight_decay = weight_decay
 
@@ -209,6 +214,7 @@ class AdamW(Adam):
             AdamW is Adam).
 
     Raises:
+        TypeError: as Adam's (the message names AdamW).
         ValueError: for negative ``lr``/``eps``/``weight_decay`` or betas outside ``[0, 1)``
             (the message names AdamW).
 

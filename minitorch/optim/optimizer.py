@@ -12,6 +12,7 @@ engine may share one gradient array between several Variables of the graph.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -42,8 +43,9 @@ class Optimizer:
         state: one dict per parameter with the rule's buffers.
 
     Raises:
-        TypeError: if an element of ``params`` is not a Variable.
-        ValueError: if ``params`` is empty or ``lr`` is negative.
+        TypeError: if an element of ``params`` is not a Variable, or ``lr`` is not a
+            number (the message names the optimizer and the value).
+        ValueError: if ``params`` is empty or ``lr`` is negative, NaN or infinite.
 
     Example:
         >>> from minitorch.optim import SGD
@@ -116,21 +118,63 @@ def _collect(owner: str, params: Any) -> list[Variable]:
     return collected
 
 
-def check_non_negative(owner: str, **values: float) -> None:
+def check_non_negative(owner: str, **values: object) -> None:
     """Check the optimizers' rates and coefficients (``lr=...``, ``eps=...``) at construction.
 
+    Each must be a finite real number ``>= 0`` (a Python or NumPy int or float; not a
+    ``bool``, a string or a Variable).
+
     Raises:
-        ValueError: naming ``owner`` and the first argument that is negative or NaN.
+        TypeError: naming ``owner``, the argument and the value, if it is not a number
+            (``lr="0.1"`` fails here, not with ``'>=' not supported ...`` later).
+        ValueError: naming ``owner`` and the first argument that is negative, NaN or
+            infinite.
 
     Example:
         >>> check_non_negative("SGD", lr=0.1, weight_decay=-1.0)
         Traceback (most recent call last):
         ...
         ValueError: SGD: weight_decay must be non-negative, got -1.0
+        >>> check_non_negative("SGD", lr="0.1")
+        Traceback (most recent call last):
+        ...
+        TypeError: SGD: lr must be a number, got '0.1' (str)
     """
     for name, value in values.items():
-        if not value >= 0.0:  # also rejects NaN
+        number = check_number(owner, name, value)
+        if not 0.0 <= number < math.inf:  # also rejects NaN
             raise ValueError(f"{owner}: {name} must be non-negative, got {value}")
+
+
+def check_number(owner: str, name: str, value: object) -> float:
+    """Return ``value`` as a float if it is a real number (``bool`` excluded).
+
+    Raises:
+        TypeError: naming ``owner``, ``name`` and the value's type otherwise.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        kind = type(value).__name__
+        raise TypeError(f"{owner}: {name} must be a number, got {value!r} ({kind})")
+    return float(value)
+
+
+def check_fraction(owner: str, name: str, value: object, closed: bool = False) -> float:
+    """Return a decay coefficient as a float in ``[0, 1)`` (``[0, 1]`` with ``closed``).
+
+    Raises:
+        TypeError: if ``value`` is not a real number.
+        ValueError: naming ``owner``, ``name`` and ``value`` if it is out of range or NaN.
+
+    Example:
+        >>> check_fraction("SGD", "momentum", 1.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: SGD: momentum must be in [0, 1), got 1.0
+    """
+    number = check_number(owner, name, value)
+    if not (0.0 <= number <= 1.0 if closed else 0.0 <= number < 1.0):  # rejects NaN too
+        raise ValueError(f"{owner}: {name} must be in [0, 1{']' if closed else ')'}, got {value}")
+    return number
 
 
 class WeightDecay:
@@ -143,6 +187,7 @@ class WeightDecay:
         rate: the decay coefficient (≥ 0).
 
     Raises:
+        TypeError: if ``rate`` is not a number.
         ValueError: if ``rate`` is negative.
 
     Example:
@@ -183,6 +228,7 @@ class ClipGrad:
         max_norm: the largest allowed global norm (> 0).
 
     Raises:
+        TypeError: if ``max_norm`` is not a number.
         ValueError: if ``max_norm`` is not positive.
 
     Example:
@@ -199,7 +245,7 @@ class ClipGrad:
     """
 
     def __init__(self, max_norm: float) -> None:
-        if not max_norm > 0.0:
+        if not check_number("ClipGrad", "max_norm", max_norm) > 0.0:
             raise ValueError(f"ClipGrad: max_norm must be positive, got {max_norm}")
         self.max_norm = max_norm
         self.last_norm = 0.0

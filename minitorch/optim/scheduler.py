@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from minitorch.optim.optimizer import Optimizer
+import numpy as np
+
+from minitorch.optim.optimizer import Optimizer, check_number
 
 
 class StepLR:
@@ -21,7 +23,8 @@ class StepLR:
         last_epoch: the number of ``step()`` calls so far.
 
     Raises:
-        TypeError: if ``optimizer`` is not an :class:`Optimizer`.
+        TypeError: if ``optimizer`` is not an :class:`Optimizer`, ``step_size`` is not an
+            int or ``gamma`` not a number.
         ValueError: if ``step_size < 1`` or ``gamma`` is not positive.
 
     Example:
@@ -45,9 +48,11 @@ class StepLR:
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"StepLR: expected an Optimizer, got {type(optimizer).__name__}")
+        if isinstance(step_size, bool) or not isinstance(step_size, (int, np.integer)):
+            raise TypeError(f"StepLR: step_size must be an int, got {step_size!r}")
         if step_size < 1:
             raise ValueError(f"StepLR: step_size must be >= 1, got {step_size}")
-        if not gamma > 0.0:
+        if not check_number("StepLR", "gamma", gamma) > 0.0:
             raise ValueError(f"StepLR: gamma must be positive, got {gamma}")
         self.optimizer = optimizer
         self.step_size = step_size

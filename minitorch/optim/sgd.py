@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Variable
-from minitorch.optim.optimizer import Optimizer, check_non_negative
+from minitorch.optim.optimizer import Optimizer, check_fraction, check_non_negative
 
 
 class SGD(Optimizer):
@@ -31,6 +31,8 @@ class SGD(Optimizer):
         weight_decay: L2 coefficient added to the gradient.
 
     Raises:
+        TypeError: if ``lr``, ``momentum`` or ``weight_decay`` is not a number (the
+            message names the optimizer and the value).
         ValueError: for a negative ``lr``/``weight_decay``, ``momentum`` outside
             ``[0, 1)``, or ``nesterov`` without momentum.
 
@@ -62,8 +64,7 @@ class SGD(Optimizer):
     ) -> None:
         super().__init__(params, lr)
         check_non_negative("SGD", weight_decay=weight_decay)
-        if not 0.0 <= momentum < 1.0:
-            raise ValueError(f"SGD: momentum must be in [0, 1), got {momentum}")
+        momentum = check_fraction("SGD", "momentum", momentum)
         if nesterov and momentum == 0.0:
             raise ValueError("SGD: nesterov=True needs momentum > 0")
         self.momentum = momentum
@@ -103,6 +104,7 @@ class MomentumSGD(Optimizer):
         momentum: momentum factor in ``[0, 1)``.
 
     Raises:
+        TypeError: if ``lr`` or ``momentum`` is not a number.
         ValueError: for a negative ``lr`` or ``momentum`` outside ``[0, 1)``.
 
     Example:
@@ -124,9 +126,7 @@ class MomentumSGD(Optimizer):
         self, params: Iterable[Variable] | Any, lr: float = 0.01, momentum: float = 0.9
     ) -> None:
         super().__init__(params, lr)
-        if not 0.0 <= momentum < 1.0:
-            raise ValueError(f"MomentumSGD: momentum must be in [0, 1), got {momentum}")
-        self.momentum = momentum
+        self.momentum = check_fraction("MomentumSGD", "momentum", momentum)
 
     def update_one(self, param: Variable, grad: np.ndarray, state: dict[str, Any]) -> None:
         """``v = momentum * v - lr * g``; ``p += v``."""

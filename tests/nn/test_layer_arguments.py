@@ -34,6 +34,13 @@ BAD_TYPES: list[tuple[str, Callable[[], object], str]] = [
     ("Dropout", lambda: nn.Dropout("0.5"), "Dropout: p must be a number"),  # type: ignore[arg-type]
     ("MLP", lambda: nn.MLP([2, "3", 1]), r"MLP: sizes\[1\]"),  # type: ignore[list-item]
     ("MLP", lambda: nn.MLP([2, 3], dropout="x"), "MLP: dropout"),  # type: ignore[arg-type]
+    # h35: stride/padding/eps/momentum were not checked at construction
+    ("Conv2d", lambda: nn.Conv2d(3, 4, 3, stride="2"), "Conv2d: stride must be an int or a pair"),  # type: ignore[arg-type]
+    ("Conv2d", lambda: nn.Conv2d(3, 4, 3, padding=1.5), "Conv2d: padding must be an int"),  # type: ignore[arg-type]
+    ("MaxPool2d", lambda: nn.MaxPool2d("2"), "MaxPool2d: kernel_size"),  # type: ignore[arg-type]
+    ("BatchNorm1d", lambda: nn.BatchNorm1d(3, momentum="0.1"), "BatchNorm1d: momentum must be a"),  # type: ignore[arg-type]
+    ("BatchNorm1d", lambda: nn.BatchNorm1d(3, eps="1e-5"), "BatchNorm1d: eps must be a pos"),  # type: ignore[arg-type]
+    ("LayerNorm", lambda: nn.LayerNorm(3, eps=None), "LayerNorm: eps must be a positive number"),  # type: ignore[arg-type]
 ]  # fmt: skip
 
 BAD_VALUES: list[tuple[str, Callable[[], object], str]] = [
@@ -50,6 +57,21 @@ BAD_VALUES: list[tuple[str, Callable[[], object], str]] = [
     ("Dropout", lambda: nn.Dropout(-0.1), r"Dropout: p must be in \[0, 1\]"),
     ("Dropout", lambda: nn.Dropout(math.nan), r"Dropout: p must be in \[0, 1\]"),
     ("MLP", lambda: nn.MLP([2, 0, 1]), r"MLP: sizes\[1\] must be positive"),
+    # h35: stride/padding/eps/momentum were not checked at construction
+    ("Conv2d", lambda: nn.Conv2d(3, 4, 3, stride=0), "Conv2d: stride must be positive, got 0"),
+    ("Conv2d", lambda: nn.Conv2d(3, 4, 3, stride=(1, 0)), r"Conv2d: stride .* got \(1, 0\)"),
+    ("Conv2d", lambda: nn.Conv2d(3, 4, 3, padding=-1), "Conv2d: padding must be non-negative"),
+    ("ConvTranspose2d", lambda: nn.ConvTranspose2d(3, 4, 2, stride=0), "ConvTranspose2d: stride"),
+    ("ConvTranspose2d", lambda: nn.ConvTranspose2d(3, 4, 2, padding=-1), "ConvTranspose2d: pad"),
+    ("MaxPool2d", lambda: nn.MaxPool2d(2, stride=0), "MaxPool2d: stride must be positive"),
+    ("AvgPool2d", lambda: nn.AvgPool2d(0), "AvgPool2d: kernel_size must be positive"),
+    ("AvgPool2d", lambda: nn.AvgPool2d(2, padding=-1), "AvgPool2d: padding must be non-neg"),
+    ("BatchNorm1d", lambda: nn.BatchNorm1d(3, momentum=1.5), r"BatchNorm1d: momentum .*1\.5"),
+    ("BatchNorm2d", lambda: nn.BatchNorm2d(3, momentum=-0.1), "BatchNorm2d: momentum must be"),
+    ("BatchNorm1d", lambda: nn.BatchNorm1d(3, momentum=math.nan), "BatchNorm1d: momentum"),
+    ("BatchNorm1d", lambda: nn.BatchNorm1d(3, eps=0.0), "BatchNorm1d: eps must be a positive"),
+    ("BatchNorm", lambda: nn.BatchNorm(3, eps=-1e-5), "BatchNorm: eps must be a positive"),
+    ("LayerNorm", lambda: nn.LayerNorm(3, eps=0), "LayerNorm: eps must be a positive number"),
 ]
 
 

@@ -10,7 +10,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from minitorch.nn import MLP, Linear, Module, Sequential, WeightFileError
+from minitorch.nn import MLP, Linear, Module, Parameter, Sequential, WeightFileError
 
 
 def make_model(seed: int = 0) -> MLP:
@@ -228,3 +228,13 @@ def test_pickled_data_is_refused_for_safety(tmp_path, kind):
     path.write_bytes(corrupt_files(tmp_path, b"")[kind])
     with pytest.raises(WeightFileError, match="never loaded, for safety"):
         make_model().load_weights(path)
+
+
+def test_a_0d_parameter_keeps_its_shape_through_save_and_load(tmp_path):
+    # h35: np.ascontiguousarray made 0-d arrays (1,), so loading the file back failed.
+    model, fresh = Module(), Module()
+    model.scale = Parameter(np.array(2.5))
+    fresh.scale = Parameter(np.array(0.0))
+    model.save_weights(tmp_path / "w.npz")
+    fresh.load_weights(tmp_path / "w.npz")
+    assert fresh.scale.shape == () and float(fresh.scale.data) == 2.5

@@ -126,3 +126,29 @@ def test_where_gives_the_condition_no_gradient_and_routes_gy():
     assert cond.grad is None
     np.testing.assert_array_equal(x0.grad.data, [1.0, 0.0, 1.0])
     np.testing.assert_array_equal(x1.grad.data, [0.0, 1.0, 0.0])
+
+
+def test_where_python_int_out_of_range_names_where_and_the_fix():
+    """The trial's where(mask, uint8_array, -1): NumPy 2's rule, refused by name.
+
+    np.where itself wraps -1 around to 255; NumPy 2 refuses such a Python int in
+    arithmetic (uint8_array + (-1)), and so does minitorch's where (the operand
+    conversion in core raises it; this checks what a user of where sees).
+    """
+    mask = np.array([True, False, True])
+    with pytest.raises(OverflowError) as info:
+        F.where(mask, np.array([1, 2, 3], dtype=np.uint8), -1)
+    message = str(info.value)
+    assert message.startswith("Where: operand 1, the Python int -1")
+    assert "uint8" in message and "np.int64(-1)" in message
+    with pytest.raises(OverflowError, match=r"^Where: operand 0, the Python int 300, .* int8"):
+        F.where(mask, 300, Variable(np.array([1, 2, 3], dtype=np.int8)))
+
+
+def test_where_python_int_in_range_keeps_the_integer_dtype():
+    mask = np.array([True, False, True])
+    y = F.where(mask, np.array([1, 2, 3], dtype=np.uint8), 7)
+    assert y.dtype == np.uint8
+    np.testing.assert_array_equal(y.data, np.where(mask, np.array([1, 2, 3], np.uint8), 7))
+    z = F.where(mask, np.array([1, 2, 3], dtype=np.uint8), np.int16(-1))  # a strong int16
+    np.testing.assert_array_equal(z.data, [1, -1, 3])

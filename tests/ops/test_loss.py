@@ -425,3 +425,75 @@ def test_dropout_of_integers_scales_by_the_exact_inverse_keep_probability():
 def test_dropout_keeps_float32():
     y = F.dropout(Variable(np.ones(10, np.float32)), 0.3)
     assert y.dtype == np.float32
+
+
+# --- accuracy: one-column scores and float labels are refused
+
+
+def test_accuracy_refuses_one_column_scores_and_says_how_to_threshold():
+    scores = np.array([[0.9], [0.2], [0.8]])
+    with pytest.raises(ValueError, match=r"accuracy: .*one column.*\(y\[:, 0\] > 0\.5\) == t"):
+        F.accuracy(scores, [1, 0, 1])  # was 0.333: the argmax of one column is always 0
+
+
+@pytest.mark.parametrize("labels", [np.array([1.0, 0.0]), np.array([True, False])])
+def test_accuracy_refuses_non_integer_labels_as_cross_entropy_does(labels):
+    scores = np.array([[0.1, 0.9], [0.8, 0.2]])
+    with pytest.raises(TypeError, match="accuracy: labels must be integers"):
+        F.accuracy(scores, labels)
+    with pytest.raises(TypeError, match="cross_entropy: labels must be integers"):
+        F.cross_entropy(scores, labels)
+
+
+def test_accuracy_one_hot_labels_get_the_argmax_fix():
+    scores = np.array([[0.1, 0.9], [0.8, 0.2]])
+    for one_hot in (np.eye(2), np.eye(2, dtype=np.int64)):
+        with pytest.raises((TypeError, ValueError), match=r"targets\.argmax\(axis=1\)"):
+            F.accuracy(scores, one_hot)
+
+
+def test_accuracy_still_counts_integer_labels():
+    scores = np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]])
+    assert F.accuracy(scores, np.array([1, 1, 1], dtype=np.uint8)) == pytest.approx(2 / 3)
+    assert F.accuracy(scores, [1, 0, 1]) == 1.0
+
+
+# --- cross_entropy names itself, and says probability targets are not supported
+
+
+@pytest.mark.parametrize("weight", [None, np.array([1.0, 2.0, 3.0])])
+def test_cross_entropy_with_one_hot_targets_names_the_op_and_the_fix(weight):
+    logits = Variable(np.zeros((2, 3)))
+    one_hot = np.eye(3)[[2, 0]]
+    with pytest.raises(TypeError) as info:
+        F.cross_entropy(logits, one_hot, weight=weight)
+    message = str(info.value)
+    assert message.startswith("cross_entropy: labels must be integers")
+    assert "not supported" in message and "labels = targets.argmax(axis=1)" in message
+    assert "softmax_cross_entropy" not in message and "nll_loss" not in message
+
+
+@pytest.mark.parametrize("weight", [None, np.array([1.0, 2.0, 3.0])])
+def test_cross_entropy_errors_name_cross_entropy_with_weight_too(weight):
+    logits = Variable(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"^cross_entropy: label 5 at position 1"):
+        F.cross_entropy(logits, np.array([0, 5]), weight=weight)
+    with pytest.raises(ValueError, match=r"^cross_entropy: labels of shape \(3,\)"):
+        F.cross_entropy(logits, np.array([0, 1, 2]), weight=weight)
+    with pytest.raises(ValueError, match=r"^cross_entropy: weight must have shape \(3,\)"):
+        F.cross_entropy(logits, np.array([0, 1]), weight=np.ones(2))
+
+
+def test_integer_one_hot_labels_get_the_argmax_fix():
+    with pytest.raises(ValueError, match=r"cross_entropy: .*targets\.argmax\(axis=1\)"):
+        F.cross_entropy(Variable(np.zeros((2, 3))), np.eye(3, dtype=np.int64)[[2, 0]])
+
+
+def test_whole_float_labels_get_the_astype_fix():
+    with pytest.raises(TypeError, match=r"labels\.astype\(np\.int64\)"):
+        F.cross_entropy(Variable(np.zeros((2, 3))), np.array([2.0, 0.0]))
+
+
+def test_nll_loss_messages_still_name_nll_loss():
+    with pytest.raises(TypeError, match="^nll_loss: labels must be integers"):
+        F.nll_loss(Variable(np.zeros((2, 3))), np.array([2.0, 0.0]))

@@ -248,3 +248,22 @@ def test_mean_var_std_are_bit_identical_to_numpy(dtype):
         np.testing.assert_array_equal(F.var(x, axis=0).data, np.var(a, axis=0))
         if n > 1:
             np.testing.assert_array_equal(F.std(x, 0, ddof=1).data, np.std(a, 0, ddof=1))
+
+
+@pytest.mark.parametrize("op", [F.sum, F.mean, F.max, F.min, F.logsumexp, F.var, F.std])
+@pytest.mark.parametrize("axis", [1.0, "1", (0, 1.0), True])
+def test_a_non_integer_axis_names_the_op(op, axis):
+    name = op.__name__
+    with pytest.raises(TypeError, match=rf"^{name}: axis must be None, an int or a tuple of ints"):
+        op(Variable(np.ones((2, 3))), axis=axis)
+
+
+def test_a_whole_float_axis_gets_the_int_spelling():
+    with pytest.raises(TypeError, match=r"write axis=1\)"):
+        F.sum(Variable(np.ones((2, 3))), axis=1.0)  # was "'float' object is not iterable"
+
+
+def test_list_and_numpy_int_axes_still_work():
+    x = Variable(np.ones((2, 3)))
+    np.testing.assert_array_equal(F.sum(x, axis=[0, 1]).data, 6.0)
+    np.testing.assert_array_equal(F.sum(x, axis=np.int64(1)).data, [3.0, 3.0])

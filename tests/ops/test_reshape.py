@@ -257,3 +257,18 @@ def test_views_of_variables_still_share_memory() -> None:
     a = np.arange(6.0)
     assert np.shares_memory(F.reshape(Variable(a), (2, 3)).data, a)  # no extra copy
     assert np.shares_memory(F.transpose(Variable(a.reshape(2, 3))).data, a)
+
+
+@pytest.mark.parametrize("axis", [-3, 2, 1.0])
+def test_stack_axis_out_of_range_names_stack(axis):
+    with pytest.raises(ValueError) as info:
+        F.stack([np.ones(3), np.zeros(3)], axis=axis)
+    message = str(info.value)
+    assert message.startswith("stack: axis") and "-2..1" in message
+    assert "expand_dims" not in message  # the internal op the trial saw named
+
+
+@pytest.mark.parametrize("axis", [-2, -1, 0, 1])
+def test_stack_every_valid_axis_matches_numpy(axis):
+    a, b = np.arange(3.0), np.arange(3.0, 6.0)
+    np.testing.assert_array_equal(F.stack([a, b], axis=axis).data, np.stack([a, b], axis=axis))

@@ -1,0 +1,99 @@
+"""``float(x)``, ``int(x)``, ``f"{x:.3f}"`` and PyTorch spellings on a Variable.
+
+Regression (fresh-user trial, h35 item 3): ``float(loss)`` and ``f"{loss:.3f}"`` failed
+with messages that did not mention ``.item()``, and ``x.size()``, ``x.detach()``,
+``x.view(...)``, ``x.dim()`` gave plain Python errors.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import minitorch.ops as F
+from minitorch import Variable, nn
+
+
+@pytest.mark.parametrize("data", [np.array(0.25), np.array([0.25]), np.array([[0.25]])])
+def test_float_of_a_one_element_variable_is_its_value(data):
+    assert float(Variable(data)) == 0.25
+    assert type(float(Variable(data))) is float
+
+
+def test_float_and_int_follow_torch():
+    torch = pytest.importorskip("torch")
+    for value in (2.7, -2.7, 3.0):
+        x, t = Variable(np.array(value)), torch.tensor(value, dtype=torch.float64)
+        assert float(x) == float(t) and int(x) == int(t)
+        assert f"{x:.3f}" == f"{t:.3f}" and f"{x:e}" == f"{t:e}"
+
+
+def test_float_of_a_loss_after_backward_is_a_plain_number():
+    x = Variable(np.array([1.0, 2.0]))
+    loss = F.sum(x * x)
+    loss.backward()
+    assert f"loss {loss:.2f}" == "loss 5.00" and float(loss) == 5.0
+
+
+@pytest.mark.parametrize("convert", [float, int, lambda x: f"{x:.3f}"])
+def test_conversions_of_several_elements_name_item(convert):
+    with pytest.raises(TypeError, match=r"one element \(use x\.item\(\).*shape \(3,\)"):
+        convert(Variable(np.ones(3)))
+
+
+def test_empty_format_spec_is_str_for_any_shape():
+    x = Variable(np.array([1.0, 2.0]))
+    assert f"{x}" == str(x) == "variable([1. 2.])"
+    assert format(Variable(np.array(1.5)), "") == "variable(1.5)"
+
+
+def test_integer_variables_format_with_integer_specs():
+    assert f"{Variable(np.array(7)):03d}" == "007"
+    with pytest.raises(ValueError, match="Unknown format code 'd'"):  # as format(7.5, "d")
+        f"{Variable(np.array(7.5)):d}"
+
+
+def test_numpy_refusals_are_unchanged():
+    x = Variable(np.array(0.5))
+    with pytest.raises(TypeError, match="use x.data"):
+        np.asarray(x)
+    with pytest.raises(TypeError, match="F.exp"):
+        np.exp(x)
+    assert repr(x) == "variable(0.5)"
+    assert repr(copy.deepcopy(x)) == "variable(0.5)"
+    assert pickle.loads(pickle.dumps(x)).data == 0.5
+
+
+@pytest.mark.parametrize(
+    "name, hint",
+    [
+        ("detach", r"x\.data .*Variable\(x\.data\)"),
+        ("view", r"x\.reshape"),
+        ("dim", r"x\.ndim"),
+        ("numel", r"x\.size"),
+        ("unsqueeze", r"F\.expand_dims"),
+    ],
+)
+def test_pytorch_attribute_names_get_the_minitorch_spelling(name, hint):
+    x = Variable(np.ones((2, 3)))
+    message = f"no attribute '{name}' \\(a PyTorch name\\).*{hint}"
+    with pytest.raises(AttributeError, match=message):
+        getattr(x, name)
+    assert not hasattr(x, name)  # still a missing attribute for duck typing
+    with pytest.raises(AttributeError, match=hint):
+        getattr(nn.Parameter(np.ones(2)), name)
+
+
+def test_an_unknown_attribute_keeps_python_s_message():
+    with pytest.raises(AttributeError, match="^'Variable' object has no attribute 'foo'$"):
+        Variable(np.ones(2)).foo  # noqa: B018
+
+
+def test_size_is_an_int_and_size_call_names_shape():
+    x = Variable(np.ones((2, 3)))
+    assert x.size == 6 and isinstance(x.size, int) and np.zeros(x.size).shape == (6,)
+    with pytest.raises(TypeError, match=r"not PyTorch's size\(\) method: use x\.shape"):
+        x.size()
