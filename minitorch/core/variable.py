@@ -215,27 +215,44 @@ class Variable:
 
     # -- Python number protocols (what ``float(loss)`` and ``f"{loss:.3f}"`` call) -------
     def __float__(self) -> float:
-        """``float(x)`` for a Variable of exactly one element (any shape), as in PyTorch.
+        """Refuse ``float(x)``: it is also how ``math.exp(x)`` would drop the graph.
 
-        The result is a plain number: no gradient flows through it (for logging).
+        PyTorch converts a one-element tensor here, so ``math.exp(x) + 2 * x`` silently
+        loses the ``exp`` term's gradient (``math.exp`` calls ``__float__``). minitorch
+        asks for the explicit spelling instead: ``x.item()`` for a number (logging), an
+        ``F`` op (``F.exp``) to keep the graph. ``f"{loss:.3f}"`` works (``__format__``).
 
         Raises:
-            TypeError: if ``x`` has more or fewer than one element (names ``x.item()``
-                and ``x.data``).
+            TypeError: always; it names ``x.item()``, ``x.data`` and the ``F`` ops.
 
         Example:
-            >>> float(Variable(np.array(0.25)))
-            0.25
+            >>> float(Variable(np.array(0.25)))  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            TypeError: float(x) (or math.exp(x), math.sqrt(x), ...) would turn ... the graph
         """
-        return float(self._one_element("float"))
+        raise TypeError(self._number_message("float(x) (or math.exp(x), math.sqrt(x), ...)"))
 
     def __int__(self) -> int:
-        """``int(x)`` for one element: truncates toward zero, as ``int(2.7) == 2``.
+        """Refuse ``int(x)``, as ``float(x)``: use ``x.item()`` (then ``int(...)``).
 
         Raises:
-            TypeError: if ``x`` has more or fewer than one element.
+            TypeError: always; it names ``x.item()`` and ``x.data``.
         """
-        return int(self._one_element("int"))
+        raise TypeError(self._number_message("int(x)"))
+
+    def _number_message(self, what: str) -> str:
+        array = self._array()
+        number = (
+            f"use x.item() for its number (shape {array.shape})"
+            if array.size == 1
+            else f"x holds {array.size} elements (shape {array.shape}): use x.data for the array"
+        )
+        return (
+            f"{what} would turn the Variable into a plain number, and no gradient would "
+            f"flow through it: {number}, or the minitorch op (F.exp, F.sqrt, ... with "
+            "import minitorch.ops as F) to keep the graph"
+        )
 
     def __format__(self, format_spec: str) -> str:
         """``f"{x:.3f}"``: a one-element Variable formats as its number (PyTorch's rule).
@@ -599,7 +616,7 @@ _TORCH_SPELLINGS = {
     "cpu": "not needed: every Variable holds a NumPy array (x.data)",
     "cuda": "not available: minitorch runs on NumPy (CPU) only",
     "to": "use x.astype(dtype) for a dtype; there are no devices",
-    "float": "use x.astype(np.float32), or float(x) for a one-element Variable",
+    "float": "use x.astype(np.float32), or x.item() for the number of a one-element Variable",
     "double": "use x.astype(np.float64)",
     "long": "use x.astype(np.int64)",
 }
