@@ -204,8 +204,10 @@ class Module:
         The order is PyTorch's: a module's own Parameters in assignment order, then each
         sub-module's, depth first, in assignment order.
         """
+        modules = list(self.named_modules())
+        _refuse_filled_containers(modules)  # a plain list filled by append() after assignment
         seen: set[int] = set()
-        for prefix, module in self.named_modules():
+        for prefix, module in modules:
             for key, param in module._parameters.items():
                 if id(param) not in seen:
                     seen.add(id(param))
@@ -347,6 +349,7 @@ def _check_buffer(module: Module, name: str, value: Any) -> np.ndarray | None:
 
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+_REGISTRIES = frozenset({"_parameters", "_modules", "_buffers"})
 
 
 def _refuse_hidden_modules(module: Module, name: str, value: Any) -> None:
@@ -362,6 +365,37 @@ def _refuse_hidden_modules(module: Module, name: str, value: Any) -> None:
         return
     known = {id(m) for _, m in module.named_modules()}
     known.update(id(p) for _, p in module.named_parameters())
+    _refuse_unknown(module, name, value, found, known)
+
+
+def _refuse_filled_containers(modules: list[tuple[str, Module]]) -> None:
+    """The check of :func:`_refuse_hidden_modules`, for lists filled after assignment.
+
+    ``self.blocks = []`` and then ``self.blocks.append(nn.Linear(2, 2))`` (the commonest
+    way to build a list of layers) never passes through ``__setattr__``; the first
+    ``parameters()`` (an optimizer, ``state_dict()``) looks again.
+    """
+    known: set[int] | None = None
+    for _, module in modules:
+        for name, value in module.__dict__.items():
+            if not isinstance(value, _CONTAINERS) or not value or name in _REGISTRIES:
+                continue
+            found = list(_find_hidden(value, name))
+            if not found:
+                continue
+            if known is None:
+                known = {id(m) for _, m in modules}
+                known.update(id(p) for _, m in modules for p in m._parameters.values())
+            _refuse_unknown(module, name, value, found, known)
+
+
+def _refuse_unknown(
+    module: Module,
+    name: str,
+    value: Any,
+    found: list[tuple[str, Module | Parameter]],
+    known: set[int],
+) -> None:
     hidden = [(where, item) for where, item in found if id(item) not in known]
     if not hidden:
         return

@@ -36,6 +36,24 @@ def test_plain_list_of_modules_is_refused_with_a_hint():
         Hidden()
 
 
+def test_plain_list_filled_by_append_is_refused_when_parameters_are_asked_for():
+    # Fresh-user trial: `self.blocks = []` then `.append(layer)` slipped past the check
+    # at assignment, and the blocks were silently never trained or saved.
+    class Blocks(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.head = nn.Linear(2, 1)
+            self.blocks = []
+            for _ in range(3):
+                self.blocks.append(nn.Linear(2, 2))
+
+    model = Blocks()
+    with pytest.raises(TypeError, match=r"Blocks\.blocks: a plain list .*blocks\[0\].*ModuleList"):
+        list(model.parameters())
+    with pytest.raises(TypeError, match="ModuleList"):
+        SGD(model.parameters(), lr=0.1)
+
+
 @pytest.mark.parametrize(
     "value, where, hint",
     [
@@ -56,6 +74,9 @@ def test_plain_containers_without_layers_and_aliases_of_registered_layers_are_fi
     model.sizes = [1, 2, 3]
     model.fc = nn.Linear(2, 2, rng=0)
     model.order = [model.fc, model.fc.W]  # already registered: trained anyway
+    model.order.append(model.fc)
+    model.losses = []
+    model.losses.append(0.5)
     assert [name for name, _ in model.named_parameters()] == ["fc.W", "fc.b"]
 
 
