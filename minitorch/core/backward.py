@@ -322,8 +322,10 @@ def _check_leaf(x: Variable) -> None:
         return
     if x.dtype.kind not in "fc":
         raise TypeError(
-            f"backward(): a gradient reached {_label(x)} of dtype {x.dtype}, "
-            "but only floating-point Variables hold gradients; create it from floats, "
+            f"backward(): a gradient reached {_label(x)} of dtype {x.dtype} and shape "
+            f"{x.shape}, but only floating-point Variables hold gradients. If it is a "
+            "constant (a mask, labels, indices), create it with requires_grad=False (or "
+            "pass the ndarray itself); if you want its gradient, create it from floats, "
             "e.g. Variable(data.astype(float))"
         )
     old = x.grad

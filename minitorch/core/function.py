@@ -500,10 +500,12 @@ def _number_array(func: Function, index: int, value: Any, dtype: np.dtype[Any]) 
             fix = "convert the Variable to float first (x.astype(float)), or pass a float"
         else:
             fix = "use a float (it rounds to the nearest one, or to inf) instead of the int"
+        # NumPy's ufuncs raise here too; np.where and others silently wrap the number.
+        numpy = ", and NumPy raises OverflowError here too" if func.ufunc is not None else ""
         raise OverflowError(
             f"{type(func).__name__}: operand {index}, the Python {type(value).__name__} "
             f"{shown}, is out of range for {dtype}, the dtype it takes next to the other "
-            f"operand(s) (NumPy 2, NEP 50), and NumPy raises OverflowError here too; {fix}"
+            f"operand(s) (NumPy 2, NEP 50){numpy}; {fix}"
         ) from None
 
 

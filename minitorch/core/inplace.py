@@ -156,11 +156,7 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
                 raise RuntimeError(_modified_message(func, i, x, True))
         else:  # replaced: fine if by equal values
             saved = snapshot.copy
-            if (
-                now.shape != saved.shape
-                or now.dtype != saved.dtype
-                or not same_values(now, saved)
-            ):
+            if now.shape != saved.shape or now.dtype != saved.dtype or not same_values(now, saved):
                 raise RuntimeError(_modified_message(func, i, x, False))
         if checked is not None:
             checked.add(key)

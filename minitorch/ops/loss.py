@@ -343,8 +343,7 @@ def _nll_loss(
         w = np.asarray(_data(weight))
         if w.shape != (np.shape(x)[1],):
             raise ValueError(
-                f"{op}: weight must have shape ({np.shape(x)[1]},) (one per class), "
-                f"got {w.shape}"
+                f"{op}: weight must have shape ({np.shape(x)[1]},) (one per class), got {w.shape}"
             )
         if not isinstance(weight, Variable):  # a constant: the input's float dtype
             weight = w.astype(dtype) if dtype.kind == "f" else w
@@ -684,7 +683,8 @@ def accuracy(y: Operand, t: Any) -> float:
             accuracy by thresholding), or ``t`` is not ``(N,)``, or if a score is NaN
             (``np.argmax`` would take the first NaN's column as the prediction and count
             it right or wrong by chance); the message counts the rows with a NaN, gives
-            the first, and says where NaNs come from.
+            the first, and says where NaNs come from; or if a label is not in
+            ``0..C-1`` (as :func:`cross_entropy`).
         TypeError: if the labels are not integers (one-hot labels: the message says
             ``targets.argmax(axis=1)``).
 
@@ -720,4 +720,12 @@ def accuracy(y: Operand, t: Any) -> float:
                 "negative number, 0/0 or inf - inf; run the forward pass under "
                 "minitorch.detect_anomaly() to find the op that made it"
             )
+    bad = (labels < 0) | (labels >= scores.shape[1])  # cross_entropy refuses these too
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"accuracy: label {int(labels[i])} at position {i} is out of range for "
+            f"{scores.shape[1]} classes (labels must be in 0..{scores.shape[1] - 1}); a "
+            "row with such a label would silently count as wrong"
+        )
     return float(np.mean(np.argmax(scores, axis=1) == labels))

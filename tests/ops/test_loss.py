@@ -497,3 +497,14 @@ def test_whole_float_labels_get_the_astype_fix():
 def test_nll_loss_messages_still_name_nll_loss():
     with pytest.raises(TypeError, match="^nll_loss: labels must be integers"):
         F.nll_loss(Variable(np.zeros((2, 3))), np.array([2.0, 0.0]))
+
+
+@pytest.mark.parametrize("label", [3, -1])
+def test_accuracy_refuses_labels_out_of_range_as_cross_entropy_does(label):
+    # Fresh-user trial: such a row silently counted as wrong (argmax never equals it).
+    scores = np.eye(3)[[0, 1, 2, 0]]
+    labels = np.array([0, 1, 2, label])
+    with pytest.raises(ValueError, match=rf"accuracy: label {label} at position 3 .*3 classes"):
+        F.accuracy(scores, labels)
+    with pytest.raises(ValueError, match="out of range for 3 classes"):
+        F.cross_entropy(scores, labels)
