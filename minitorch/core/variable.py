@@ -213,6 +213,25 @@ class Variable:
         """Return ``data`` (the same array, not a copy)."""
         return self._array()
 
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """Pickle (and copy) a Variable as a leaf: its data, name, grad, requires_grad.
+
+        The graph is not saved, as in PyTorch: a Function holds its outputs by weak
+        references (which cannot be pickled), and a copied graph would still point at the
+        original outputs. So ``pickle.dumps(loss)`` of a computed loss works (a list of
+        losses saved for a plot) and the copy has ``creator is None``; its ``grad`` is
+        copied the same way. The marks the engine leaves (in-place snapshots, gradient
+        marks) are not copied.
+        """
+        state = {}
+        for cls in type(self).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if slot in _NOT_COPIED or not hasattr(self, slot):
+                    continue
+                state[slot] = getattr(self, slot)
+        state["creator"], state["generation"] = None, 0
+        return None, state
+
     # -- Python number protocols (what ``float(loss)`` and ``f"{loss:.3f}"`` call) -------
     def __float__(self) -> float:
         """Refuse ``float(x)``: it is also how ``math.exp(x)`` would drop the graph.
@@ -563,6 +582,12 @@ class Variable:
 
         def relu(self) -> Variable:
             """Elementwise ``max(self, 0)`` (ops.relu)."""
+
+
+#: What ``Variable.__getstate__`` leaves out: the graph link and the engine's marks.
+_NOT_COPIED = frozenset(
+    {"__weakref__", "creator", "generation", "_snapshot", "_first_order_grad", "_constant_grad_of"}
+)
 
 
 class _ElementCount(int):

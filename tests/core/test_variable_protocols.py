@@ -104,3 +104,18 @@ def test_size_is_an_int_and_size_call_names_shape():
     assert x.size == 6 and isinstance(x.size, int) and np.zeros(x.size).shape == (6,)
     with pytest.raises(TypeError, match=r"not PyTorch's size\(\) method: use x\.shape"):
         x.size()
+
+
+def test_a_computed_variable_pickles_as_a_leaf_with_its_gradient():
+    # Fresh-user trial: pickle.dumps(loss) failed on the weak references of its graph.
+    x = Variable(np.array([1.0, 2.0]), name="x")
+    loss = F.sum(x * x)
+    loss.backward(create_graph=True)
+    saved = pickle.loads(pickle.dumps(loss))
+    assert saved.creator is None and saved.generation == 0 and saved.data == 5.0
+    leaf = pickle.loads(pickle.dumps(x))
+    assert leaf.name == "x" and leaf.grad.creator is None
+    np.testing.assert_array_equal(leaf.grad.data, [2.0, 4.0])
+    assert x.grad.creator is not None  # the original keeps its graph
+    copied = copy.deepcopy(loss)
+    assert copied.creator is None and loss.creator is not None
