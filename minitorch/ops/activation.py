@@ -18,7 +18,7 @@ from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value, as_constant
 from minitorch.ops.arithmetic import Pair, broadcast_error
 from minitorch.ops.math import One, exp
-from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, sum
+from minitorch.ops.reduce import Axis, max_keepdims, normalize_axis, numpy_keywords, sum
 from minitorch.ops.reshape import add_tangents, as_float
 
 
@@ -483,6 +483,7 @@ class Softmax(Function):
         return gx - y * F.sum(gx, self.axes, keepdims=True)
 
 
+@numpy_keywords  # F.softmax(x, dim=1), PyTorch's spelling, names axis=
 def softmax(x: Operand, axis: Axis = -1) -> Variable:
     """Softmax along ``axis``: ``exp(x) / sum(exp(x), axis)``, stable for any logits.
 
@@ -535,6 +536,7 @@ class LogSoftmax(Function):
         return gy - F.exp(y) * F.sum(gy, self.axes, keepdims=True)
 
 
+@numpy_keywords  # F.softmax(x, dim=1), PyTorch's spelling, names axis=
 def log_softmax(x: Operand, axis: Axis = -1) -> Variable:
     """``log(softmax(x))`` along ``axis``, computed as ``x - logsumexp(x)`` (stable).
 

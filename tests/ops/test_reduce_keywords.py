@@ -40,3 +40,10 @@ def test_numpy_keywords_still_work_and_the_signature_is_kept(name):
 def test_other_unknown_keywords_keep_python_s_message():
     with pytest.raises(TypeError, match=r"^sum\(\) got an unexpected keyword argument 'foo'$"):
         F.sum(Variable(np.ones(2)), foo=1)
+
+
+@pytest.mark.parametrize("op", [F.softmax, F.log_softmax])
+def test_softmax_family_names_axis_for_dim(op):
+    # Fresh-user trial: softmax is where PyTorch users most often write dim=.
+    with pytest.raises(TypeError, match=r"'dim' \(PyTorch's name\): minitorch uses NumPy's"):
+        op(np.ones((2, 3)), dim=1)
