@@ -106,6 +106,11 @@ def _prepare(inputs: Sequence[Any]) -> list[Any]:
     """float64 copies of floating inputs; other inputs (integer labels, ...) pass through."""
     prepared: list[Any] = []
     for k, x in enumerate(inputs):
+        if isinstance(x, (tuple, list)) and any(isinstance(v, (Variable, np.ndarray)) for v in x):
+            raise TypeError(
+                f"gradcheck: input {k} is a {type(x).__name__} of arrays; pass the inputs as "
+                "separate arguments, gradcheck(f, x, y), not PyTorch's gradcheck(f, (x, y))"
+            )
         data = x.data if isinstance(x, Variable) else x
         if (
             isinstance(data, (np.ndarray, float, np.floating))
@@ -210,6 +215,8 @@ def gradcheck(
             values of both paths and the numeric one, and the Function type(s) whose
             two methods differ (see the attributes of :class:`GradcheckError`).
         ValueError: if a floating input contains NaN or inf.
+        TypeError: if an input is a tuple or list of arrays (PyTorch's
+            ``gradcheck(f, (x,))``); pass them as separate arguments.
         Exception: whatever a Function's backward raises; one raised only by
             ``backward(create_graph=True)`` carries a note saying so.
 

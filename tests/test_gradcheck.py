@@ -202,3 +202,10 @@ def test_an_error_only_on_the_create_graph_path_says_where_it_came_from() -> Non
     with pytest.raises(TypeError) as info:
         gradcheck(lambda v: NumpyOnVariables()(v), X0)
     assert any("raised by backward(create_graph=True)" in note for note in info.value.__notes__)
+
+
+def test_pytorch_style_tuple_of_inputs_is_refused_with_the_fix():
+    # Fresh-user trial: gradcheck(f, (X,)) failed inside f ("can't multiply sequence").
+    x = np.array([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"input 0 is a tuple of arrays.*gradcheck\(f, x, y\)"):
+        gradcheck(lambda v: F.sum(v * v), (x,))

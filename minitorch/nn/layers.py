@@ -130,9 +130,12 @@ class Sequential(Module):
     def append(self, layer: Module) -> Sequential:
         """Add ``layer`` at the end; returns ``self``."""
         if not isinstance(layer, Module):
+            if isinstance(layer, (list, tuple)) and any(isinstance(m, Module) for m in layer):
+                fix = "pass the layers themselves: nn.Sequential(*layers), not a list"
+            else:
+                fix = "wrap functions in a Module, e.g. nn.ReLU() instead of F.relu"
             raise TypeError(
-                f"Sequential: layer {len(self)} is a {type(layer).__name__}, not a Module "
-                "(wrap functions in a Module, e.g. nn.ReLU() instead of F.relu)"
+                f"Sequential: layer {len(self)} is a {type(layer).__name__}, not a Module ({fix})"
             )
         setattr(self, str(len(self)), layer)
         return self

@@ -192,3 +192,8 @@ def test_replacing_a_layer_keeps_its_place_in_the_order():
     model.fc1, model.fc2 = nn.Linear(2, 2, rng=0), nn.Linear(2, 2, rng=1)
     model.fc1 = nn.Linear(2, 2, rng=3)  # as in PyTorch: same name, same place
     assert [n for n, _ in model.named_parameters()][:2] == ["fc1.W", "fc1.b"]
+
+
+def test_sequential_given_a_list_says_to_unpack_it():
+    with pytest.raises(TypeError, match=r"nn\.Sequential\(\*layers\)"):
+        nn.Sequential([nn.Linear(2, 2), nn.ReLU()])
