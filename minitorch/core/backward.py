@@ -203,10 +203,12 @@ def _no_graph_message(y: Variable) -> str:
             "gradient with backward(create_graph=True) (e.g. y.backward(create_graph=True); "
             "gx = x.grad; x.clear_grad(); gx.backward()) to get second derivatives"
         )
+    # A Variable made with requires_grad=False and one computed under no_grad() look
+    # alike (no creator, no gradient wanted): the message names both.
     return (
-        f"backward(): {label} does not require a gradient: it was computed inside "
-        "no_grad() or only from constants, so no graph leads back to a Variable that "
-        "needs one"
+        f"backward(): {label} does not require a gradient: it was created with "
+        "requires_grad=False, or computed inside no_grad() or only from constants, so no "
+        "graph leads back to a Variable that needs one"
     )
 
 

@@ -71,7 +71,7 @@ class ModuleList(Module):
     def _index(self, index: int) -> int:
         if not isinstance(index, int) or isinstance(index, bool):
             raise TypeError(
-                f"ModuleList: indices must be ints or slices, got {type(index).__name__}"
+                f"ModuleList: indices must be ints (or slices), got {type(index).__name__}"
             )
         if not -len(self) <= index < len(self):
             raise IndexError(f"ModuleList: index {index} out of range for {len(self)} modules")
@@ -115,7 +115,12 @@ class ModuleList(Module):
             return ModuleList(modules[index])
         return modules[self._index(index)]
 
-    def __setitem__(self, index: int, module: Module) -> None:
+    def __setitem__(self, index: int | slice, module: Any) -> None:
+        if isinstance(index, slice):  # ml[0:2] = [a, b], as on a list (then renumbered)
+            modules = list(self._modules.values())
+            modules[index] = [self._checked(m, i) for i, m in enumerate(module)]
+            self._renumber(modules)
+            return
         setattr(self, str(self._index(index)), self._checked(module, index))
 
     def __delitem__(self, index: int | slice) -> None:

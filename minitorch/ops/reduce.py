@@ -209,7 +209,10 @@ class _Extremum(_Reduction, Function):
         # equally among the tied entries (a valid subgradient, as torch.amax/amin do).
         (x,) = self.input_arrays
         hit = x == self.reducer.reduce(x, axis=self.axes, keepdims=True)
-        return hit / np.sum(hit, axis=self.axes, keepdims=True).astype(x.dtype)
+        # A NaN maximum equals no entry: 0/0 gives NaN shares, as in PyTorch, without
+        # NumPy's RuntimeWarning on every backward.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return hit / np.sum(hit, axis=self.axes, keepdims=True).astype(x.dtype)
 
     def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
         # The product broadcasts gy (kept dims of size 1) over x's shape.

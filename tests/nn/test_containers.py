@@ -197,3 +197,14 @@ def test_replacing_a_layer_keeps_its_place_in_the_order():
 def test_sequential_given_a_list_says_to_unpack_it():
     with pytest.raises(TypeError, match=r"nn\.Sequential\(\*layers\)"):
         nn.Sequential([nn.Linear(2, 2), nn.ReLU()])
+
+
+def test_module_list_slice_assignment_replaces_and_renumbers():
+    # Fresh-user trial: ml[0:1] = [...] said "indices must be ints or slices, got slice".
+    ml = nn.ModuleList([nn.Linear(2, 2, rng=0), nn.Linear(2, 3, rng=1)])
+    last = ml[1]
+    ml[0:1] = [nn.ReLU(), nn.Linear(2, 2, rng=2)]
+    assert [type(m).__name__ for m in ml] == ["ReLU", "Linear", "Linear"] and ml[2] is last
+    assert [name for name, _ in ml.named_parameters()] == ["1.W", "1.b", "2.W", "2.b"]
+    with pytest.raises(TypeError, match="element 0 is a int, not a Module"):
+        ml[0:1] = [3]
