@@ -106,10 +106,11 @@ def _prepare(inputs: Sequence[Any]) -> list[Any]:
     """float64 copies of floating inputs; other inputs (integer labels, ...) pass through."""
     prepared: list[Any] = []
     for k, x in enumerate(inputs):
-        if isinstance(x, (tuple, list)) and any(isinstance(v, (Variable, np.ndarray)) for v in x):
+        if isinstance(x, (tuple, list)) and any(_is_floating(v) for v in x):
             raise TypeError(
                 f"gradcheck: input {k} is a {type(x).__name__} of arrays; pass the inputs as "
-                "separate arguments, gradcheck(f, x, y), not PyTorch's gradcheck(f, (x, y))"
+                "separate arguments, gradcheck(f, x, y), not PyTorch's gradcheck(f, (x, y)) "
+                "(for an f that takes a list: gradcheck(lambda a, b: f([a, b]), x, y))"
             )
         data = x.data if isinstance(x, Variable) else x
         if (
@@ -125,6 +126,11 @@ def _prepare(inputs: Sequence[Any]) -> list[Any]:
         else:
             prepared.append(x)
     return prepared
+
+
+def _is_floating(v: Any) -> bool:
+    """A Variable or floating ndarray: what gradcheck would perturb (not index arrays)."""
+    return isinstance(v, Variable) or (isinstance(v, np.ndarray) and v.dtype.kind in "fc")
 
 
 def _analytic(

@@ -209,3 +209,11 @@ def test_pytorch_style_tuple_of_inputs_is_refused_with_the_fix():
     x = np.array([1.0, 2.0])
     with pytest.raises(TypeError, match=r"input 0 is a tuple of arrays.*gradcheck\(f, x, y\)"):
         gradcheck(lambda v: F.sum(v * v), (x,))
+
+
+def test_a_list_of_index_arrays_is_still_one_input():
+    # Only floating arrays are gradcheck's to perturb: a list of integer index arrays is
+    # an ordinary argument of f (h37 found the tuple check refusing it).
+    x = np.arange(9.0).reshape(3, 3)
+    rows_cols = [np.array([0, 1]), np.array([2, 0])]
+    assert gradcheck(lambda a, idx: F.sum(a[tuple(idx)] ** 2), x, rows_cols)

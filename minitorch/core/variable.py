@@ -248,9 +248,11 @@ class Variable:
             >>> float(Variable(np.array(0.25)))  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            TypeError: float(x) (or math.exp(x), math.sqrt(x), ...) would turn ... the graph
+            TypeError: float(x) (also called by math.exp(x), '%f' % x, ...) would ... works
         """
-        raise TypeError(self._number_message("float(x) (or math.exp(x), math.sqrt(x), ...)"))
+        raise TypeError(
+            self._number_message("float(x) (also called by math.exp(x), '%f' % x, ...)")
+        )
 
     def __int__(self) -> int:
         """Refuse ``int(x)``, as ``float(x)``: use ``x.item()`` (then ``int(...)``).
@@ -270,7 +272,7 @@ class Variable:
         return (
             f"{what} would turn the Variable into a plain number, and no gradient would "
             f"flow through it: {number}, or the minitorch op (F.exp, F.sqrt, ... with "
-            "import minitorch.ops as F) to keep the graph"
+            'import minitorch.ops as F) to keep the graph; to print it, f"{x:.3f}" works'
         )
 
     def __format__(self, format_spec: str) -> str:
