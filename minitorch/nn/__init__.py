@@ -6,6 +6,7 @@
 loaded as ``.npz`` keyed by dotted parameter names.
 """
 
+from minitorch.nn.attention import GELU, MultiheadAttention, Projection
 from minitorch.nn.containers import ModuleDict, ModuleList
 from minitorch.nn.conv import AvgPool2d, Conv2d, ConvTranspose2d, Flatten, MaxPool2d
 from minitorch.nn.embedding import Embedding
@@ -23,12 +24,15 @@ from minitorch.nn.layers import (
 from minitorch.nn.module import Module, Parameter
 from minitorch.nn.normalization import BatchNorm, BatchNorm1d, BatchNorm2d, LayerNorm
 from minitorch.nn.recurrent import LSTM, RNN
+from minitorch.nn.transformer import (
+    LearnedPositionalEmbedding,
+    SinusoidalPositionalEncoding,
+    TransformerEncoderLayer,
+    sinusoidal_positions,
+)
 from minitorch.nn.weights import WeightFileError
 
 __all__ = [
-    "LSTM",
-    "MLP",
-    "RNN",
     "Activation",
     "AvgPool2d",
     "BatchNorm",
@@ -39,17 +43,27 @@ __all__ = [
     "Dropout",
     "Embedding",
     "Flatten",
+    "GELU",
+    "LSTM",
     "LayerNorm",
+    "LearnedPositionalEmbedding",
     "Linear",
+    "MLP",
     "MaxPool2d",
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "Parameter",
+    "Projection",
+    "RNN",
     "ReLU",
     "Sequential",
     "Sigmoid",
+    "SinusoidalPositionalEncoding",
     "Tanh",
+    "TransformerEncoderLayer",
     "WeightFileError",
     "init_weight",
+    "sinusoidal_positions",
 ]

@@ -1,7 +1,8 @@
 """Every differentiable op of minitorch (``import minitorch.ops as F``).
 
 Modules form a fixed order — reshape, arithmetic, math, reduce, linalg, indexing,
-activation, loss, then windows (im2col), conv, pool, normalization, embedding — and each
+activation, loss, then windows (im2col), conv, pool, normalization, embedding, gelu,
+attention — and each
 imports only earlier ones. Importing this package binds the operators onto ``Variable``
 (see :mod:`minitorch.ops.variable_methods`).
 
@@ -24,8 +25,16 @@ from minitorch.ops.activation import (
     softplus,
 )
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
+from minitorch.ops.attention import (
+    attention_weights,
+    masked_fill,
+    scaled_dot_product_attention,
+    tril,
+    triu,
+)
 from minitorch.ops.conv import conv2d, conv_transpose2d
 from minitorch.ops.embedding import embedding
+from minitorch.ops.gelu import gelu
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
 from minitorch.ops.loss import (
@@ -69,6 +78,7 @@ __all__ = [
     "accuracy",
     "add",
     "astype",
+    "attention_weights",
     "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy",
@@ -87,6 +97,7 @@ __all__ = [
     "exp",
     "expand_dims",
     "flatten",
+    "gelu",
     "get_item",
     "im2col",
     "l1_loss",
@@ -96,6 +107,7 @@ __all__ = [
     "log",
     "log_softmax",
     "logsumexp",
+    "masked_fill",
     "matmul",
     "max",
     "max_pool2d",
@@ -112,6 +124,7 @@ __all__ = [
     "pow",
     "relu",
     "reshape",
+    "scaled_dot_product_attention",
     "sigmoid",
     "sin",
     "softmax",
@@ -127,6 +140,8 @@ __all__ = [
     "sum_to",
     "tanh",
     "transpose",
+    "tril",
+    "triu",
     "var",
     "where",
 ]
@@ -151,6 +166,7 @@ _RENAMED = {
     "mse": "mse_loss",
     "nll": "nll_loss",
     "bce": "binary_cross_entropy",
+    "sdpa": "scaled_dot_product_attention",
 }
 
 
