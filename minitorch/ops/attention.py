@@ -265,7 +265,7 @@ def scaled_dot_product_attention(
         dropout_p: the probability of dropping an attention weight (applied whenever
             ``> 0``, as PyTorch: pass 0.0 in evaluation).
         is_causal: query ``i`` may attend to keys ``0..i`` only (``tril`` of ``(L, S)``);
-            combined with ``attn_mask`` when both are given, as PyTorch 2.13 does.
+            then ``attn_mask`` must be ``None``, as in PyTorch.
         scale: the factor of the scores; default ``1 / sqrt(E)``.
 
     Returns:
@@ -275,6 +275,7 @@ def scaled_dot_product_attention(
         ValueError: if an input has fewer than 2 dims, ``E`` or ``S`` disagree, or the
             mask does not broadcast to ``(*, L, S)``.
         TypeError: if ``attn_mask`` is neither bool nor float.
+        RuntimeError: if both ``attn_mask`` and ``is_causal`` are given (PyTorch's error).
 
     Example:
         >>> q = k = Variable(np.zeros((2, 4)))
@@ -287,6 +288,11 @@ def scaled_dot_product_attention(
         A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.2.1.
     """
     _check_qkv(query, key, value)
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "scaled_dot_product_attention: give attn_mask or is_causal=True, not both "
+            "(as PyTorch); for both, pass attn_mask & np.tri(L, S, dtype=bool)"
+        )
     weights = attention_weights(query, key, attn_mask, is_causal, scale)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=True)

@@ -86,6 +86,8 @@ def _tf() -> Any:
 LABELS = np.array([2, 0, 1, 2])
 INDEX = np.array([0, 2, 2, 1])
 IGNORED = np.array([2, -100, 1, 0])  # the second row is left out of the loss
+ATTN_MASK = np.array([[True, False], [True, True], [False, False]])  # a row with no key
+ADD_MASK = np.array([[0.0, -1.0], [0.5, -np.inf], [0.2, 0.0]])
 
 CASES = [
     # -- arithmetic (broadcast pairs) --
@@ -318,6 +320,41 @@ CASES = [
         lambda W: F.embedding(INDEX, W),
         _u((3, 2)),
         lambda W: _tf().embedding(_torch().as_tensor(INDEX), W),
+    ),
+    # -- attention (issue 30) --
+    TangentCase("gelu", F.gelu, _u((2, 3), low=-3, high=3), lambda a: _tf().gelu(a)),
+    TangentCase(
+        "gelu_tanh",
+        lambda a: F.gelu(a, approximate="tanh"),
+        _u((2, 3), low=-3, high=3),
+        lambda a: _tf().gelu(a, approximate="tanh"),
+    ),
+    TangentCase(
+        "sdpa_causal",
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        _u((2, 3, 4), (2, 3, 4), (2, 3, 2)),
+        lambda q, k, v: _tf().scaled_dot_product_attention(q, k, v, is_causal=True),
+    ),
+    TangentCase(
+        "sdpa_bool_mask_scale",
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, ATTN_MASK, scale=0.7),
+        _u((3, 4), (2, 4), (2, 2)),
+        lambda q, k, v: _tf().scaled_dot_product_attention(
+            q, k, v, _torch().as_tensor(ATTN_MASK), scale=0.7
+        ),
+    ),
+    TangentCase(
+        "sdpa_float_mask",
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, ADD_MASK),
+        _u((3, 4), (2, 4), (2, 2)),
+        lambda q, k, v: _tf().scaled_dot_product_attention(q, k, v, _torch().as_tensor(ADD_MASK)),
+    ),
+    TangentCase("tril", lambda a: F.tril(a), _u((3, 3)), lambda a: _torch().tril(a)),
+    TangentCase(
+        "masked_fill",
+        lambda a: F.masked_fill(a, ATTN_MASK, -1.0),
+        _u((3, 2)),
+        lambda a: a.masked_fill(_torch().as_tensor(ATTN_MASK), -1.0),
     ),
     TangentCase(
         "dropout",  # the same mask on every call: minitorch's generator reseeded
