@@ -65,7 +65,9 @@ def torch_twin(model: Any) -> Any:
 
         def forward(self, x: Any) -> Any:
             x = x + self.attn(self.ln1(x))
-            return x + self.fc_out(tf.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+            h = self.fc(self.ln2(x))
+            h = tf.relu(h) if cfg.activation == "relu" else tf.gelu(h, approximate="tanh")
+            return x + self.fc_out(h)
 
     class TorchGPT(tnn.Module):
         def __init__(self) -> None:

@@ -5,7 +5,10 @@ Used by ``python -m examples.char_gpt`` (training on Shakespeare) and by the ``g
 benchmark task. Each block is GPT-2's (Radford et al. 2019)::
 
     x = x + attn(ln1(x))          attn: causal multi-head self-attention
-    x = x + mlp(ln2(x))           mlp: Linear(d, 4d) -> GELU (tanh) -> Linear(4d, d)
+    x = x + mlp(ln2(x))           mlp: Linear(d, 4d) -> ReLU -> Linear(4d, d)
+
+ReLU, as in Karpathy's "Let's build GPT"; ``GPTConfig(activation="gelu")`` takes GPT-2's
+GELU (tanh form) instead.
 
 Positions are the fixed sinusoids of Vaswani et al. (no parameters, defined for every
 position up to ``max_len``), so a model trained on 64-character windows can still be
@@ -32,6 +35,7 @@ class GPTConfig:
     n_layers: int = 3
     n_heads: int = 4
     max_len: int = 256
+    activation: str = "relu"  # or "gelu": GPT-2's (tanh form), slower here
 
 
 class KVCache:
@@ -95,11 +99,14 @@ class Block(nn.Module):
         self.attn = CausalSelfAttention(config, rng)
         self.fc = nn.Linear(d, 4 * d, rng=rng)
         self.fc_out = nn.Linear(4 * d, d, rng=rng)
+        self.activation = config.activation
 
     def forward(self, x: Variable, cache: KVCache | None = None, layer: int = 0) -> Variable:
         """``x + attn(ln1(x))``, then ``x + mlp(ln2(x))``."""
         x = x + self.attn(self.ln1(x), cache, layer)
-        return x + self.fc_out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+        h = self.fc(self.ln2(x))
+        h = F.relu(h) if self.activation == "relu" else F.gelu(h, approximate="tanh")
+        return x + self.fc_out(h)
 
 
 class GPT(nn.Module):

@@ -130,22 +130,29 @@ def masked_fill(x: Operand, mask: Any, value: float) -> Variable:
     return where(condition, np.asarray(value, dtype=np.result_type(x)), x)
 
 
-def _safe_softmax_array(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+def _safe_softmax_array(x: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
+    if keep is not None:  # masked scores are -inf: their weights are exactly 0
+        x = np.where(keep, x, -np.inf)
     # A row of -inf only (every key masked) has max -inf: shift by 0 instead, so its
     # exponentials are all 0 and the row of weights is 0 (not 0/0 = NaN).
-    peak = max_keepdims(x, axes)
+    peak = max_keepdims(x, (x.ndim - 1,))
     e = np.exp(x - np.where(np.isneginf(peak), 0, peak))
-    total = np.sum(e, axis=axes, keepdims=True)
+    total = np.sum(e, axis=-1, keepdims=True)
     e /= np.where(total == 0, 1, total)
     return e
 
 
 class SafeSoftmax(Softmax):
-    """softmax, with 0 (not NaN) for a row of -inf;  gx = y * (gy - sum(gy * y))."""
+    """softmax over the last axis of the allowed entries (``keep``), 0 elsewhere and for
+    a row with none;  gx = y * (gy - sum(gy * y)), which is 0 wherever y is."""
+
+    def __init__(self, keep: np.ndarray | None = None) -> None:
+        super().__init__(-1)
+        self.keep = keep  # a constant bool mask, broadcasting to x (None: all allowed)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        self.axes = (x.ndim - 1,)  # the keys' axis; jvp and vjp are Softmax's (0 where y = 0)
-        return _safe_softmax_array(x, self.axes)
+        self.axes = (x.ndim - 1,)  # the keys' axis; jvp and vjp are Softmax's
+        return _safe_softmax_array(x, self.keep)
 
 
 def _check_qkv(query: Any, key: Any, value: Any) -> tuple[tuple[int, ...], ...]:
@@ -164,28 +171,27 @@ def _check_qkv(query: Any, key: Any, value: Any) -> tuple[tuple[int, ...], ...]:
     return shapes
 
 
-def _apply_mask(scores: Variable, attn_mask: Any, is_causal: bool) -> Variable:
-    length, source = scores.shape[-2:]
-    if is_causal:  # query i sees keys 0..i (top-left aligned, as PyTorch)
-        scores = where(np.tri(length, source, dtype=bool), scores, -np.inf)
+def _split_mask(scores_shape: tuple[int, ...], attn_mask: Any, is_causal: bool) -> tuple:
+    """The mask as ``(keep, additive)``: a bool array of the allowed entries (or None) and
+    an additive float mask (or None), each broadcasting to the scores ``(*, L, S)``."""
+    keep = np.tri(*scores_shape[-2:], dtype=bool) if is_causal else None  # top-left aligned
     if attn_mask is None:
-        return scores
+        return keep, None
     mask = attn_mask.data if isinstance(attn_mask, Variable) else np.asarray(attn_mask)
     try:
-        np.broadcast_shapes(mask.shape, scores.shape)
+        np.broadcast_shapes(mask.shape, scores_shape)
     except ValueError:
         raise ValueError(
             f"scaled_dot_product_attention: attn_mask of shape {mask.shape} does not "
-            f"broadcast to the scores' shape {scores.shape} (..., L, S)"
+            f"broadcast to the scores' shape {scores_shape} (..., L, S)"
         ) from None
     if mask.dtype == np.bool_:  # True: may attend
-        return where(mask, scores, -np.inf)
+        return (mask.copy() if keep is None else keep & mask), None
     if mask.dtype.kind != "f":
         raise TypeError(
             f"scaled_dot_product_attention: attn_mask must be bool or float, got {mask.dtype}"
         )
-    # An additive mask; an array is cast to the scores' dtype, a Variable gets its gradient.
-    return scores + (attn_mask if isinstance(attn_mask, Variable) else mask.astype(scores.dtype))
+    return keep, attn_mask if isinstance(attn_mask, Variable) else mask
 
 
 def attention_weights(
@@ -232,8 +238,14 @@ def attention_weights(
     axes = (*range(len(k_shape) - 2), len(k_shape) - 1, len(k_shape) - 2)
     # Scale the queries (L x E numbers), not the scores (L x S): the same product.
     scores = matmul(query * scale, transpose(key, axes))
-    scores = _apply_mask(scores, attn_mask, is_causal)
-    return SafeSoftmax(-1)(scores) if safe else softmax(scores, axis=-1)
+    keep, additive = _split_mask(scores.shape, attn_mask, is_causal)
+    if additive is not None:  # an array is cast to the scores' dtype; a Variable is an input
+        is_array = not isinstance(additive, Variable)
+        scores = scores + (additive.astype(scores.dtype) if is_array else additive)
+    if safe:  # the bool mask inside the softmax: one op, no -inf scores in the graph
+        return SafeSoftmax(keep)(scores)
+    scores = scores if keep is None else where(keep, scores, -np.inf)
+    return softmax(scores, axis=-1)
 
 
 def scaled_dot_product_attention(

@@ -82,25 +82,40 @@ def normal_cdf(x: Operand) -> Variable:
     return NormalCdf()(as_float(x))
 
 
-def _tanh_slope(xp: Ops, x: Value) -> Value:
-    """d gelu_tanh / dx = (1 + t) / 2 + x (1 - t^2) u' / 2,  t = tanh(u)."""
-    t = xp.tanh(TANH_SCALE * (x + TANH_CUBIC * x * x * x))
-    du = TANH_SCALE * (1.0 + 3.0 * TANH_CUBIC * x * x)
-    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du
+def _tanh_arg(x: Value) -> Value:
+    """``u = sqrt(2/pi) (x + 0.044715 x^3)``, written ``sqrt(2/pi) x (1 + 0.044715 x^2)``."""
+    return TANH_SCALE * x * (1.0 + TANH_CUBIC * x * x)
+
+
+def _tanh_slope(x: Value, t: Value) -> Value:
+    """d gelu_tanh / dx = (1 + t) / 2 * (1 + x (1 - t) u'),  t = tanh(u).
+
+    From ``(1 + t) / 2 + x (1 - t^2) u' / 2`` with ``1 - t^2 = (1 - t)(1 + t)``: five
+    passes over the array fewer.
+    """
+    du = TANH_SCALE * (1.0 + (3.0 * TANH_CUBIC) * x * x)
+    return 0.5 * (1.0 + t) * (1.0 + x * (1.0 - t) * du)
 
 
 class GeluTanh(Function):
     """y = x / 2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));  gx = gy * slope (above)."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        return 0.5 * x * (1.0 + np.tanh(TANH_SCALE * (x + TANH_CUBIC * x * x * x)))
+        self.t = np.tanh(_tanh_arg(x))  # kept: the first-order backward reuses it
+        return 0.5 * x * (1.0 + self.t)
+
+    def _t(self, xp: Ops, x: Value) -> Value:
+        # On arrays, forward's tanh (the same numbers, computed once); under create_graph,
+        # tanh as an op, so that second derivatives see its dependence on x.
+        return self.t if xp is self.array_ops else xp.tanh(_tanh_arg(x))
 
     def jvp(self, tx: Variable) -> Variable:
-        return tx * _tanh_slope(self.graph_ops, self.inputs[0])
+        (x,) = self.inputs
+        return tx * _tanh_slope(x, self._t(self.graph_ops, x))
 
     def vjp(self, xp: Ops, xs: One, gy: Value) -> Value:
         (x,) = xs
-        return gy * _tanh_slope(xp, x)
+        return gy * _tanh_slope(x, self._t(xp, x))
 
 
 def gelu(x: Operand, approximate: str = "none") -> Variable:
