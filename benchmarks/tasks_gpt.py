@@ -2,7 +2,8 @@
 
 One step is forward, backward and an AdamW update of ``examples.gpt.GPT`` with the
 calibration model of the issue: 3 layers, width 96, 4 heads, context 64, batch 32,
-float32, one thread. The PyTorch twin starts from the same weights and computes the same
+float32, one thread, glibc keeping freed memory (``examples.char_gpt.keep_freed_memory``).
+The PyTorch twin starts from the same weights and computes the same
 function with plain-matmul attention (as the issue's calibration did); the losses of the
 two must agree. Target: minitorch within 1.5x of PyTorch.
 """
@@ -94,6 +95,11 @@ def torch_twin(model: Any) -> Any:
 
 def gpt_step_case(iterations: int = 3) -> Case:
     """One AdamW training step of the char-GPT, in ms/step."""
+    from examples.char_gpt import keep_freed_memory  # noqa: PLC0415
+
+    # As the example does (both frameworks share the process, so both get it): freed
+    # megabyte temporaries stay in the heap instead of costing page faults when reused.
+    keep_freed_memory()
     batches = _batches(iterations)
 
     def timed(train: Any) -> Step:
