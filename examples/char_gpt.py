@@ -85,15 +85,27 @@ def learning_rate(fraction: float, peak: float = 2e-3, warmup: float = 0.02) -> 
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def train(model: GPT, train_ids: np.ndarray, seconds: float, seed: int) -> dict[str, Any]:
-    """Train for ``seconds`` of wall time; return the step count and tokens per second."""
+def train(
+    model: GPT,
+    train_ids: np.ndarray,
+    seconds: float,
+    seed: int,
+    val_ids: np.ndarray | None = None,
+    checkpoints: Sequence[float] = (),
+) -> dict[str, Any]:
+    """Train for ``seconds`` of wall time; return the step count, tokens per second and
+    the validation loss at each of ``checkpoints`` (seconds; evaluation time not counted)."""
     from tqdm import tqdm  # noqa: PLC0415 (a dev/demo dependency, only for the bar)
 
     rng = np.random.default_rng(seed)
     optimizer = optim.AdamW(model.parameters(), lr=2e-3, weight_decay=0.01)
+    pending, curve = sorted(checkpoints), {}
     start, steps = time.perf_counter(), 0
     with tqdm(total=int(seconds), unit="s", desc="training") as bar:
         while (elapsed := time.perf_counter() - start) < seconds:
+            if pending and elapsed >= pending[0] and val_ids is not None:
+                curve[f"{pending.pop(0) / 60:g} min"] = evaluate(model, val_ids)
+                start += time.perf_counter() - start - elapsed  # the clock stood still
             optimizer.lr = learning_rate(elapsed / seconds)
             loss = model.loss(*batch(train_ids, rng))
             optimizer.zero_grad()
@@ -108,6 +120,7 @@ def train(model: GPT, train_ids: np.ndarray, seconds: float, seed: int) -> dict[
         "steps": steps,
         "train_seconds": elapsed,
         "tokens_per_second": steps * BATCH * CONTEXT / elapsed,
+        "val_curve": curve,
     }
 
 
@@ -204,7 +217,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         f"{model.num_parameters():,} parameters"
     )
     report: dict[str, Any] = {"params": model.num_parameters()}
-    report.update(train(model, train_ids, args.minutes * 60, args.seed))
+    checkpoints = [60 * m for m in (1, 2, 5) if m < args.minutes]
+    report.update(train(model, train_ids, args.minutes * 60, args.seed, val_ids, checkpoints))
     report["val_loss"] = evaluate(model, val_ids)
     print(f"validation loss {report['val_loss']:.3f} nats/char after {report['steps']} steps")
     model.save_weights(args.weights)
