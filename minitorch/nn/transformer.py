@@ -195,6 +195,7 @@ class SinusoidalPositionalEncoding(Module):
         super().__init__()
         self.d_model = check_size("SinusoidalPositionalEncoding", "d_model", d_model)
         self.max_len = check_size("SinusoidalPositionalEncoding", "max_len", max_len)
+        self.table: np.ndarray
         self.register_buffer("table", sinusoidal_positions(max_len, d_model, dtype))
 
     def forward(self, x: Operand, start: int = 0) -> Variable:

@@ -19,6 +19,7 @@ import numpy as np
 from minitorch.core import Operand, Variable
 from minitorch.core.function import as_constant
 from minitorch.ops.activation import Softmax, softmax
+from minitorch.ops.arithmetic import mul
 from minitorch.ops.indexing import where
 from minitorch.ops.linalg import matmul
 from minitorch.ops.loss import dropout
@@ -31,8 +32,8 @@ def _band(x: Operand, diagonal: int, lower: bool, name: str) -> Variable:
     if len(shape) < 2:
         raise ValueError(f"{name}: expected at least 2 dimensions, got shape {shape}")
     rows, cols = shape[-2:]
-    keep = np.tri(rows, cols, diagonal, dtype=bool)
-    keep = keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    keep = np.tri(rows, cols, diagonal, dtype=np.bool_)
+    keep = keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=np.bool_)
     return where(keep, x, np.zeros((), dtype=np.result_type(x)))
 
 
@@ -174,7 +175,8 @@ def _check_qkv(query: Any, key: Any, value: Any) -> tuple[tuple[int, ...], ...]:
 def _split_mask(scores_shape: tuple[int, ...], attn_mask: Any, is_causal: bool) -> tuple:
     """The mask as ``(keep, additive)``: a bool array of the allowed entries (or None) and
     an additive float mask (or None), each broadcasting to the scores ``(*, L, S)``."""
-    keep = np.tri(*scores_shape[-2:], dtype=bool) if is_causal else None  # top-left aligned
+    length, source = scores_shape[-2:]
+    keep = np.tri(length, source, dtype=np.bool_) if is_causal else None  # top-left aligned
     if attn_mask is None:
         return keep, None
     mask = attn_mask.data if isinstance(attn_mask, Variable) else np.asarray(attn_mask)
@@ -237,7 +239,7 @@ def attention_weights(
     scale = 1.0 / math.sqrt(q_shape[-1]) if scale is None else float(scale)
     axes = (*range(len(k_shape) - 2), len(k_shape) - 1, len(k_shape) - 2)
     # Scale the queries (L x E numbers), not the scores (L x S): the same product.
-    scores = matmul(query * scale, transpose(key, axes))
+    scores = matmul(mul(query, scale), transpose(key, axes))
     keep, additive = _split_mask(scores.shape, attn_mask, is_causal)
     if additive is not None:  # an array is cast to the scores' dtype; a Variable is an input
         is_array = not isinstance(additive, Variable)

