@@ -27,6 +27,7 @@ import minitorch.ops as F
 from minitorch import Variable, manual_seed
 
 DTYPES = [np.uint8, np.int8, np.bool_]
+MASK = np.array([True, False, True])
 
 
 def values(dtype: Any, shape: tuple[int, ...] = (2, 3)) -> np.ndarray:
@@ -123,6 +124,11 @@ ROWS = [
     Row("linear", x1, lambda x: F.linear(x, np.ones((4, 3)), np.zeros(4))),
     Row("conv2d", img, lambda x: F.conv2d(x, np.ones((2, 1, 2, 2)))),
     Row("conv_transpose2d", img, lambda x: F.conv_transpose2d(x, np.ones((1, 2, 2, 2)))),
+    Row("gelu", x1, F.gelu),
+    Row("gelu_tanh", x1, lambda x: F.gelu(x, approximate="tanh")),
+    Row("scaled_dot_product_attention", x2,
+        lambda q, k: F.scaled_dot_product_attention(q, k, k, is_causal=True)),
+    Row("attention_weights", x2, lambda q, k: F.attention_weights(q, k)),
     # NumPy-equivalent ops: NumPy's own result, dtype included.
     Row("exp", x1, F.exp, np.exp),
     Row("log", lambda d: (values(d) + 0 if d is np.bool_ else np.abs(values(d)) + 1,),
@@ -170,6 +176,10 @@ ROWS = [
         lambda c: c.reshape(1, 1, 3, 4)),
     Row("embedding", lambda d: (values(d, (4, 2)),),
         lambda w: F.embedding(np.array([3, 0]), w), lambda w: w[[3, 0]]),
+    Row("tril", x1, F.tril, np.tril),
+    Row("triu", x1, lambda x: F.triu(x, 1), lambda x: np.triu(x, 1)),
+    Row("masked_fill", x1, lambda x: F.masked_fill(x, MASK, 1),
+        lambda x: np.where(MASK, np.asarray(1, x.dtype), x)),  # x's dtype, as torch
 ]
 
 # Ops that do not take an array of values as their first operand (nothing to audit):
