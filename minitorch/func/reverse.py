@@ -14,32 +14,79 @@ import contextlib
 import contextvars
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from minitorch.core import Function, Variable, using_config
+from minitorch.core import Config, Function, Variable, using_config
 from minitorch.core import forward as _forward
+from minitorch.func import pytree
 
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("minitorch_func_depth", default=0)
 
 
+@dataclass(frozen=True)
+class Boundary:
+    """What lies outside one transform call: it decides how the results meet the caller.
+
+    A transform ignores an outer ``no_grad()`` / ``enable_backprop=False`` (torch.func's
+    rule): it always differentiates, and only a ``no_grad`` *inside* the transformed
+    function counts. Under an outer one, its results are constants (no graph), exactly
+    like any other value computed under ``no_grad``.
+
+    Attributes:
+        record: the caller records a graph (no ``no_grad`` around the call).
+        depth: how many transforms are running around this one.
+    """
+
+    record: bool
+    depth: int
+
+    def create_graph(self, leaves: Sequence[Any]) -> bool:
+        """Should the derivatives themselves be differentiable?
+
+        Yes inside a forward-mode level (it pushes tangents through them); and, where
+        the caller records a graph, inside another transform (``grad(grad(f))``) or
+        when an input requires grad (``mf.grad(f)(x).sum().backward()``, as torch.func
+        composes with torch.autograd).
+        """
+        if _forward.active_levels():
+            return True
+        if not self.record:
+            return False
+        return self.depth > 0 or any(isinstance(x, Variable) and x.requires_grad for x in leaves)
+
+    def results(self, tree: Any) -> Any:
+        """``tree`` as the caller gets it: constants under the caller's ``no_grad``."""
+        if self.record or _forward.active_levels():
+            return tree
+        leaves, spec, _ = pytree.flatten(tree)
+        return pytree.unflatten(spec, [_constant(leaf) for leaf in leaves])
+
+
+def _constant(leaf: Any) -> Any:
+    if isinstance(leaf, Variable) and (leaf.requires_grad or leaf.creator is not None):
+        return Variable(leaf.data, requires_grad=False)
+    return leaf
+
+
 @contextlib.contextmanager
-def transform_scope() -> Iterator[None]:
-    """Mark that a transform is running, so inner transforms keep their results
-    differentiable (``grad(grad(f))``)."""
-    token = _depth.set(_depth.get() + 1)
+def transform_scope() -> Iterator[Boundary]:
+    """Run one transform: backprop on whatever the caller chose, inner transforms
+    marked as nested. Yields the call's :class:`Boundary`."""
+    boundary = Boundary(Config.enable_backprop, _depth.get())
+    token = _depth.set(boundary.depth + 1)
     try:
-        yield
+        with using_config("enable_backprop", True):
+            yield boundary
     finally:
         _depth.reset(token)
 
 
-def nested(inside: bool = True) -> bool:
-    """Will the result be differentiated again (an outer transform is running)?
-
-    ``inside``: asked from within the transform's own :func:`transform_scope`.
-    """
-    return _depth.get() > int(inside) or bool(_forward.active_levels())
+def boundary_here() -> Boundary:
+    """The :class:`Boundary` of a call made here (``vjp_fn``, called after ``vjp``)."""
+    return Boundary(Config.enable_backprop, _depth.get())
 
 
 class Primal(Function):
@@ -105,11 +152,11 @@ def gradients(
             for var, _ in saved.values():
                 var.grad = None
             if terms:
-                with using_config("enable_backprop", True):
+                with using_config("enable_backprop", True):  # even under an outer no_grad
                     total = terms[0]
                     for term in terms[1:]:
                         total = total + term
-                total.backward(retain_grad=True, create_graph=create_graph)
+                    total.backward(retain_grad=True, create_graph=create_graph)
             results.append([_grad_or_zeros(x) for x in inputs])
     finally:
         for var, grad in saved.values():
