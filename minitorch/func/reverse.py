@@ -200,6 +200,11 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
     ``u -> backward(u) = J^T u`` is linear in ``u``, so the gradient of
     ``<backward(u), tx>`` w.r.t. ``u`` is ``J tx``: two reverse passes instead of a rule.
     The first time a class takes this path, a ``RuntimeWarning`` says so.
+
+    Raises:
+        RuntimeError: if ``backward`` returns a gradient that does not depend on its
+            incoming gradient ``u`` through minitorch ops (it computed with NumPy on
+            ``.data``): its derivative in ``u`` would be a silent zero tangent.
     """
     if type(func) not in _noted:
         _noted.add(type(func))
@@ -218,15 +223,52 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
         with using_config("enable_backprop", True):
             gxs = func.backward(*us)
             gxs = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
-            terms = [
-                (gx * tx).sum() for gx, tx in zip(gxs, txs) if gx is not None and tx is not None
-            ]
+            pairs = [(i, gx, tx) for i, (gx, tx) in enumerate(zip(gxs, txs)) if gx is not None]
+            pairs = [(i, gx, tx) for i, gx, tx in pairs if tx is not None]
+            for i, gx, _ in pairs:
+                _check_depends_on_seed(func, i, gx, us)
+            terms = [(gx * tx).sum() for _, gx, tx in pairs]
     finally:
         func.needs_input_grad = saved_needs
     if not terms:
         return (None,) * len(ys)
     (tys,) = gradients(terms, [[np.ones(())] * len(terms)], us, create_graph=True)
     return tuple(tys)
+
+
+def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Variable]) -> None:
+    """``backward(u)``'s gradient ``index`` must reach ``u`` through recorded ops.
+
+    A correct backward is linear in ``u``, so a result that does not depend on ``u`` can
+    only be zero; one that lost the link (NumPy on ``gy.data``, a fresh ``Variable``)
+    would make every tangent through this Function silently zero.
+    """
+    if isinstance(gx, Variable) and _reaches(gx, {id(u) for u in us}):
+        return
+    name = type(func).__name__
+    raise RuntimeError(
+        f"jvp: {name} has no tangent rule (jvp), and its backward's gradient for input "
+        f"{index} does not depend on the incoming gradient gy through minitorch ops "
+        "(it was computed with NumPy on .data, or wrapped in a new Variable), so the "
+        f"double-vjp fallback cannot differentiate it. Define {name}.jvp(self, *tangents) "
+        "(the forward-mode rule), or write backward with minitorch ops on gy (e.g. "
+        "return gy * F.cos(x)); return None for an input that gets no gradient"
+    )
+
+
+def _reaches(y: Variable, targets: set[int]) -> bool:
+    """Does the recorded graph behind ``y`` contain a Variable whose id is in ``targets``?"""
+    pending, seen = [y], set()
+    while pending:
+        var = pending.pop()
+        if id(var) in targets:
+            return True
+        func = var.creator
+        if func is None or id(func) in seen:
+            continue
+        seen.add(id(func))
+        pending.extend(func.inputs)
+    return False
 
 
 _forward.fallback = double_vjp
