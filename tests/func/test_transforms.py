@@ -4,16 +4,20 @@ nesting, pytrees, ``argnums``/``has_aux`` conventions, side effects and error me
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import minitorch.func as mf
 import minitorch.nn as nn
 import minitorch.ops as F
 from minitorch import Function, Variable, manual_seed, no_grad, using_config
-from minitorch.func import reverse
+from minitorch.func import pytree, reverse
 
 
 class CubeNoBackward(Function):
@@ -534,3 +538,76 @@ def test_double_vjp_refuses_a_backward_that_ignores_its_incoming_gradient() -> N
                 call()
         _, tangent = mf.jvp(lambda a: CubeNoRule()(a), (x,), (x,))  # a differentiable one
     np.testing.assert_allclose(tangent.data, 3 * x**2 * x)
+
+
+# --- Property: every transform gives the same answer under an outer no_grad ---------
+
+_UNARY = {
+    "sin": F.sin,
+    "tanh": F.tanh,
+    "exp": lambda a: F.exp(0.3 * a),
+    "square": lambda a: a * a,
+    "softplus": lambda a: F.log(1.0 + F.exp(a)),
+}
+_BINARY = {
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "sub": lambda a, b: a - b,
+    "mix": lambda a, b: F.sin(a) * F.cos(b),
+}
+
+
+def _program(steps: list[tuple[str, int, int]]) -> Callable[[Any, Any], Any]:
+    """A straight-line program on two inputs: each step appends an op of earlier values."""
+
+    def run(x: Any, y: Any) -> Any:
+        values = [x, y]
+        for op, i, j in steps:
+            a, b = values[i % len(values)], values[j % len(values)]
+            values.append(_UNARY[op](a) if op in _UNARY else _BINARY[op](a, b))
+        return values[-1] + 0.0 * x  # a Variable of x even where it does not use x
+
+    return run
+
+
+_step = st.tuples(
+    st.sampled_from(sorted(_UNARY) + sorted(_BINARY)),
+    st.integers(0, 20),
+    st.integers(0, 20),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    steps=st.lists(_step, min_size=0, max_size=5),
+    data=hnp.arrays(np.float64, (2, 3), elements=st.floats(-1.5, 1.5)),
+    switch=st.sampled_from(sorted(_SWITCHES)),
+)
+def test_every_transform_ignores_an_outer_no_grad(
+    steps: list[tuple[str, int, int]], data: np.ndarray, switch: str
+) -> None:
+    f = _program(steps)
+
+    def loss(x: Any, y: Any) -> Any:
+        return f(x, y).sum()
+
+    x, y = data
+    v = np.array([0.5, -1.0, 2.0])
+    calls = {
+        "jvp": lambda: mf.jvp(f, (x, y), (v, v))[1],
+        "vjp": lambda: mf.vjp(f, x, y)[1](v),
+        "grad": lambda: mf.grad(loss, argnums=(0, 1))(x, y),
+        "value_and_grad": lambda: mf.value_and_grad(loss)(x, y),
+        "jacrev": lambda: mf.jacrev(f, argnums=(0, 1))(x, y),
+        "jacfwd": lambda: mf.jacfwd(f, argnums=(0, 1))(x, y),
+        "hessian": lambda: mf.hessian(loss)(x, y),
+        "hvp": lambda: mf.hvp(loss, (x, y), (v, v)),
+    }
+    for name, call in calls.items():
+        want, _, _ = pytree.flatten(call())
+        with _SWITCHES[switch]():
+            got, _, _ = pytree.flatten(call())
+        assert len(got) == len(want), name
+        for g, w in zip(got, want):
+            assert not g.requires_grad, name
+            np.testing.assert_allclose(g.data, w.data, rtol=1e-13, atol=1e-15, err_msg=name)
