@@ -2,8 +2,8 @@
 
 ``jacfwd`` runs the function once and pushes one tangent per *input* element through
 the ops it called, ``jacrev`` runs it once and then one backward pass per *output*
-element; both assemble blocks of
-shape ``output.shape + input.shape`` for every (output, argument) pair of the pytrees.
+element; both assemble blocks of shape ``output.shape + input.shape`` for every
+(output, argument) pair of the pytrees.
 """
 
 from __future__ import annotations

@@ -8,6 +8,11 @@ ordinary engine. Every result stays differentiable inside another transform, so 
 compose: ``grad(grad(f))``, ``jacfwd(jacrev(f))`` (that is ``hessian``), ``jvp`` of
 ``grad`` (``hvp``).
 
+As in ``torch.func``, a transform ignores an outer ``no_grad()`` (it differentiates all
+the same, and its results are constants under it); only a ``no_grad`` inside the
+function counts. Where an input requires grad, the results are part of its graph
+(``mf.grad(f)(x).sum().backward()`` works).
+
 References:
     Griewank and Walther, *Evaluating Derivatives* (2nd ed., 2008), ch. 3 (forward and
     reverse mode) and 5 (higher order); the JAX and torch.func documentation for the API.
@@ -286,9 +291,12 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
 def jacfwd(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable:
     """Return a function computing the Jacobian of ``func`` by forward mode.
 
-    One forward pass with tangents per *input* element (no backward): cheap when the
-    function is tall (few inputs, many outputs). Arguments, shapes and errors as
-    :func:`jacrev`.
+    One evaluation of ``func``, and one push of a tangent per *input* element through
+    the ops that evaluation ran (their tangent rules; no backward): cheap when the
+    function is tall (few inputs, many outputs). ``func`` runs once, so randomness and
+    side effects happen once (a dropout's Jacobian is that of the mask it drew, a
+    training BatchNorm steps its running statistics once). Arguments, shapes and errors
+    as :func:`jacrev`.
 
     Example:
         >>> import numpy as np, minitorch.func as mf, minitorch.ops as F
@@ -303,7 +311,7 @@ def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable:
     """Return a function computing the Hessian of a scalar ``func``: ``jacfwd(jacrev(f))``.
 
     Forward-over-reverse: the gradient by one backward pass, differentiated by forward
-    mode once per input element.
+    mode once per input element (``func`` itself runs once).
 
     Shapes:
         an argument of shape ``i`` gives ``i + i``.
