@@ -611,3 +611,32 @@ def test_every_transform_ignores_an_outer_no_grad(
         for g, w in zip(got, want):
             assert not g.requires_grad, name
             np.testing.assert_allclose(g.data, w.data, rtol=1e-13, atol=1e-15, err_msg=name)
+
+
+def test_one_evaluation_jacfwd_nests_like_torch_func() -> None:
+    torch = pytest.importorskip("torch")
+    tf = torch.func
+    x, v = np.array([0.3, 1.2, -0.7]), np.array([1.0, 0.5, -2.0])
+    tx, tv = torch.tensor(x), torch.tensor(v)
+
+    def f(a: Any) -> Any:
+        return F.sin(a) * F.exp(a) * a.sum()
+
+    def t(a: Any) -> Any:
+        return torch.sin(a) * torch.exp(a) * a.sum()
+
+    pairs = [
+        (mf.jacfwd(mf.jacfwd(f))(x), tf.jacfwd(tf.jacfwd(t))(tx)),
+        (mf.jvp(mf.jacfwd(f), (x,), (v,))[1], tf.jvp(tf.jacfwd(t), (tx,), (tv,))[1]),
+        (mf.jacrev(mf.jacfwd(f))(x), tf.jacrev(tf.jacfwd(t))(tx)),
+        (
+            mf.jacfwd(lambda a: mf.jvp(f, (a,), (a,))[1])(x),
+            tf.jacfwd(lambda a: tf.jvp(t, (a,), (a,))[1])(tx),
+        ),
+        (
+            mf.jacfwd(mf.hessian(lambda a: f(a).sum()))(x),
+            tf.jacfwd(tf.hessian(lambda a: t(a).sum()))(tx),
+        ),
+    ]
+    for got, want in pairs:
+        np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12, atol=1e-13)
