@@ -446,6 +446,7 @@ def test_jacfwd_of_a_training_batchnorm_moves_the_running_stats_one_step() -> No
     tbn(torch.tensor(x))  # one training step
     np.testing.assert_allclose(bn.running_mean, tbn.running_mean.numpy(), rtol=1e-12)
     np.testing.assert_allclose(bn.running_var, tbn.running_var.numpy(), rtol=1e-12)
+    assert int(bn.num_batches_tracked) == int(tbn.num_batches_tracked) == 1
     want = torch.autograd.functional.jacobian(
         lambda a: torch.nn.functional.batch_norm(a, None, None, training=True), torch.tensor(x)
     )

@@ -56,8 +56,29 @@ def test_momentum_none_counts_only_training_batches_and_saves_the_count(tmp_path
     np.testing.assert_array_equal(fresh.running_mean, bn.running_mean)
 
 
-def test_a_float_momentum_keeps_the_state_dict_without_a_counter():
-    assert "num_batches_tracked" not in nn.BatchNorm1d(2).state_dict()
+def test_the_counter_is_always_a_buffer_so_weights_load_across_momentum_none(tmp_path):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    batches = [rng.normal(size=(5, 2)) + k for k in range(3)]
+    bn = nn.BatchNorm1d(2, dtype=np.float64)  # momentum=0.1
+    bn_t = torch.nn.BatchNorm1d(2, dtype=torch.float64)
+    assert set(bn.state_dict()) == set(bn_t.state_dict())  # num_batches_tracked included
+    for x in batches:
+        bn(x)
+        bn_t(torch.tensor(x))
+    assert int(bn.num_batches_tracked) == int(bn_t.num_batches_tracked) == 3
+    bn.save_weights(tmp_path / "bn.npz")
+    cumulative = nn.BatchNorm1d(2, momentum=None, dtype=np.float64)
+    cumulative.load_weights(tmp_path / "bn.npz")  # was: unexpected num_batches_tracked
+    cumulative_t = torch.nn.BatchNorm1d(2, momentum=None, dtype=torch.float64)
+    cumulative_t.load_state_dict(bn_t.state_dict())
+    x = rng.normal(size=(5, 2))
+    cumulative(x)
+    cumulative_t(torch.tensor(x))  # the 4th batch: momentum 1/4 in both
+    np.testing.assert_allclose(cumulative.running_mean, cumulative_t.running_mean.numpy())
+    np.testing.assert_allclose(cumulative.running_var, cumulative_t.running_var.numpy())
+    cumulative.save_weights(tmp_path / "cumulative.npz")
+    nn.BatchNorm1d(2, dtype=np.float64).load_weights(tmp_path / "cumulative.npz")  # and back
 
 
 def test_functional_batch_norm_refuses_momentum_none_with_a_hint():
