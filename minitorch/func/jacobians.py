@@ -26,7 +26,7 @@ from minitorch.func.checks import (
     split_aux,
     tangent_of,
 )
-from minitorch.func.reverse import gradients, lift, transform_scope
+from minitorch.func.reverse import Boundary, gradients, lift, transform_scope
 
 
 def jacobian(
@@ -46,7 +46,7 @@ def jacobian(
             return split_aux(func(*call_args), has_aux, name)
 
         with transform_scope() as boundary:
-            blocks, out_spec, aux = columns(call, leaves, boundary.create_graph(leaves), name)
+            blocks, out_spec, aux = columns(call, leaves, boundary, name)
         blocks, aux = boundary.results((blocks, aux))
         per_output = [pytree.unflatten(spec, row) for row in blocks]
         if isinstance(argnums, int):
@@ -58,12 +58,13 @@ def jacobian(
 
 
 def columns_rev(
-    call: Callable, leaves: list[Any], create_graph: bool, name: str
+    call: Callable, leaves: list[Any], boundary: Boundary, name: str
 ) -> tuple[list, Any, Any]:
     """One backward pass per output element; ``blocks[o][i]`` has shape ``o.shape + i.shape``."""
     xs = [lift(x) for x in leaves]
     out, aux = call(xs)
     ys, out_spec = outputs_of(out, name)
+    create_graph = boundary.create_graph(ys, xs)
     blocks = []
     for index, y in enumerate(ys):
         seeds = []
@@ -77,7 +78,7 @@ def columns_rev(
 
 
 def columns_fwd(
-    call: Callable, leaves: list[Any], create_graph: bool, name: str
+    call: Callable, leaves: list[Any], boundary: Boundary, name: str
 ) -> tuple[list, Any, Any]:
     """One evaluation of the function, then one tangent push per input element.
 

@@ -43,19 +43,20 @@ class Boundary:
     record: bool
     depth: int
 
-    def create_graph(self, leaves: Sequence[Any]) -> bool:
-        """Should the derivatives themselves be differentiable?
+    def create_graph(self, outputs: Sequence[Variable], inputs: Sequence[Variable]) -> bool:
+        """Should the derivatives of ``outputs`` w.r.t. ``inputs`` be differentiable?
 
         Yes inside a forward-mode level (it pushes tangents through them); and, where
         the caller records a graph, inside another transform (``grad(grad(f))``) or
-        when an input requires grad (``mf.grad(f)(x).sum().backward()``, as torch.func
-        composes with torch.autograd).
+        when the outputs hang on a graph outside the transform: an input, or a
+        Parameter the function uses, requires grad (``mf.grad(f)(x).sum().backward()``,
+        as torch.func composes with torch.autograd).
         """
         if _forward.active_levels():
             return True
         if not self.record:
             return False
-        return self.depth > 0 or any(isinstance(x, Variable) and x.requires_grad for x in leaves)
+        return self.depth > 0 or _reaches_outer_graph(outputs, inputs)
 
     def results(self, tree: Any) -> Any:
         """``tree`` as the caller gets it: constants under the caller's ``no_grad``."""
@@ -63,6 +64,29 @@ class Boundary:
             return tree
         leaves, spec, _ = pytree.flatten(tree)
         return pytree.unflatten(spec, [_constant(leaf) for leaf in leaves])
+
+
+def _reaches_outer_graph(outputs: Sequence[Variable], inputs: Sequence[Variable]) -> bool:
+    """Does the graph behind ``outputs`` reach a Variable that requires grad and is not
+    the transform's own: a leaf other than ``inputs``, or what an input was lifted from?"""
+    own = {id(x) for x in inputs}
+    pending = [y for y in outputs if id(y) not in own]
+    seen: set[int] = set()
+    while pending:
+        var = pending.pop()
+        func = var.creator
+        if func is None:
+            if var.requires_grad:
+                return True
+            continue
+        if id(func) in seen:
+            continue
+        seen.add(id(func))
+        pending.extend(x for x in func.inputs if id(x) not in own)
+    for x in inputs:  # a lifted copy of a Variable hangs on that Variable's graph
+        if x.creator is not None and any(v.requires_grad for v in x.creator.inputs):
+            return True
+    return False
 
 
 def _constant(leaf: Any) -> Any:

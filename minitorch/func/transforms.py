@@ -139,7 +139,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
         xs = [lift(differentiable(x, path, "vjp")) for x, path in zip(leaves, paths)]
         out, aux = split_aux(func(*pytree.unflatten(spec, xs)), has_aux, "vjp")
         ys, out_spec = outputs_of(out, "vjp")
-        create_graph = boundary.create_graph(leaves)
+        create_graph = boundary.create_graph(ys, xs)
 
     def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
         cts, ct_spec, ct_paths = pytree.flatten(cotangents, "cotangents")
@@ -148,7 +148,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
         for y, ct, path in zip(ys, cts, ct_paths):
             check_like(y, ct, path, "vjp_fn")
         here = Boundary(boundary.record and Config.enable_backprop, boundary_here().depth)
-        (gxs,) = gradients(ys, [cts], xs, create_graph or here.create_graph(leaves))
+        (gxs,) = gradients(ys, [cts], xs, create_graph or here.create_graph(ys, xs))
         return here.results(tuple(pytree.unflatten(spec, gxs)))
 
     output, aux = boundary.results((pytree.unflatten(out_spec, ys), aux))
@@ -205,7 +205,7 @@ def _value_and_grad(
                 call_args[i] = x
             out, aux = split_aux(func(*call_args), has_aux, name)
             value = scalar_output(out, name)
-            create_graph = boundary.create_graph(leaves)
+            create_graph = boundary.create_graph([value], xs)
             (gxs,) = gradients([value], [[np.ones(value.shape, value.dtype)]], xs, create_graph)
         value, aux, per_arg = boundary.results((value, aux, pytree.unflatten(spec, gxs)))
         result = per_arg[0] if isinstance(argnums, int) else per_arg

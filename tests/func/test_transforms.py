@@ -641,3 +641,18 @@ def test_one_evaluation_jacfwd_nests_like_torch_func() -> None:
     ]
     for got, want in pairs:
         np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_a_gradient_through_a_parameter_the_function_uses_backpropagates_to_it() -> None:
+    torch = pytest.importorskip("torch")
+    w_data, x = np.array([0.5, -1.5, 2.0]), np.array([0.3, 1.2, -0.7])
+    tw = torch.tensor(w_data, requires_grad=True)
+    torch.func.grad(lambda a: torch.sin(tw * a).sum())(torch.tensor(x)).sum().backward()
+    w = nn.Parameter(w_data.copy())
+    g = mf.grad(lambda a: F.sin(w * a).sum())(x)  # x is constant; w requires grad
+    g.sum().backward()
+    np.testing.assert_allclose(w.grad.data, tw.grad.numpy(), rtol=1e-12)
+    w.grad, tw.grad = None, None
+    torch.func.jacrev(lambda a: torch.sin(tw * a))(torch.tensor(x)).sum().backward()
+    mf.jacrev(lambda a: F.sin(w * a))(x).sum().backward()
+    np.testing.assert_allclose(w.grad.data, tw.grad.numpy(), rtol=1e-12)
