@@ -1,5 +1,7 @@
 """The transforms themselves: forward mode runs no backward, the double-vjp fallback,
-nesting, pytrees, ``argnums``/``has_aux`` conventions, side effects and error messages."""
+nesting, pytrees, ``argnums``/``has_aux`` conventions, side effects and error messages,
+and their boundaries (an outer ``no_grad``, one evaluation per ``jacfwd``, the outer
+autograd, a fallback that cannot differentiate a NumPy backward), against torch.func."""
 
 from __future__ import annotations
 
