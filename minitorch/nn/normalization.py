@@ -75,7 +75,9 @@ class BatchNorm(Module):
     ranks: tuple[int, ...] | None = None
     running_mean: np.ndarray | None  # buffers, registered in __init__
     running_var: np.ndarray | None
-    num_batches_tracked: np.ndarray  # a buffer with momentum=None only
+    num_batches_tracked: np.ndarray  # a buffer: the training calls so far
+    #: Buffers a weight file may lack (saved before they existed): they keep their value.
+    optional_buffers: tuple[str, ...] = ("num_batches_tracked",)
 
     def __init__(
         self,

@@ -200,6 +200,12 @@ def _check_magic(name: str) -> None:
     raise WeightFileError(f"load_weights: {name} is not a valid .npz weight file (it {what})")
 
 
+def _optional(owners: Mapping[str, Module], name: str) -> bool:
+    """Is buffer ``name`` one its module lets a weight file lack (``optional_buffers``)?"""
+    prefix, _, key = name.rpartition(".")
+    return key in getattr(owners[prefix], "optional_buffers", ())
+
+
 def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: str = "") -> None:
     """Validate ``arrays`` against ``module`` completely, then assign them.
 
@@ -213,8 +219,17 @@ def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: st
     current: dict[str, np.ndarray | None] = {
         name: param.data for name, param in module.named_parameters()
     }
-    # A buffer still None (never filled) was not saved: load it only if the file has it.
-    current.update({n: b for n, b in module.named_buffers() if b is not None or n in arrays})
+    # A buffer still None (never filled) was not saved: load it only if the file has it;
+    # likewise an optional one (BatchNorm's num_batches_tracked, in files saved before it
+    # was always a buffer, as PyTorch accepts its old checkpoints).
+    owners = dict(module.named_modules())
+    current.update(
+        {
+            n: b
+            for n, b in module.named_buffers()
+            if n in arrays or (b is not None and not _optional(owners, n))
+        }
+    )
     problems = _mismatches(current, arrays)
     if problems:
         where = f"load_weights: {source}" if source else "load_state_dict"
@@ -222,7 +237,6 @@ def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: st
             f"{where} does not match {type(module).__name__}:\n  " + "\n  ".join(problems)
         )
     params = dict(module.named_parameters())
-    owners = dict(module.named_modules())
     for name, old in current.items():
         new = np.array(arrays[name], dtype=None if old is None else old.dtype)
         if name in params:

@@ -7,6 +7,8 @@ accepted, then its first training call failed with a bare ``TypeError`` in
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -103,3 +105,22 @@ def test_momentum_one_and_zero_are_the_bounds(tol):
     np.testing.assert_allclose(mean, [2.0, 20.0], **tol.float64)
     F.batch_norm(x * 5, mean, np.ones(2), training=True, momentum=0)
     np.testing.assert_allclose(mean, [2.0, 20.0], **tol.float64)
+
+
+def test_a_weight_file_without_the_counter_still_loads_as_old_pytorch_checkpoints(tmp_path):
+    torch = pytest.importorskip("torch")
+    bn = nn.Sequential(nn.BatchNorm1d(2, dtype=np.float64))
+    bn(np.arange(6.0).reshape(3, 2))
+    old = {k: v for k, v in bn.state_dict().items() if not k.endswith("num_batches_tracked")}
+    np.savez(tmp_path / "old.npz", **old)  # as saved before the counter was always there
+    fresh = nn.Sequential(nn.BatchNorm1d(2, dtype=np.float64))
+    fresh.load_weights(tmp_path / "old.npz")
+    np.testing.assert_array_equal(fresh[0].running_mean, bn[0].running_mean)
+    assert int(fresh[0].num_batches_tracked) == 0  # kept, as torch's load_state_dict does
+    tbn = torch.nn.BatchNorm1d(2)
+    state = OrderedDict((k, v) for k, v in tbn.state_dict().items() if k != "num_batches_tracked")
+    state._metadata = {"": {"version": 1}}  # type: ignore[attr-defined]  # an old checkpoint
+    tbn.load_state_dict(state)  # accepted: torch keeps the counter
+    assert int(tbn.num_batches_tracked) == 0
+    with pytest.raises(ValueError, match="missing arrays: 0.running_mean"):
+        fresh.load_state_dict({k: v for k, v in old.items() if k != "0.running_mean"})
