@@ -15,7 +15,9 @@ from viz_helpers import requires_dot
 
 import minitorch.ops as F
 import viz
+import viz.export
 import viz.renderer
+import viz.view
 import viz.stepper as stepper_module
 from minitorch import Function, Variable
 from viz.draw import pipe_dot
@@ -336,7 +338,7 @@ def test_the_fifteen_term_page_is_small() -> None:
 def test_a_big_graph_says_what_it_is_doing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(stepper_module, "BIG_GRAPH_NODES", 3)
+    monkeypatch.setattr(viz.view, "BIG_GRAPH_NODES", 3)
     diamond_stepper().to_html()
     assert (
         "viz.BackwardStepper: laying out 9 nodes once for all 4 steps" in capsys.readouterr().err
@@ -383,7 +385,7 @@ def test_save_gif_is_drawn_at_192_dpi_and_stays_small(tmp_path: Path) -> None:
     from PIL import Image
 
     stepper = diamond_stepper()
-    drawing_96 = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=96))
+    drawing_96 = png_size(pipe_dot(viz.export.frame_dot(stepper, 0), "png", dpi=96))
     path = stepper.save_gif(tmp_path / "steps.gif", duration_ms=100)
     with Image.open(path) as image:
         width, height = image.size
@@ -399,8 +401,8 @@ def test_save_gif_lowers_the_dpi_of_a_wide_drawing(
     from PIL import Image
 
     stepper = diamond_stepper()
-    drawing_192 = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=192))
-    monkeypatch.setattr(stepper_module, "GIF_MAX_WIDTH", drawing_192[0] // 2)
+    drawing_192 = png_size(pipe_dot(viz.export.frame_dot(stepper, 0), "png", dpi=192))
+    monkeypatch.setattr(viz.export, "GIF_MAX_WIDTH", drawing_192[0] // 2)
     path = stepper.save_gif(tmp_path / "steps.gif", duration_ms=100)
     with Image.open(path) as image:
         assert image.width < drawing_192[0]
@@ -412,7 +414,7 @@ def test_save_gif_writes_every_line_of_a_long_caption(tmp_path: Path) -> None:
     from PIL import Image
 
     stepper = diamond_stepper()
-    drawing = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=192))
+    drawing = png_size(pipe_dot(viz.export.frame_dot(stepper, 0), "png", dpi=192))
     short = stepper.save_gif(tmp_path / "short.gif", duration_ms=100)
     stepper._frames()[2]["caption"] = " ".join(["gradient"] * 200)  # 1799 characters
     path = stepper.save_gif(tmp_path / "long.gif", duration_ms=100)
@@ -482,11 +484,12 @@ def test_the_widget_displays_a_picture_for_untrusted_notebooks() -> None:
 def test_widget_assets_ship_inside_the_package() -> None:
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "assets/*.js" in config["tool"]["setuptools"]["package-data"]["viz"]
+    shipped = config["tool"]["setuptools"]["package-data"]["viz"]
+    assert {"assets/*.js", "assets/*.css", "assets/*.html"} <= set(shipped)
     assert any(
         dep.startswith("anywidget") for dep in config["project"]["optional-dependencies"]["viz"]
     )
-    for name in ("stepper.js", "widget.js", "stepper.css"):
+    for name in ("stepper.js", "widget.js", "stepper.css", "stepper.html", "page.html"):
         assert (stepper_module.ASSETS / name).is_file()
 
 
