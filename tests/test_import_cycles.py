@@ -42,7 +42,9 @@ def under_type_checking(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
 def imports_of(name: str, path: Path, modules: set[str]) -> set[str]:
     """The modules of ``modules`` that module ``name`` imports (TYPE_CHECKING aside)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    parents = {
+        child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)
+    }
     is_package = path.name == "__init__.py"
     found: set[str] = set()
     for node in ast.walk(tree):

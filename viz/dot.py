@@ -49,12 +49,15 @@ class Overlay:
         edge_attrs: edge index (into ``Graph.edges``) -> extra DOT attributes.
         grads: node id -> the plain-text gradient line to show instead of ``var.grad``.
         caption: plain text drawn under the graph.
+        names: node id -> the bold name to show instead of the automatic ``v7`` (plain
+            text; the stepper's derived names, :mod:`viz.names`).
     """
 
     node_attrs: dict[str, str] = field(default_factory=dict)
     edge_attrs: dict[int, str] = field(default_factory=dict)
     grads: dict[str, str] = field(default_factory=dict)
     caption: str | None = None
+    names: dict[str, str] = field(default_factory=dict)
 
 
 #: The keyword options of to_dot, and so of viz.draw_graph and viz.render.
@@ -225,7 +228,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
     """
     overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
     backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
-    labels = _labels(graph)[0]
+    labels = {**_labels(graph)[0], **overlay.names}
     node_lines: dict[str, str] = {}
     hidden_grads = False
     variables = {vn.id: vn for vn in graph.variables}

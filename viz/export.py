@@ -127,7 +127,7 @@ def frame_dot(stepper: StepperView, k: int) -> str:
     done = {f["active"] for f in frames[1:k] if f["active"]}
     if k == len(frames) - 1:
         done = {f["active"] for f in frames if f["active"]}
-    overlay = Overlay()
+    overlay = Overlay(names=stepper.steps.derived)
     for node_id in done:
         overlay.node_attrs[node_id] = style.DONE_FUNC
     if frame["active"]:

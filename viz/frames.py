@@ -17,6 +17,7 @@ import numpy as np
 
 from viz.dot import creator_names, unnamed_variables
 from viz.labels import format_array
+from viz.names import derived_names, is_plain
 from viz.trace import BackwardStep, BackwardTrace
 
 
@@ -53,6 +54,7 @@ class StepFrames:
         frames = [self._start_frame()]
         frames += [self._step_frame(step, n) for step in trace.steps]
         frames.append(self._end_frame())
+        _add_legends(frames)
         return frames
 
     def captions(self) -> list[str]:
@@ -60,9 +62,22 @@ class StepFrames:
         return [frame["caption"] for frame in self._frames]
 
     @cached_property
+    def _naming(self) -> tuple[dict[str, str], set[str]]:
+        return derived_names(self.trace.graph, self._out_id)
+
+    @property
     def _names(self) -> dict[str, str]:
         """Node id -> the name its node shows (the captions use exactly these)."""
-        return {vn.id: self.trace.name_of(vn.id) for vn in self.trace.graph.variables}
+        return self._naming[0]
+
+    @cached_property
+    def derived(self) -> dict[str, str]:
+        """Node id -> name, for the Variables the user did not name (``y``, ``tanh(h)``).
+
+        The drawing shows these in place of the node ids (see :mod:`viz.names`).
+        """
+        unnamed = unnamed_variables(self.trace.graph)
+        return {i: name for i, name in self._names.items() if i in unnamed}
 
     @cached_property
     def _creators(self) -> dict[str, str]:
@@ -75,14 +90,17 @@ class StepFrames:
     def _d(self, node_id: str | None) -> str:
         """``∂loss/∂x``: the derivative of the output with respect to a Variable."""
         out = self._names.get(self._out_id or "", "y")
-        return f"\u2202{out}/\u2202{self._names.get(node_id or '', '?')}"
+        name = self._names.get(node_id or "", "?")
+        if node_id in self.derived and not is_plain(name):  # ∂y/∂(x*2.0), not ∂y/∂x*2.0
+            name = f"({name})"
+        return f"\u2202{out}/\u2202{name}"
 
     def _start_frame(self) -> dict[str, Any]:
         trace = self.trace
         n = len(trace)
         out_id = trace.graph.var_id(trace.output)
         name = self._names.get(out_id or "", "the output")
-        if self._unnamed(out_id) and out_id in self._creators:
+        if out_id in self.derived and out_id in self._creators:
             name += f" (made by {self._creators[out_id]})"
         seed = trace.seed if trace.seed is not None else np.ones(())
         shape = _shape_words(seed)
@@ -236,10 +254,10 @@ class StepFrames:
         """
         return node_id is not None and node_id in self._automatic
 
-    @cached_property
+    @property
     def _automatic(self) -> set[str]:
-        """The node ids drawn with an automatic label (``v7``), see :func:`unnamed_variables`."""
-        return unnamed_variables(self.trace.graph)
+        """The node ids named only by a Function and a count (``add3``, :mod:`viz.names`)."""
+        return self._naming[1]
 
     def _where(self, node_id: str) -> str:
         """``v7 is the output of Mul`` (``v7 is a leaf`` when no Function made it)."""
@@ -350,14 +368,41 @@ def _few(names: list[str], most: int = 6) -> list[str]:
 
 
 def _shape_words(a: np.ndarray) -> str:
-    """``a scalar`` or ``shape 4×10``."""
+    """``a scalar`` or ``shape (4, 10)``, written as the nodes write shapes."""
     a = np.asarray(a)
-    return "a scalar" if a.ndim == 0 else "shape " + "\u00d7".join(map(str, a.shape))
+    return "a scalar" if a.ndim == 0 else f"shape {a.shape}"
 
 
 def _shape_cell(a: np.ndarray) -> str:
+    """``scalar`` or ``(4, 10)``, as the nodes write it."""
     a = np.asarray(a)
-    return "scalar" if a.ndim == 0 else "\u00d7".join(map(str, a.shape))
+    return "scalar" if a.ndim == 0 else str(a.shape)
+
+
+def _add_legends(frames: list[dict[str, Any]]) -> None:
+    """Give each frame ``"legend"``: the keys of :data:`viz.page.LEGEND` it shows.
+
+    Only what the frame's drawing has: the red box while a Function runs, the arrows it
+    uses, the outline of the Variables receiving now, ``+=`` where a fan-in adds up,
+    ``∂`` once some Variable holds a gradient, the faded box once a Function is done.
+    """
+    holds = done = False
+    for k, frame in enumerate(frames):
+        holds = holds or bool(frame["got"])
+        if "holds" in frame:  # the end: what keeps a .grad
+            holds = bool(frame["holds"])
+        done = done or (k == len(frames) - 1 and any(f["active"] for f in frames))
+        shown = {
+            "func-active": frame["active"] is not None,
+            "recv": bool(frame["recv"]),
+            "send": bool(frame["send"]),
+            "var-got": bool(frame["got"]),
+            "badge-acc": bool(frame["acc"]),
+            "badge-has": holds,
+            "func-done": done,
+        }
+        frame["legend"] = [key for key, on in shown.items() if on]
+        done = done or frame["active"] is not None  # done from the next frame on
 
 
 def _values(a: np.ndarray) -> str:

@@ -48,10 +48,10 @@ _SWATCH = {
     "var-got": '<ellipse cx="18" cy="10" rx="15" ry="7" fill="#eeeeee" stroke="#d7301f" '
     'stroke-width="3"/>',
     "badge-acc": '<rect x="7" y="2" width="22" height="15" rx="7" fill="#d7301f"/>'
-    '<text x="18" y="13.5" text-anchor="middle" fill="#fff" font-size="11" '
+    '<text x="18" y="13.5" text-anchor="middle" fill="#fff" font-size="12" '
     'font-weight="bold" font-family="Helvetica, Arial, sans-serif">+=</text>',
     "badge-has": '<rect x="7" y="2" width="22" height="15" rx="7" fill="#238b45"/>'
-    '<text x="18" y="13.5" text-anchor="middle" fill="#fff" font-size="11" '
+    '<text x="18" y="13.5" text-anchor="middle" fill="#fff" font-size="12" '
     'font-weight="bold" font-family="Helvetica, Arial, sans-serif">\u2202</text>',
     "func-done": '<rect x="3" y="3" width="30" height="14" rx="4" fill="#fff2ae" '
     'stroke="#555" opacity="0.4"/>',

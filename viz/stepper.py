@@ -19,13 +19,28 @@ The frame format (``"minitorch-stepper/1"``, plain JSON) is::
      "frames": [{"counter": "start" | "step k of n" | "end", "caption": <sentences>,
                  "active": <Function node id or null>, "recv": [<edge index>],
                  "send": [<edge index>], "got": [<Variable node id>],
-                 "acc": [<Variable node id>], "rows": [[role, gradient, shape, values]]}]}
+                 "acc": [<Variable node id>], "rows": [[role, gradient, shape, values]],
+                 "legend": [<keys of viz.page.LEGEND that this frame's drawing shows>]}]}
 
 Frame 0 is the seed, frames 1..n the steps in engine order, frame n+1 the end. "Done"
 Functions and the Variables that hold a gradient follow from the frames before; the end
 frame alone also has ``"holds": [<Variable node id>]``, the Variables whose ``.grad`` is
 set after the pass (without ``retain_grad`` the intermediate ones keep none). A backward
 from a leaf has no steps: just the start and the end.
+
+**Names.** Captions, table and drawing name each Variable alike: the name a user gave
+(``Variable.name``, a module parameter's path), a small constant's value, else a name
+derived from the graph (:mod:`viz.names`: the output ``y`` or ``loss``, an intermediate
+by its expression, ``tanh(h)``, or by its Function and a count, ``add3``).
+
+**The view.** A graph that fits the view with every label at 12 px or more is shown
+whole and never moves. A bigger one is shown whole at the start and the end (labels too
+small to read hidden, and a note saying so), and close up while it steps: the view then
+moves only when the active Function would leave it.
+
+**By job:** :mod:`viz.frames` (the frames and captions, no Graphviz), :mod:`viz.page`
+(the HTML, from templates in ``viz/assets``), :mod:`viz.export` (PNG and GIF),
+:mod:`viz.view` (all of them on one drawing) and :mod:`viz.widget` (the Jupyter widget).
 
 Every number comes from the trace, i.e. from what minitorch's engine actually passed
 (:func:`viz.trace_backward`); nothing is recomputed here. The HTML is self-contained (the
@@ -98,7 +113,7 @@ class BackwardStepper(StepperView):
         ['start', 'step 1 of 2', 'step 2 of 2', 'end']
         >>> caption = stepper.frames()[2]["caption"]
         >>> caption.split(" and ")[0]
-        'Step 2 of 2: Mul.backward received ∂y/∂v2 (a scalar; v2 is its output)'
+        'Step 2 of 2: Mul.backward received ∂y/∂(x*x) (a scalar)'
         >>> caption.split(" and ", 1)[1].split(". ")[0]
         'sent ∂y/∂x twice, once for each use'
         >>> "http" in stepper.to_html()

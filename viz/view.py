@@ -126,7 +126,7 @@ class StepperView:
             edges, plus one dashed backward arrow per edge (``id="g_<edge index>"``).
         """
         graph = self.trace.graph
-        overlay = Overlay()
+        overlay = Overlay(names=self.steps.derived)
         for vn in graph.variables:
             overlay.node_attrs[vn.id] = f'id="n_{vn.id}"'
         for fn in graph.functions:
