@@ -7,7 +7,8 @@ stepper names each unnamed Variable by its role instead of its node id (``v125``
 * an intermediate is the expression that made it, written from its inputs' names:
   ``x*2.0``, ``sin(x*2.0)``, ``-h``, ``a@W``, ``(a+b)*c`` — when that is at most
   :data:`MAX_EXPRESSION` characters and no other node has it;
-* else the Function's name and a count, in forward order: ``add1``, ``add2``, ...
+* else the Function's name and which of its results it is, in forward order:
+  ``linear2`` is the second Linear's output, ``add14`` the fourteenth Add's.
 
 Names a user gave (``Variable.name``, a module parameter's path) and a small
 constant's value always come first; no two nodes get the same name.
@@ -75,6 +76,8 @@ def derived_names(graph: Graph, output_id: str | None = None) -> tuple[dict[str,
             continue
         creator = vn.var.creator
         op = type(creator).__name__ if creator is not None else "leaf"
+        stem = op.lower()
+        counts[stem] = counts.get(stem, 0) + 1  # the k-th unnamed result of this Function
         name = None
         if vn.id in outputs:
             name = _fresh("loss" if any(w in op for w in LOSSES) else "y", taken)
@@ -85,10 +88,7 @@ def derived_names(graph: Graph, output_id: str | None = None) -> tuple[dict[str,
             if len(text) <= MAX_EXPRESSION and text not in taken:
                 name, precedence[vn.id] = text, prec
         if name is None:
-            stem = op.lower()
-            while name is None or name in taken:
-                counts[stem] = counts.get(stem, 0) + 1
-                name = f"{stem}{counts[stem]}"
+            name = _fresh(f"{stem}{counts[stem]}", taken, "_")
             counted.add(vn.id)
         taken.add(name)
         names[vn.id] = name
@@ -109,12 +109,12 @@ def _expression(op: str, args: list[str], precs: list[int]) -> tuple[str, int]:
     return f"{op.lower()}({', '.join(args)})", 9
 
 
-def _fresh(stem: str, taken: set[str]) -> str:
+def _fresh(stem: str, taken: set[str], joint: str = "") -> str:
     """``stem``, or ``stem2``, ``stem3``... when a node already goes by it."""
     name, k = stem, 1
     while name in taken:
         k += 1
-        name = f"{stem}{k}"
+        name = f"{stem}{joint}{k}"
     return name
 
 

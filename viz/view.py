@@ -33,6 +33,11 @@ BIG_GRAPH_NODES = 400
 
 PICTURE_NOTE = "run the cell to step through backward"
 
+#: The interactive drawing's own graph attributes: room for the badges (``pad``), and
+#: ranks and nodes closer than ``viz.to_dot``'s, so that more graphs fit the view with
+#: every label at 12 px or more.
+_STEPPER_GRAPH = '\tgraph [pad="0.25" ranksep=0.25 nodesep=0.22]'
+
 
 class StepperView:
     """An interactive view of a :class:`~viz.trace.BackwardTrace`, one step at a time.
@@ -152,7 +157,7 @@ class StepperView:
                 f'style=dashed color="{colour}" penwidth=2.5 arrowsize=0.9]'
             )
         assert text.endswith("}\n")
-        text = "\n".join([head, graph_line, '\tgraph [pad="0.25"]', rest])  # badges' room
+        text = "\n".join([head, graph_line, _STEPPER_GRAPH, rest])
         return text[:-2] + "\n".join(arrows) + ("\n" if arrows else "") + "}\n"
 
     @cached_property

@@ -172,17 +172,32 @@ function minitorchStepper(root, data, options) {
   }
 
   function withBreaks(el, text) {
-    // The text, with a line-break opportunity (<wbr>, no character) after each / _ and .
-    // so a long gradient name wraps where it reads well: ∂loss/ ∂layers.0. W.grad.
-    var start = 0;
+    // The text, with a line-break opportunity (<wbr>, no character) after each "/", so a
+    // gradient wraps between its two names (∂loss/ ∂layers.0.W), never inside a name;
+    // a name too long for a line (over 24 characters) may also break after "." and "_".
+    var start = 0, stops = text.length > 24 ? "/_." : "/";
     for (var i = 0; i < text.length; i++) {
-      if ("/_.".indexOf(text.charAt(i)) >= 0 && i + 1 < text.length) {
+      if (stops.indexOf(text.charAt(i)) >= 0 && i + 1 < text.length) {
         el.appendChild(document.createTextNode(text.slice(start, i + 1)));
         el.appendChild(document.createElement("wbr"));
         start = i + 1;
       }
     }
     el.appendChild(document.createTextNode(text.slice(start)));
+  }
+
+  function sideNeed() {
+    // The side panel's height for its tallest table and its longest legend, so that a
+    // notebook's view leaves room for both in every frame (measured once, at this width).
+    var most = frames.reduce(function (a, f) { return f.rows.length > a.rows.length ? f : a; });
+    renderTable(most.rows);
+    var items = root.querySelectorAll(".mts-legend li[data-key]"), keys = {};
+    frames.forEach(function (f) { (f.legend || []).forEach(function (key) { keys[key] = true; }); });
+    for (var i = 0; i < items.length; i++) items[i].hidden = !keys[items[i].getAttribute("data-key")];
+    var side = root.querySelector(".mts-side");
+    var need = side ? side.scrollHeight : 0;
+    if (current >= 0) { renderTable(frames[current].rows); legendRows(frames[current].legend || []); }
+    return need;
   }
 
   function renderTable(rows) {
@@ -192,8 +207,12 @@ function minitorchStepper(root, data, options) {
       tr.className = "mts-row-" + row[0];
       row.forEach(function (cell, c) {
         var td = document.createElement(c === 0 ? "th" : "td");
-        if (c === 1) withBreaks(td, cell);
-        else td.textContent = cell;
+        if (c === 1) {
+          withBreaks(td, cell);
+          if (cell.length > 24) td.className = "mts-long";
+        } else {
+          td.textContent = cell;
+        }
         tr.appendChild(td);
       });
       tbody.appendChild(tr);
@@ -239,9 +258,10 @@ function minitorchStepper(root, data, options) {
         parseFloat(style.paddingBottom);
       h = bottom - view.getBoundingClientRect().top - (view.offsetHeight - view.clientHeight);
     } else {
-      // in a notebook: the controls, caption and drawing fit in the window together
-      h = Math.min(Math.max(window.innerHeight - 230, 240),
-                   height * Math.max(w / width, readable));
+      // in a notebook: the controls, caption and drawing fit in the window together, and
+      // the view is at least as tall as the side panel needs (if the window allows)
+      var most = Math.max(window.innerHeight - 200, 240);
+      h = Math.min(most, Math.max(height * Math.max(w / width, readable), sideNeed()));
     }
     return {w: w, h: Math.max(h, 160)};
   }
@@ -268,7 +288,10 @@ function minitorchStepper(root, data, options) {
     noteRoom = big ? NOTE_HEIGHT : 0;
     if (big) fitZoom = Math.min(room.w / width, (room.h - noteRoom) / height);
     // Whole pixels, rounded down: rounding up made the view stick out below the window.
-    view.style.height = Math.floor(Math.min(room.h, height * (big ? readable : fitZoom))) + "px";
+    // (a page: no taller than the drawing; a notebook: room for the side panel too)
+    var inPage = root.classList.contains("mts-page") || document.fullscreenElement === root;
+    var drawn = big ? room.h : height * fitZoom;
+    view.style.height = Math.floor(inPage ? Math.min(room.h, drawn) : room.h) + "px";
   }
 
   function whole() {
