@@ -90,7 +90,7 @@ def run(context: Context) -> Measurement:
             augment=shift,
         )
     mlp_test, cnn_test = accuracy(mlp, x_test, t_test), accuracy(cnn, x_test, t_test)
-    threshold = 0.85 if context.quick else 0.97
+    threshold = 0.75 if context.quick else 0.97  # quick: 1,000 digits, 2 epochs
     return Measurement(
         metric="CNN test accuracy",
         value=cnn_test,
