@@ -37,8 +37,6 @@ from minitorch.core.function import Function
 from minitorch.core.variable import Variable
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
-_VJP_ON_ARRAYS = Function.backward_array  # the default: the op's vjp with NumPy
-_VJP_ON_GRAPH = Function.backward  # the default: the op's vjp with minitorch ops
 #: ``on_step(func, gys, gxs)``: called after each Function's backward, in engine order.
 OnStep = Callable[[Function, tuple[Grad, ...], tuple[Grad, ...]], None]
 
@@ -72,8 +70,6 @@ def run_backward(
         _add_to_leaf(y, seed, create_graph, handed_out)
         return
     anomaly = current_state().detect_anomaly
-    array_ops = Function.array_ops  # NumPy: what each op's vjp computes with on arrays
-    graph_ops = Function.graph_ops  # minitorch ops: the same vjp, differentiable
     with _backward_context(create_graph):
         grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
         pending = _count_pending(y.creator)
@@ -95,23 +91,9 @@ def run_backward(
                 gys: tuple[Grad, ...] = (gy,)
             else:
                 gys = _output_grads(func, grads, retain_grad, create_graph, handed_out)
-            try:  # an op's vjp is called directly where backward(_array) would call it
-                if create_graph:
-                    if type(func).backward is _VJP_ON_GRAPH and len(gys) == 1:
-                        gxs = func.vjp(graph_ops, func.inputs, gys[0])
-                    else:
-                        gxs = func.backward(*gys)
-                elif type(func).backward_array is _VJP_ON_ARRAYS:
-                    if len(gys) == 1:
-                        gxs = func.vjp(array_ops, func.input_arrays, gys[0])
-                    else:
-                        gxs = func.vjp(array_ops, func.input_arrays, *gys)
-                else:
-                    gxs = func.backward_array(*gys)
-            except NotImplementedError:  # no array path: only `backward` is defined
-                if create_graph:
-                    raise
-                gxs = _backward_without_graph(func, gys)
+            # Which backward each class runs was decided when it was defined (Function's
+            # __init_subclass__): backward_array is its fast path, or its vjp on arrays.
+            gxs = func.backward(*gys) if create_graph else func.backward_array(*gys)
             if type(gxs) is not tuple:
                 gxs = _as_tuple(gxs, func)
             if on_step is not None:
@@ -261,16 +243,6 @@ def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) ->
     return Variable(zeros, requires_grad=False) if create_graph else zeros
 
 
-def _backward_without_graph(func: Function, gys: tuple[Grad, ...]) -> tuple[Grad, ...]:
-    """``backward`` on constant Variables, for a Function without an array path.
-
-    The engine has switched graph building off, so this records nothing; the results are
-    unwrapped to ndarrays.
-    """
-    gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]), func)
-    return tuple(gx.data if isinstance(gx, Variable) else gx for gx in gxs)
-
-
 def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
     if type(gxs) is tuple:
         return gxs
@@ -410,10 +382,10 @@ class _Copy(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x.copy()
 
-    def jvp(self, tx: Any) -> Any:
+    def jvp(self, xs: Any, y: Any, tx: Any) -> Any:
         return tx
 
-    def vjp(self, F: Any, xs: tuple[Any, ...], gy: Any) -> Any:
+    def vjp(self, xp: Any, xs: tuple[Any, ...], y: Any, gy: Any) -> Any:
         return gy
 
 

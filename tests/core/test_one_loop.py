@@ -129,7 +129,7 @@ class OnlyVjp(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x**3
 
-    def vjp(self, F: Any, xs: tuple[Any], gy: Any) -> Any:
+    def vjp(self, xp: Any, xs: tuple[Any], y: Any, gy: Any) -> Any:
         (x,) = xs
         return 3 * x * x * gy
 

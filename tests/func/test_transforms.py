@@ -4,6 +4,7 @@ nesting, pytrees, ``argnums``/``has_aux`` conventions, side effects and error me
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -20,8 +21,8 @@ class CubeNoBackward(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x**3
 
-    def jvp(self, tx: Variable) -> Variable:
-        return 3 * self.inputs[0] ** 2 * tx
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return 3 * xs[0] ** 2 * tx
 
     def backward(self, gy: Variable) -> Variable:
         raise AssertionError("backward ran under jvp")
@@ -273,7 +274,7 @@ def test_a_wrong_tangent_rule_is_reported_by_name() -> None:
         def forward(self, x: np.ndarray) -> np.ndarray:
             return np.stack([x, x])
 
-        def jvp(self, tx: Variable) -> Variable:
+        def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
             return tx  # forgot to stack
 
         def backward(self, gy: Variable) -> Variable:
