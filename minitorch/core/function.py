@@ -107,6 +107,9 @@ class Function:
     created_in_backward: bool = False
     created_in_jvp: bool = False
     created_at: str | None = None
+    #: Set by ``autograd.grad(..., retain_graph=False)``: a later backward through this
+    #: Function raises, as one through PyTorch's freed graph does.
+    released: bool = False
     output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
     #: The NumPy ufunc ``forward`` computes, if it is one (``np.add`` for ``Add``): a
     #: Python-number operand then takes the dtype that ufunc gives it (see ``as_inputs``).

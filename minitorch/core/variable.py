@@ -151,7 +151,8 @@ class Variable:
                 gradients can be differentiated again (higher-order derivatives).
 
         Raises:
-            RuntimeError: inside ``no_grad()``, or if ``data`` is ``None``.
+            RuntimeError: inside ``no_grad()``, if ``data`` is ``None``, or if the graph
+                was released by ``minitorch.autograd.grad(..., retain_graph=False)``.
             ValueError: if a Function's backward returns the wrong number of gradients or
                 a gradient whose shape differs from its input's, or if a leaf's ``.grad``
                 cannot take the new gradient (a wrong shape, or no data after
@@ -159,7 +160,8 @@ class Variable:
             TypeError: if a gradient reaches a leaf of integer dtype.
             FloatingPointError: under ``detect_anomaly()``, at the first NaN/inf gradient.
 
-        See ``minitorch/core/backward.py`` for the algorithm.
+        See ``minitorch/core/backward.py`` for the algorithm; ``minitorch.autograd.grad``
+        runs the same engine and returns the gradients instead of writing ``.grad``.
         """
         from minitorch.core.backward import run_backward  # core-internal, no cycle at import
 
