@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch.core.config import _state, _with
+from minitorch.core.graph import functions
 from minitorch.core.variable import Variable
 
 if TYPE_CHECKING:
@@ -113,14 +114,14 @@ def _mark_rule_graph(ty: Variable, given: set[int]) -> None:
     The rule sees only its op's inputs, outputs and input tangents (``given``), so
     walking back from its result until one of those is reached finds exactly its ops.
     """
-    pending = [ty]
-    while pending:
-        var = pending.pop()
-        func = var.creator
-        if id(var) in given or func is None or func.created_in_jvp:
-            continue
+    if id(ty) in given:
+        return
+
+    def made_before(x: Variable) -> bool:  # given to the rule, or marked by an earlier one
+        return id(x) in given or bool(x.creator and x.creator.created_in_jvp)
+
+    for func in functions(ty, stop=made_before):
         func.created_in_jvp = True
-        pending.extend(func.inputs)
 
 
 def _give_rule_its_inputs(func: Function, xs: Sequence[Variable], outputs: list[Variable]) -> None:

@@ -124,17 +124,11 @@ class Variable:
         Used for truncated backpropagation through time: the values stay, the history is
         dropped, so memory no longer grows with sequence length.
         """
-        pending = [self.creator] if self.creator is not None else []
-        seen: set[int] = set()
-        while pending:
-            func = pending.pop()
-            if id(func) in seen:
-                continue
-            seen.add(id(func))
+        from minitorch.core.graph import functions  # core-internal, as in backward()
+
+        for func in list(functions(self)):  # listed first: unchain() cuts the links
             for x in func.inputs:
-                if x.creator is not None:
-                    pending.append(x.creator)
-                    x.unchain()
+                x.unchain()
         self.creator = None
 
     def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None:
