@@ -21,6 +21,7 @@ later and replace :func:`_erf_array`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -54,10 +55,10 @@ class NormalCdf(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return 0.5 * (1.0 + _erf_array(x / SQRT_2))
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx * _normal_pdf(self.graph_ops, self.inputs[0])
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx * _normal_pdf(self.graph_ops, xs[0])
 
-    def vjp(self, xp: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = xs
         return gy * _normal_pdf(xp, x)
 
@@ -109,11 +110,11 @@ class GeluTanh(Function):
         # tanh as an op, so that second derivatives see its dependence on x.
         return self.t if xp is self.array_ops else xp.tanh(_tanh_arg(x))
 
-    def jvp(self, tx: Variable) -> Variable:
-        (x,) = self.inputs
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        (x,) = xs
         return tx * _tanh_slope(x, self._t(self.graph_ops, x))
 
-    def vjp(self, xp: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = xs
         return gy * _tanh_slope(x, self._t(xp, x))
 
