@@ -26,6 +26,7 @@ from minitorch.ops.activation import (
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
 from minitorch.ops.conv import conv2d, conv_transpose2d
 from minitorch.ops.embedding import embedding
+from minitorch.ops.explog import exp2, expm1, log1p, log2, log10, logaddexp, logaddexp2
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
 from minitorch.ops.loss import (
@@ -58,6 +59,20 @@ from minitorch.ops.reshape import (
     sum_to_array,  # noqa: F401 (the ndarray kernel: notebook 08 imports it; not in __all__)
     transpose,
 )
+from minitorch.ops.special import erf, erfc
+from minitorch.ops.trig import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    cosh,
+    hypot,
+    sinh,
+    tan,
+)
 from minitorch.ops.variable_methods import install as _install
 from minitorch.ops.windows import col2im, im2col
 
@@ -68,6 +83,13 @@ __all__ = [
     "abs",
     "accuracy",
     "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
     "astype",
     "avg_pool2d",
     "batch_norm",
@@ -80,21 +102,32 @@ __all__ = [
     "conv2d",
     "conv_transpose2d",
     "cos",
+    "cosh",
     "cross_entropy",
     "div",
     "dropout",
     "embedding",
+    "erf",
+    "erfc",
     "exp",
+    "exp2",
     "expand_dims",
+    "expm1",
     "flatten",
     "get_item",
+    "hypot",
     "im2col",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log",
+    "log10",
+    "log1p",
+    "log2",
     "log_softmax",
+    "logaddexp",
+    "logaddexp2",
     "logsumexp",
     "matmul",
     "max",
@@ -114,6 +147,7 @@ __all__ = [
     "reshape",
     "sigmoid",
     "sin",
+    "sinh",
     "softmax",
     "softmax_cross_entropy",
     "softplus",
@@ -125,6 +159,7 @@ __all__ = [
     "sub",
     "sum",
     "sum_to",
+    "tan",
     "tanh",
     "transpose",
     "var",

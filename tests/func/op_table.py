@@ -116,6 +116,42 @@ CASES = [
     TangentCase("sqrt", F.sqrt, _u((4,), low=0.5), lambda a: _torch().sqrt(a)),
     TangentCase("square", F.square, _u((4,)), lambda a: _torch().square(a)),
     TangentCase("abs", F.abs, _away_from((0.0,), (5,)), lambda a: _torch().abs(a), False),
+    # -- trigonometric, hyperbolic, exponential and logarithmic (NumPy's names) --
+    *[
+        TangentCase(
+            name,
+            getattr(F, name),
+            _u((4,), low=low, high=high),
+            lambda a, name=name: getattr(_torch(), name)(a),
+        )
+        for name, low, high in [
+            ("tan", -1.2, 1.2),
+            ("arcsin", -0.9, 0.9),
+            ("arccos", -0.9, 0.9),
+            ("arctan", -2.0, 2.0),
+            ("sinh", -2.0, 2.0),
+            ("cosh", -2.0, 2.0),
+            ("arcsinh", -2.0, 2.0),
+            ("arccosh", 1.2, 3.0),
+            ("arctanh", -0.9, 0.9),
+            ("log1p", -0.5, 2.0),
+            ("expm1", -2.0, 2.0),
+            ("exp2", -2.0, 2.0),
+            ("log2", 0.2, 3.0),
+            ("log10", 0.2, 3.0),
+        ]
+    ],
+    *[
+        TangentCase(
+            name,
+            getattr(F, name),
+            _u((3, 2), (2,), low=0.3),
+            lambda a, b, name=name: getattr(_torch(), name)(a, b),
+        )
+        for name in ("arctan2", "hypot", "logaddexp", "logaddexp2")
+    ],
+    TangentCase("erf", F.erf, _u((4,)), lambda a: _torch().special.erf(a)),
+    TangentCase("erfc", F.erfc, _u((4,)), lambda a: _torch().special.erfc(a)),
     # -- activations --
     TangentCase("sigmoid", F.sigmoid, _u((4,)), lambda a: _torch().sigmoid(a)),
     TangentCase("relu", F.relu, _away_from((0.0,), (5,)), lambda a: _tf().relu(a), False),

@@ -71,6 +71,19 @@ def x2(dtype: Any) -> tuple[Any, ...]:
     return values(dtype), values(dtype)[::-1].copy()
 
 
+def unit(dtype: Any) -> tuple[Any, ...]:
+    return (probs(dtype),)
+
+
+def zero(dtype: Any) -> tuple[Any, ...]:
+    return (np.zeros((2, 3), dtype=dtype),)
+
+
+def positive(dtype: Any) -> tuple[Any, ...]:
+    """Values >= 1 of ``dtype`` (all True for bool)."""
+    return (np.ones((2, 3), bool) if dtype is np.bool_ else np.abs(values(dtype)) + 1,)
+
+
 def _pool_ref(x: np.ndarray) -> np.ndarray:
     """2x2 max pooling, stride 2, of a (1, 1, 3, 4) image: two windows in the top rows."""
     return np.array([[[[x[0, 0, :2, :2].max(), x[0, 0, :2, 2:].max()]]]], dtype=x.dtype)
@@ -123,7 +136,16 @@ ROWS = [
     Row("linear", x1, lambda x: F.linear(x, np.ones((4, 3)), np.zeros(4))),
     Row("conv2d", img, lambda x: F.conv2d(x, np.ones((2, 1, 2, 2)))),
     Row("conv_transpose2d", img, lambda x: F.conv_transpose2d(x, np.ones((1, 2, 2, 2)))),
+    Row("erf", x1, F.erf),
+    Row("erfc", x1, F.erfc),
     # NumPy-equivalent ops: NumPy's own result, dtype included.
+    # Inputs inside each domain (no NaN or inf warnings): 0/1 for arcsin, |x| + 1 for logs.
+    *[Row(name, make, getattr(F, name), getattr(np, name)) for name, make in (
+        ("tan", x1), ("arctan", x1), ("sinh", x1), ("cosh", x1), ("arcsinh", x1),
+        ("expm1", x1), ("exp2", x1), ("arcsin", unit), ("arccos", unit), ("arctanh", zero),
+        ("log1p", positive), ("log2", positive), ("log10", positive), ("arccosh", positive))],
+    *[Row(name, x2, getattr(F, name), getattr(np, name))
+      for name in ("arctan2", "hypot", "logaddexp", "logaddexp2")],
     Row("exp", x1, F.exp, np.exp),
     Row("log", lambda d: (values(d) + 0 if d is np.bool_ else np.abs(values(d)) + 1,),
         F.log, np.log),
