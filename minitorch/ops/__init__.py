@@ -59,6 +59,7 @@ from minitorch.ops.reshape import (
     sum_to_array,  # noqa: F401 (the ndarray kernel: notebook 08 imports it; not in __all__)
     transpose,
 )
+from minitorch.ops.scan import cumprod, cumsum, prod
 from minitorch.ops.special import erf, erfc
 from minitorch.ops.trig import (
     arccos,
@@ -104,6 +105,8 @@ __all__ = [
     "cos",
     "cosh",
     "cross_entropy",
+    "cumprod",
+    "cumsum",
     "div",
     "dropout",
     "embedding",
@@ -143,6 +146,7 @@ __all__ = [
     "nll_loss",
     "pooling",
     "pow",
+    "prod",
     "relu",
     "reshape",
     "sigmoid",

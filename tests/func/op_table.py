@@ -254,6 +254,21 @@ CASES = [
         _u((2, 3)),
         lambda a: a.std(1, correction=1, keepdim=True),
     ),
+    TangentCase("prod", lambda a: F.prod(a, axis=1), _u((3, 4)), lambda a: a.prod(1)),
+    TangentCase(
+        "prod_with_zeros",
+        lambda a: F.prod(a, axis=0),
+        lambda rng: [np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 0.0], [-1.2, 0.7, 0.9]])],
+        lambda a: a.prod(0),
+    ),
+    TangentCase("cumsum", lambda a: F.cumsum(a, axis=1), _u((2, 3)), lambda a: a.cumsum(1)),
+    TangentCase("cumprod", lambda a: F.cumprod(a, axis=0), _u((3, 2)), lambda a: a.cumprod(0)),
+    TangentCase(
+        "cumprod_with_zeros",
+        lambda a: F.cumprod(a, axis=-1),
+        lambda rng: [np.array([[0.5, 0.0, 2.0, 0.0], [0.0, 1.5, -0.5, 2.0]])],
+        lambda a: a.cumprod(-1),
+    ),
     # -- linear algebra --
     TangentCase("matmul", F.matmul, _u((2, 3), (3, 4)), lambda a, b: a @ b),
     TangentCase("matmul_batched", F.matmul, _u((2, 2, 3), (3, 2)), lambda a, b: a @ b),
