@@ -25,6 +25,7 @@ from minitorch.ops.activation import (
 )
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
 from minitorch.ops.conv import conv2d, conv_transpose2d
+from minitorch.ops.einsum import einsum
 from minitorch.ops.embedding import embedding
 from minitorch.ops.explog import exp2, expm1, log1p, log2, log10, logaddexp, logaddexp2
 from minitorch.ops.indexing import get_item, where
@@ -109,6 +110,7 @@ __all__ = [
     "cumsum",
     "div",
     "dropout",
+    "einsum",
     "embedding",
     "erf",
     "erfc",

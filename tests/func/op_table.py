@@ -276,6 +276,20 @@ CASES = [
     TangentCase(
         "linear", F.linear, _u((4, 3), (2, 3), (2,)), lambda x, W, b: _tf().linear(x, W, b)
     ),
+    *[
+        TangentCase(
+            f"einsum[{spec}]",
+            lambda *xs, spec=spec: F.einsum(spec, *xs),
+            _u(*shapes),
+            lambda *xs, spec=spec: _torch().einsum(spec, *xs),
+        )
+        for spec, shapes in [
+            ("ij,jk->ik", ((2, 3), (3, 2))),
+            ("ii->i", ((3, 3),)),
+            ("...ij,...j", ((2, 2, 3), (3,))),
+            ("ij,ij->", ((2, 3), (2, 3))),
+        ]
+    ],
     # -- losses --
     TangentCase(
         "softmax_cross_entropy",

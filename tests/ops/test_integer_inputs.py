@@ -164,6 +164,7 @@ ROWS = [
     Row("neg", x1, F.neg, np.negative),
     Row("matmul", x1, lambda x: F.matmul(x, x.T), lambda x: x @ x.T),
     Row("sum", x1, F.sum, np.sum),
+    Row("einsum", x1, lambda x: F.einsum("ij->j", x), lambda x: np.einsum("ij->j", x)),
     Row("prod", x1, lambda x: F.prod(x, axis=1), lambda x: np.prod(x, axis=1)),
     Row("cumsum", x1, lambda x: F.cumsum(x, axis=1), lambda x: np.cumsum(x, axis=1)),
     Row("cumprod", x1, F.cumprod, np.cumprod),
