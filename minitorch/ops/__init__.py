@@ -30,6 +30,9 @@ from minitorch.ops.embedding import embedding
 from minitorch.ops.explog import exp2, expm1, log1p, log2, log10, logaddexp, logaddexp2
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
+from minitorch.ops.linalg_decomp import cholesky, eigh, svd
+from minitorch.ops.linalg_norm import norm
+from minitorch.ops.linalg_solve import det, inv, pinv, slogdet, solve
 from minitorch.ops.loss import (
     accuracy,
     binary_cross_entropy,
@@ -98,6 +101,7 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "broadcast_to",
+    "cholesky",
     "clip",
     "col2im",
     "concatenate",
@@ -108,8 +112,10 @@ __all__ = [
     "cross_entropy",
     "cumprod",
     "cumsum",
+    "det",
     "div",
     "dropout",
+    "eigh",
     "einsum",
     "embedding",
     "erf",
@@ -122,6 +128,7 @@ __all__ = [
     "get_item",
     "hypot",
     "im2col",
+    "inv",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
@@ -146,6 +153,8 @@ __all__ = [
     "mul",
     "neg",
     "nll_loss",
+    "norm",
+    "pinv",
     "pooling",
     "pow",
     "prod",
@@ -154,9 +163,11 @@ __all__ = [
     "sigmoid",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
     "softmax_cross_entropy",
     "softplus",
+    "solve",
     "sqrt",
     "square",
     "squeeze",
@@ -165,6 +176,7 @@ __all__ = [
     "sub",
     "sum",
     "sum_to",
+    "svd",
     "tan",
     "tanh",
     "transpose",

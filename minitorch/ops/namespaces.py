@@ -29,8 +29,8 @@ from minitorch.ops import activation, indexing, math, reduce, reshape
 
 # ndarray methods rather than np.reshape/np.sum/np.transpose: those dispatch in Python
 # first (``_wrapfunc``), which costs more than the work on the small arrays of a graph.
-def _output_array(func: Function) -> np.ndarray:
-    return func.output().data
+def _output_array(func: Function, i: int = 0) -> np.ndarray:
+    return func.output(i).data
 
 
 def _astype_array(x: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:

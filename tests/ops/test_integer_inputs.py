@@ -71,6 +71,11 @@ def x2(dtype: Any) -> tuple[Any, ...]:
     return values(dtype), values(dtype)[::-1].copy()
 
 
+def sq(dtype: Any) -> tuple[Any, ...]:
+    """An invertible, symmetric positive-definite 2x2 matrix of ``dtype`` (bool: I)."""
+    return (np.eye(2, dtype=dtype) if dtype is np.bool_ else np.array([[2, 1], [1, 2]], dtype),)
+
+
 def unit(dtype: Any) -> tuple[Any, ...]:
     return (probs(dtype),)
 
@@ -164,6 +169,18 @@ ROWS = [
     Row("neg", x1, F.neg, np.negative),
     Row("matmul", x1, lambda x: F.matmul(x, x.T), lambda x: x @ x.T),
     Row("sum", x1, F.sum, np.sum),
+    # numpy.linalg computes integer input in float64: so do these.
+    Row("inv", sq, F.inv, np.linalg.inv),
+    Row("det", sq, F.det, np.linalg.det),
+    Row("slogdet", sq, lambda x: F.slogdet(x).logabsdet, lambda x: np.linalg.slogdet(x)[1]),
+    Row("solve", sq, lambda x: F.solve(x, x[0]), lambda x: np.linalg.solve(x, x[0])),
+    Row("pinv", x1, F.pinv, np.linalg.pinv),
+    Row("cholesky", sq, F.cholesky, np.linalg.cholesky),
+    Row("eigh", sq, lambda x: F.eigh(x).eigenvalues, lambda x: np.linalg.eigh(x)[0]),
+    Row("svd", x1, lambda x: F.svd(x, False, False), lambda x: np.linalg.svd(x, False, False)),
+    Row("norm_large_int8", lambda d: (np.full(3, 100 if d is np.int8 else 1, d),), F.norm,
+        np.linalg.norm),  # 100 * 100 wraps in int8: NumPy computes norms in float64
+    Row("norm", x1, F.norm, np.linalg.norm),
     Row("einsum", x1, lambda x: F.einsum("ij->j", x), lambda x: np.einsum("ij->j", x)),
     Row("prod", x1, lambda x: F.prod(x, axis=1), lambda x: np.prod(x, axis=1)),
     Row("cumsum", x1, lambda x: F.cumsum(x, axis=1), lambda x: np.cumsum(x, axis=1)),
