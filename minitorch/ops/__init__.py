@@ -1,8 +1,11 @@
 """Every differentiable op of minitorch (``import minitorch.ops as F``).
 
-Modules form a fixed order — reshape, arithmetic, math, reduce, linalg, indexing,
-activation, loss, then windows (im2col), conv, pool, normalization, embedding — and each
-imports only earlier ones. Importing this package binds the operators onto ``Variable``
+Modules form a fixed order — reshape, arithmetic, math, elementwise (trig, explog,
+special), reduce, scan, linalg, einsum, linalg_solve, linalg_decomp, linalg_norm,
+indexing, activation, loss, then windows (im2col), conv, pool, normalization, embedding
+— and each imports only earlier ones. Complex numbers are out of scope: the ops added
+for NumPy's catalogue (trig ... linalg_norm) refuse complex input by name. Importing
+this package binds the operators onto ``Variable``
 (see :mod:`minitorch.ops.variable_methods`).
 
 Integer and bool inputs: the ops defined only on real numbers (sigmoid, softplus, the
