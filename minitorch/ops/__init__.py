@@ -207,6 +207,21 @@ _RENAMED = {
     "mse": "mse_loss",
     "nll": "nll_loss",
     "bce": "binary_cross_entropy",
+    # PyTorch's and the C library's names for NumPy's
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "inverse": "inv",
+    "cumulative_sum": "cumsum",
+    "svdvals": "svd(x, compute_uv=False)",
+    "eigvalsh": "eigh(x).eigenvalues",
+    "vector_norm": "norm",
+    "matrix_norm": "norm",
+    "logdet": "slogdet(x).logabsdet",
 }
 
 

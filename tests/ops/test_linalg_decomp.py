@@ -319,3 +319,12 @@ def test_decompositions_differentiate_twice():
     a = spd((3, 3))(rng)[0]
     assert gradgradcheck(lambda x: F.cholesky(sym(x)).sum(), a)
     assert gradgradcheck(lambda x: eigh_loss("minitorch", x), a)
+
+
+@pytest.mark.parametrize(
+    ("torch_name", "numpy_name"),
+    [("asin", "arcsin"), ("atan2", "arctan2"), ("inverse", "inv"), ("svdvals", "svd")],
+)
+def test_pytorch_names_point_to_numpys(torch_name, numpy_name):
+    with pytest.raises(AttributeError, match=rf"did you mean {numpy_name}"):
+        getattr(F, torch_name)
