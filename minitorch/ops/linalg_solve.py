@@ -177,6 +177,21 @@ def solve(a: Operand, b: Operand) -> Variable:
     return Solve()(a, b)  # type: ignore[no-any-return]
 
 
+def inverse_for(op: str, xp: Ops, a: Value) -> Value:
+    """``inv(a)`` for the gradient of ``op``, or an error that names ``op``.
+
+    Raises:
+        numpy.linalg.LinAlgError: if ``a`` is singular (its determinant is 0).
+    """
+    try:
+        return xp.apply(Inv(), a)
+    except np.linalg.LinAlgError:
+        raise np.linalg.LinAlgError(
+            f"{op}: its gradient inv(a).T needs an invertible matrix, and a (shape "
+            f"{a.shape}) is singular"
+        ) from None
+
+
 class Det(Function):
     """d = det(A);  dd = d tr(A^-1 dA),  gA = gd d A^-T."""
 
@@ -188,7 +203,7 @@ class Det(Function):
         d = xp.output(self)
         (a,) = xs
         scale = xp.reshape(gy * d, d.shape + (1, 1))
-        return scale * mT(xp, xp.apply(Inv(), a))
+        return scale * mT(xp, inverse_for("det", xp, a))
 
     def jvp(self, ta: Variable) -> Variable:
         d = self.output()
@@ -200,7 +215,8 @@ def det(a: Operand) -> Variable:
     """The determinant of a square matrix, or of each in a stack (``np.linalg.det``).
 
     The gradient ``d * inv(a).T`` needs an invertible matrix: at a singular one it
-    raises ``LinAlgError`` (use :func:`slogdet` for the log of a large determinant).
+    raises ``LinAlgError`` naming ``det`` (use :func:`slogdet` for the log of a large
+    determinant).
 
     Shapes:
         ``(*, n, n)`` -> ``(*)``.
@@ -229,7 +245,7 @@ class Slogdet(Function):
 
     def vjp(self, xp: Ops, xs: tuple[Value], gsign: Value, glog: Value) -> Value:
         (a,) = xs  # the sign is piecewise constant: its gradient is 0
-        return xp.reshape(glog, glog.shape + (1, 1)) * mT(xp, xp.apply(Inv(), a))
+        return xp.reshape(glog, glog.shape + (1, 1)) * mT(xp, inverse_for("slogdet", xp, a))
 
     def jvp(self, ta: Variable) -> tuple[None, Variable]:
         (a,) = self.inputs

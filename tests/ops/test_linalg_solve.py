@@ -149,3 +149,17 @@ def test_solve_broadcasts_batches_as_numpy(a_batch, b_batch, n):
     b = rng.standard_normal((*b_batch, n, 2))
     np.testing.assert_allclose(F.solve(a, b).data, np.linalg.solve(a, b), rtol=1e-12)
     assert gradcheck(F.solve, a, b)
+
+
+def test_gradient_of_det_at_a_singular_matrix_names_det():
+    x = Variable(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    y = F.det(x)
+    assert y.data == pytest.approx(0.0)
+    with pytest.raises(np.linalg.LinAlgError, match=r"det: its gradient inv\(a\).T needs"):
+        y.backward()
+
+
+def test_pinv_rcond_cuts_small_singular_values_as_numpy():
+    a = np.diag([1.0, 1e-9])
+    np.testing.assert_allclose(F.pinv(a, rcond=1e-6).data, np.linalg.pinv(a, rcond=1e-6))
+    np.testing.assert_allclose(F.pinv(a, rcond=1e-6).data, np.diag([1.0, 0.0]))
