@@ -116,7 +116,7 @@ class Einsum(Function):
         except ValueError as exc:
             raise _error(self.subscripts, shapes, str(exc)) from None
 
-    def vjp(self, xp: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+    def vjp(self, xp: Ops, xs: tuple[Value, ...], y: Value, gy: Value) -> tuple[Value | None, ...]:
         return tuple(
             self._gradient(xp, xs, gy, k) if need else None
             for k, need in enumerate(self.needs_input_grad)
@@ -134,8 +134,7 @@ class Einsum(Function):
         stretched = tuple(i for i, d in enumerate(self.shapes[k]) if d == 1 and full[i] != 1)
         return xp.sum(g, stretched, keepdims=True) if stretched else g
 
-    def jvp(self, *txs: Variable | None) -> Variable | None:
-        xs, y = self.inputs, self.output()
+    def jvp(self, xs: list[Variable], y: Variable, *txs: Variable | None) -> Variable | None:
         terms = [
             Einsum(self.subscripts)(*[tx if j == k else x for j, x in enumerate(xs)])
             for k, tx in enumerate(txs)

@@ -56,13 +56,11 @@ class Unary(Function):
         refuse_complex(self.name, x)
         return self.compute(x)
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
-        y = xp.output(self)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         return gy * self.derivative(xp, xs[0], y)
 
-    def jvp(self, tx: Variable) -> Variable:
-        x, y = self.inputs[0], self.output()
-        return tx * self.derivative(self.graph_ops, x, y)
+    def jvp(self, xs: list[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx * self.derivative(self.graph_ops, xs[0], y)
 
 
 class Binary(Function):
@@ -83,8 +81,7 @@ class Binary(Function):
         assert self.ufunc is not None
         return self.ufunc(x0, x1)  # type: ignore[no-any-return]
 
-    def vjp(self, xp: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
-        y = xp.output(self)
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         d0, d1 = self.derivatives(xp, x0, x1, y)
         need0, need1 = self.needs_input_grad
@@ -92,8 +89,10 @@ class Binary(Function):
         gx1 = xp.sum_to(gy * d1, x1.shape) if need1 else None
         return gx0, gx1
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        (x0, x1), y = self.inputs, self.output()
+    def jvp(
+        self, xs: list[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable | None:
+        x0, x1 = xs
         d0, d1 = self.derivatives(self.graph_ops, x0, x1, y)
         t0 = None if tx0 is None else tx0 * d0
         t1 = None if tx1 is None else tx1 * d1

@@ -99,16 +99,14 @@ def inverse_gaps(xp: Ops, w: Value, numerator: Value, op: str) -> Value:
     return (1 - skip) / (row - column + skip)
 
 
-def factors(func: Function, xp: Ops, a: Value, again: Function) -> Any:
-    """The outputs of a decomposition ``func`` of ``a``, for its rule.
+def factors(xp: Ops, a: Value, y: tuple[Value, ...], again: Function) -> Any:
+    """The outputs ``y`` of a decomposition of ``a``, for its rule.
 
-    An output the caller dropped (only ``w`` of ``eigh`` kept) no longer exists (outputs
-    are held weakly), yet the rule needs it: then the decomposition is computed again,
-    by ``again`` (a fresh instance), as an op under ``create_graph``.
+    An output the caller dropped (only ``w`` of ``eigh`` kept) is ``None`` in ``y``
+    (outputs are held weakly), yet the rule needs it: then the decomposition is computed
+    again by ``again`` (a fresh instance), as an op under ``create_graph``.
     """
-    if all(ref() is not None for ref in func.outputs):
-        return tuple(xp.output(func, i) for i in range(len(func.outputs)))
-    return xp.apply(again, a)
+    return xp.apply(again, a) if any(v is None for v in y) else y
 
 
 class Cholesky(Function):
@@ -121,15 +119,13 @@ class Cholesky(Function):
         except np.linalg.LinAlgError as exc:
             raise linalg_error("cholesky", a, exc) from None
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
-        low = xp.output(self)
-        low_t = mT(xp, low)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        low_t = mT(xp, y)  # y = L
         left = xp.apply(Solve(), low_t, _phi(low_t @ gy))  # L^-T Phi(L^T gL)
         return _sym(xp, mT(xp, xp.apply(Solve(), low_t, mT(xp, left))))  # ... L^-1
 
-    def jvp(self, ta: Variable) -> Variable:
-        low = self.output()
-        xp = self.graph_ops
+    def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> Variable:
+        low, xp = y, self.graph_ops
         inner = Solve()(low, _sym(xp, ta))  # L^-1 dA
         inner = mT(xp, Solve()(low, mT(xp, inner)))  # L^-1 dA L^-T
         return low @ _phi(inner)  # type: ignore[no-any-return]
@@ -180,15 +176,15 @@ class Eigh(Function):
         w, v = np.linalg.eigh(a, UPLO=self.uplo)
         return w, v
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gw: Value, gv: Value) -> Value:
-        w, v = factors(self, xp, xs[0], Eigh(self.uplo))
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Any, gw: Value, gv: Value) -> Value:
+        w, v = factors(xp, xs[0], y, Eigh(self.uplo))
         k = mT(xp, v) @ gv
         skew = (k - mT(xp, k)) * 0.5
         inner = _diag_embed(xp, gw) + inverse_gaps(xp, w, skew, "eigh") * skew
         return v @ inner @ mT(xp, v)
 
-    def jvp(self, ta: Variable) -> tuple[Variable, Variable]:
-        w, v = self.output(0), self.output(1)
+    def jvp(self, xs: list[Variable], y: Any, ta: Variable) -> tuple[Variable, Variable]:
+        w, v = y
         xp = self.graph_ops
         m = mT(xp, v) @ _sym(xp, ta) @ v
         return _diagonal(xp, m), v @ (inverse_gaps(xp, w, m, "eigh") * m)
@@ -254,9 +250,9 @@ class SVD(Function):
                 "full_matrices=False"
             )
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gu: Value, gs: Value, gvh: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Any, gu: Value, gs: Value, gvh: Value) -> Value:
         (a,) = xs
-        u, s, vh = factors(self, xp, a, SVD(self.full_matrices))
+        u, s, vh = factors(xp, a, y, SVD(self.full_matrices))
         self._check_unique(gu, gvh)
         k = s.shape[-1]
         if self.full_matrices:  # the reduced factors (the rest has no gradient, checked)
@@ -277,8 +273,8 @@ class SVD(Function):
             ga = ga + u @ (mT(xp, gv) / s_col - (mT(xp, gv) / s_col @ v) @ vh)
         return ga
 
-    def jvp(self, ta: Variable) -> tuple[Variable, Variable, Variable]:
-        u, s, vh = (self.output(i) for i in range(3))
+    def jvp(self, xs: list[Variable], y: Any, ta: Variable) -> tuple[Variable, Variable, Variable]:
+        u, s, vh = y
         self._check_unique(np.ones(1))
         xp = self.graph_ops
         k = s.shape[-1]
@@ -305,13 +301,13 @@ class SingularValues(Function):
         check_matrices("svd", a, square=False)
         return np.linalg.svd(a, compute_uv=False)
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gs: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gs: Value) -> Value:
         (a,) = xs
         u, _, vh = xp.apply(SVD(False), a)  # recomputed: differentiable under create_graph
         return (u * xp.reshape(gs, gs.shape[:-1] + (1, gs.shape[-1]))) @ vh
 
-    def jvp(self, ta: Variable) -> Variable:
-        (a,) = self.inputs
+    def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> Variable:
+        (a,) = xs
         u, _, vh = SVD(False)(a)
         return Einsum("...ij,...ik,...jk->...j")(u, ta, vh)  # type: ignore[no-any-return]
 

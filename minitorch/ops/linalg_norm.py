@@ -46,16 +46,14 @@ class Norm2(_Reduction, Function):
             xp.reshape(v, keepdims_shape(self.x_shape, self.axes)), self.x_shape
         )
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
-        y = xp.output(self)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         (x,) = xs
         y_full = self._spread(xp, y)
         at_zero = np.asarray(y_full.data if isinstance(y_full, Variable) else y_full) == 0
         return self._spread(xp, gy) * x / (y_full + at_zero)  # x = 0 where y = 0: 0 / 1
 
-    def jvp(self, tx: Variable) -> Variable:
-        y = self.output()
-        (x,) = self.inputs
+    def jvp(self, xs: list[Variable], y: Variable, tx: Variable) -> Variable:
+        (x,) = xs
         at_zero = y.data == 0
         return sum(x * tx, self.axes, self.keepdims) / (y + at_zero)
 

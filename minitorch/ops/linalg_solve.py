@@ -78,14 +78,12 @@ class Inv(Function):
         except np.linalg.LinAlgError as exc:
             raise linalg_error("inv", a, exc) from None
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
-        c = xp.output(self)
-        c_t = mT(xp, c)
-        return -(c_t @ gy @ c_t)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        y_t = mT(xp, y)  # y = A^-1
+        return -(y_t @ gy @ y_t)
 
-    def jvp(self, ta: Variable) -> Variable:
-        c = self.output()
-        return -(c @ ta @ c)
+    def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> Variable:
+        return -(y @ ta @ y)
 
 
 def inv(a: Operand) -> Variable:
@@ -132,24 +130,24 @@ class Solve(Function):
         """A vector result (or its gradient) as a stack of one-column matrices."""
         return xp.reshape(v, v.shape + (1,)) if self.vector else v
 
-    def vjp(self, xp: Ops, xs: tuple[Value, Value], gy: Value) -> tuple[Value, Value]:
-        c = xp.output(self)
+    def vjp(self, xp: Ops, xs: tuple[Value, Value], y: Value, gy: Value) -> tuple[Value, Value]:
         a, b = xs
         gb = xp.apply(Solve(), mT(xp, a), self._as_columns(xp, gy))
-        ga = -(gb @ mT(xp, self._as_columns(xp, c)))
+        ga = -(gb @ mT(xp, self._as_columns(xp, y)))
         gb = xp.reshape(gb, gb.shape[:-1]) if self.vector else gb
         return xp.sum_to(ga, a.shape), xp.sum_to(gb, b.shape)
 
-    def jvp(self, ta: Variable | None, tb: Variable | None) -> Variable | None:
-        c = self.output()
-        a, _ = self.inputs
-        c_columns = self._as_columns(self.graph_ops, c)
+    def jvp(
+        self, xs: list[Variable], y: Variable, ta: Variable | None, tb: Variable | None
+    ) -> Variable | None:
+        a, _ = xs
+        c_columns = self._as_columns(self.graph_ops, y)
         minus_ta_c = None if ta is None else -(ta @ c_columns)
         tb_columns = None if tb is None else self._as_columns(self.graph_ops, tb)
         rhs = add_tangents(c_columns.shape, tb_columns, minus_ta_c)
         assert rhs is not None  # some input has a tangent, or the rule is not called
         tc = Solve()(a, rhs)
-        return reshape(tc, c.shape) if self.vector else tc  # type: ignore[no-any-return]
+        return reshape(tc, y.shape) if self.vector else tc  # type: ignore[no-any-return]
 
 
 def solve(a: Operand, b: Operand) -> Variable:
@@ -199,16 +197,14 @@ class Det(Function):
         check_matrices("det", a)
         return np.asarray(np.linalg.det(a))
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
-        d = xp.output(self)
-        (a,) = xs
-        scale = xp.reshape(gy * d, d.shape + (1, 1))
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        (a,) = xs  # y = det(A)
+        scale = xp.reshape(gy * y, y.shape + (1, 1))
         return scale * mT(xp, inverse_for("det", xp, a))
 
-    def jvp(self, ta: Variable) -> Variable:
-        d = self.output()
-        (a,) = self.inputs
-        return d * trace_of_product(self.graph_ops, inv(a), ta)
+    def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> Variable:
+        (a,) = xs
+        return y * trace_of_product(self.graph_ops, inv(a), ta)
 
 
 def det(a: Operand) -> Variable:
@@ -243,12 +239,12 @@ class Slogdet(Function):
         sign, logabsdet = np.linalg.slogdet(a)
         return np.asarray(sign), np.asarray(logabsdet)
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gsign: Value, glog: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gsign: Value, glog: Value) -> Value:
         (a,) = xs  # the sign is piecewise constant: its gradient is 0
         return xp.reshape(glog, glog.shape + (1, 1)) * mT(xp, inverse_for("slogdet", xp, a))
 
-    def jvp(self, ta: Variable) -> tuple[None, Variable]:
-        (a,) = self.inputs
+    def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> tuple[None, Variable]:
+        (a,) = xs
         return None, trace_of_product(self.graph_ops, inv(a), ta)
 
 
@@ -296,17 +292,15 @@ class Pinv(Function):
             return np.linalg.pinv(a)
         return np.linalg.pinv(a, rcond=self.rcond)
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
-        p = xp.output(self)
-        (a,) = xs
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        p, (a,) = y, xs  # p = A^+
         p_t, gy_t = mT(xp, p), mT(xp, gy)
         left = np.eye(a.shape[-2], dtype=a.dtype) - a @ p  # I - A P: off the range of A
         right = np.eye(a.shape[-1], dtype=a.dtype) - p @ a  # I - P A: off the row space
         return -(p_t @ gy @ p_t) + left @ gy_t @ (p @ p_t) + (p_t @ p) @ gy_t @ right
 
-    def jvp(self, ta: Variable) -> Variable:
-        p = self.output()
-        (a,) = self.inputs
+    def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> Variable:
+        p, (a,) = y, xs
         ta_t = transpose(ta, _swap_last(ta.ndim))
         left = np.eye(a.shape[-2], dtype=a.dtype) - matmul(a, p)
         right = np.eye(a.shape[-1], dtype=a.dtype) - matmul(p, a)

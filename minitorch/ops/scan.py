@@ -77,13 +77,13 @@ class Prod(_Reduction, Function):
         refuse_complex("prod", x)
         return np.prod(x, axis=self.reduced_axes(x), keepdims=self.keepdims)
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         (x,) = xs
         gy = xp.broadcast_to(xp.reshape(gy, keepdims_shape(self.x_shape, self.axes)), x.shape)
         return gy * _others(xp, x, self.axes)
 
-    def jvp(self, tx: Variable) -> Variable:
-        (x,) = self.inputs
+    def jvp(self, xs: list[Variable], y: Variable, tx: Variable) -> Variable:
+        (x,) = xs
         return sum(tx * _others(self.graph_ops, x, self.axes), self.axes, self.keepdims)
 
 
@@ -125,10 +125,10 @@ class Cumsum(Function):
             return np.flip(np.cumsum(np.flip(x, self.axis), self.axis), self.axis)
         return np.cumsum(x, axis=self.axis)
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         return xp.apply(Cumsum(self.axis, not self.reverse), gy)
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: list[Variable], y: Variable, tx: Variable) -> Variable:
         return Cumsum(self.axis, self.reverse)(tx)  # type: ignore[no-any-return]
 
 
@@ -173,8 +173,7 @@ class Cumprod(Function):
         refuse_complex("cumprod", x)
         return np.cumprod(x, axis=self.axis)
 
-    def vjp(self, xp: Ops, xs: tuple[Value], gy: Value) -> Value:
-        y = xp.output(self)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         (x,) = xs
         perm = _front(x.ndim, (self.axis,))
         x, y, gy = xp.transpose(x, perm), xp.transpose(y, perm), xp.transpose(gy, perm)
@@ -188,9 +187,8 @@ class Cumprod(Function):
             gxs.append(s if k == 0 else y[k - 1] * s)
         return xp.transpose(_join(xp, gxs[::-1]), _inverse(perm))
 
-    def jvp(self, tx: Variable) -> Variable:
-        y = self.output()
-        (x,) = self.inputs
+    def jvp(self, xs: list[Variable], y: Variable, tx: Variable) -> Variable:
+        (x,) = xs
         perm = _front(x.ndim, (self.axis,))
         x, y, tx = transpose(x, perm), transpose(y, perm), transpose(tx, perm)
         if x.shape[0] == 0:
