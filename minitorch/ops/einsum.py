@@ -16,7 +16,7 @@ Three cases need one more operand each, all constants:
 
 References:
     M. B. Giles, "Collected matrix derivative results for forward and reverse mode
-    algorithmic differentiation" (2008), sec. 3.1 (products: each factor's adjoint is
+    algorithmic differentiation" (2008), "Multiplication" (each factor's adjoint is
     the product of the output adjoint with the other factors); NumPy's ``einsum``
     documentation (subscripts, implicit output, ellipsis).
 """
@@ -208,7 +208,7 @@ def einsum(subscripts: str, *operands: Operand) -> Variable:
         variable([1. 5.])
 
     References:
-        NumPy documentation of ``numpy.einsum``; M. B. Giles (2008), sec. 3.1.
+        NumPy documentation of ``numpy.einsum``; M. B. Giles (2008), "Multiplication".
     """
     if not isinstance(subscripts, str):
         raise TypeError(

@@ -2,7 +2,7 @@
 
 log1p, expm1, exp2, log2, log10, logaddexp, logaddexp2: NumPy ufuncs (their dtypes
 too), each with its derivative written once (:mod:`minitorch.ops.elementwise`), from
-Abramowitz & Stegun, *Handbook of Mathematical Functions* (1964), 4.1.44 and 4.2.19.
+Abramowitz & Stegun, *Handbook of Mathematical Functions* (1964), sec. 4.1-4.2.
 ``log1p`` and ``expm1`` keep full precision near 0, where ``log(1 + x)`` and
 ``exp(x) - 1`` lose it; ``logaddexp`` never overflows (``log(exp(1000) + exp(1000))``).
 Complex input is refused (``TypeError``): complex numbers are out of scope.

@@ -5,8 +5,9 @@ Batched over leading axes as ``np.linalg``. The rules, with ``sym(X) = (X + X^T)
 * ``cholesky`` (A = L L^T): ``dL = L Phi(L^-1 dA L^-T)``, ``gA = sym(L^-T Phi(L^T gL) L^-1)``,
   ``Phi`` = the lower triangle with its diagonal halved (Murray 2016).
 * ``eigh`` (A = V diag(w) V^T): ``dw = diag(V^T dA V)``, ``dV = V (F o V^T dA V)``;
-  ``gA = V (diag(gw) + F o skew(V^T gV)) V^T`` with ``F_ij = 1 / (w_j - w_i)`` (Giles 2008,
-  sec. 3.1; the skew part is the one that does not depend on the eigenvectors' signs).
+  ``gA = V (diag(gw) + F o skew(V^T gV)) V^T`` with ``F_ij = 1 / (w_j - w_i)`` (Giles
+  2008, "Eigenvalues and eigenvectors"; the skew part is the one that does not depend on
+  the eigenvectors' signs).
 * ``svd`` (A = U diag(s) V^T): Townsend's formulas, with ``F_ij = 1 / (s_j^2 - s_i^2)``.
 
 The input of ``cholesky`` and ``eigh`` is taken as symmetric (NumPy reads one triangle):
@@ -22,9 +23,9 @@ singular values on their own are always differentiable.
 
 References:
     M. B. Giles, "Collected matrix derivative results for forward and reverse mode
-    algorithmic differentiation" (2008), sec. 3.1; I. Murray, "Differentiation of the
-    Cholesky decomposition" (2016), eq. 9-10; J. Townsend, "Differentiating the singular
-    value decomposition" (2016).
+    algorithmic differentiation" (2008), "Eigenvalues and eigenvectors"; I. Murray,
+    "Differentiation of the Cholesky decomposition" (2016); J. Townsend,
+    "Differentiating the singular value decomposition" (2016).
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ def cholesky(a: Operand, upper: bool = False) -> Variable:
                   [1. 1.]])
 
     References:
-        Murray (2016), eq. 9-10.
+        Murray (2016).
     """
     low = Cholesky()(a)
     return mT(Function.graph_ops, low) if upper else low  # type: ignore[no-any-return]
@@ -214,7 +215,7 @@ def eigh(a: Operand, UPLO: Literal["L", "U"] = "L") -> EighResult:  # noqa: N803
         variable([1. 2.])
 
     References:
-        Giles (2008), sec. 3.1.
+        Giles (2008), "Eigenvalues and eigenvectors".
     """
     if UPLO not in ("L", "U"):
         raise ValueError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
@@ -339,7 +340,7 @@ def svd(a: Operand, full_matrices: bool = True, compute_uv: bool = True) -> Any:
         variable([4. 3.])
 
     References:
-        Townsend (2016); Giles (2008), sec. 3.1.
+        Townsend (2016).
     """
     if not compute_uv:
         return SingularValues()(a)

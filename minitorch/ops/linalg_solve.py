@@ -18,10 +18,11 @@ slogdet    dl = tr(A^-1 dA)                gA = gl A^-T
 
 References:
     M. B. Giles, "Collected matrix derivative results for forward and reverse mode
-    algorithmic differentiation" (2008), sec. 3.1-3.3 (inverse, determinant, solve);
+    algorithmic differentiation" (2008), "Elementary results" (inverse, determinant,
+    matrix inverse product);
     G. H. Golub & V. Pereyra, "The differentiation of pseudo-inverses and nonlinear
-    least squares problems whose variables separate", SIAM J. Numer. Anal. 10 (1973),
-    eq. 4.12.
+    least squares problems whose variables separate", SIAM J. Numer. Anal. 10 (1973)
+    (the derivative of a pseudo-inverse of constant rank).
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def inv(a: Operand) -> Variable:
                   [0.   0.25]])
 
     References:
-        Giles (2008), sec. 3.1.
+        Giles (2008), "Inverse".
     """
     return Inv()(a)  # type: ignore[no-any-return]
 
@@ -170,7 +171,7 @@ def solve(a: Operand, b: Operand) -> Variable:
         variable([0.5  0.25])
 
     References:
-        Giles (2008), sec. 3.3.
+        Giles (2008), "Matrix inverse product".
     """
     return Solve()(a, b)  # type: ignore[no-any-return]
 
@@ -226,7 +227,7 @@ def det(a: Operand) -> Variable:
         variable(6.0)
 
     References:
-        Giles (2008), sec. 3.2.
+        Giles (2008), "Determinant".
     """
     return Det()(a)  # type: ignore[no-any-return]
 
@@ -274,7 +275,7 @@ def slogdet(a: Operand) -> SlogdetResult:
         variable(-1.0)
 
     References:
-        Giles (2008), sec. 3.2.
+        Giles (2008), "Determinant".
     """
     sign, logabsdet = Slogdet()(a)
     return SlogdetResult(sign, logabsdet)
@@ -329,6 +330,6 @@ def pinv(a: Operand, rcond: float | None = None) -> Variable:
                   [0.  0.5 0. ]])
 
     References:
-        Golub & Pereyra (1973), eq. 4.12.
+        Golub & Pereyra (1973).
     """
     return Pinv(rcond)(a)  # type: ignore[no-any-return]

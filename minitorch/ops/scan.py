@@ -15,9 +15,9 @@ The gradients avoid the textbook shortcut ``d prod / d x_i = prod / x_i``, which
 
 References:
     M. B. Giles, "Collected matrix derivative results for forward and reverse mode
-    algorithmic differentiation" (2008), sec. 2 (forward and reverse mode of a
-    sequence of operations); A. Griewank & A. Walther, *Evaluating Derivatives* (2008),
-    ch. 3 (the reverse sweep of a recurrence).
+    algorithmic differentiation" (2008), on the forward and reverse mode of a sequence
+    of operations; A. Griewank & A. Walther, *Evaluating Derivatives*, 2nd ed. (2008),
+    ch. 3 (the reverse sweep, here of a recurrence).
 """
 
 from __future__ import annotations

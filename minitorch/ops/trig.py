@@ -3,8 +3,8 @@
 tan, arcsin, arccos, arctan, arctan2, hypot, sinh, cosh, arcsinh, arccosh, arctanh.
 Each is a NumPy ufunc (its dtype rules too: ``np.tan`` of int8 is float16) with one
 derivative written once (:mod:`minitorch.ops.elementwise`), from Abramowitz & Stegun,
-*Handbook of Mathematical Functions* (1964), 4.3.105-4.3.107 (tan, arcsin, arccos,
-arctan) and 4.5.80-4.5.86 (the hyperbolic functions and their inverses). Complex
+*Handbook of Mathematical Functions* (1964), sec. 4.3-4.6 (circular and hyperbolic
+functions and their inverses). Complex
 input is refused (``TypeError``): complex numbers are out of scope.
 """
 
