@@ -1,9 +1,16 @@
 """Feedback for the exercises of the minitorch course.
 
-Each check either prints one line starting with ``✓`` or raises ``AssertionError`` with a
-message that says *what* is wrong and *where*: the first element that differs, its
-expected and actual values, the shape that was expected. nbgrader counts an
-``AssertionError`` as a failed test, so the same cells grade a class.
+Each check either prints one line starting with ``✓`` or raises :class:`CheckFailed` (an
+``AssertionError``) with a message that says *what* is wrong and *where*: the first
+element that differs, its expected and actual values, the shape that was expected.
+nbgrader counts an ``AssertionError`` as a failed test, so the same cells grade a class.
+
+A failing check shows only its message — at most three lines, wrapped to
+:data:`WIDTH` columns, no traceback — in Jupyter and in nbgrader's feedback HTML: IPython
+asks an exception for ``_render_traceback_()`` before it formats frames, and
+:class:`CheckFailed` answers with the message alone. Every check module raises
+``CheckFailed(message)``; an ``AssertionError`` raised by a check module inside
+:func:`explain_errors` is turned into one.
 
 Only NumPy is needed at import time; the gradient checks import ``minitorch`` when called.
 """
@@ -11,6 +18,7 @@ Only NumPy is needed at import time; the gradient checks import ``minitorch`` wh
 from __future__ import annotations
 
 import re
+import textwrap
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,16 +38,57 @@ def ok(message: str) -> None:
     print(f"✓ {message}")
 
 
+#: The column at which a failure message is wrapped: nbgrader's feedback HTML shows error
+#: output in a ``<pre>`` that does not wrap, and about 100 columns fit at 1280x720.
+WIDTH = 100
+
+
+class CheckFailed(AssertionError):
+    r"""A check that failed: its message is the whole feedback.
+
+    An ``AssertionError``, so nbgrader counts it as a failed test. In IPython (Jupyter,
+    nbgrader's autograde) it is shown as its message alone, in red, wrapped at
+    :data:`WIDTH` columns: no frames of the checks, of ``contextlib`` or of the student's
+    cell (the message names the student's line itself). Messages are written to fit in
+    three lines: what is wrong (and where), optionally the student's line, and a hint.
+
+    Example:
+        >>> CheckFailed("y differs at index 2: expected 3, got 3.5")._render_traceback_()
+        ['\x1b[31m✗ y differs at index 2: expected 3, got 3.5\x1b[0m']
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows instead of a traceback (its documented hook)."""
+        return [f"\x1b[31m{line}\x1b[0m" for line in render(str(self))]
+
+
+def render(message: str, width: int = WIDTH) -> list[str]:
+    r"""The lines a failure ``message`` is shown as: ``✗`` in front, wrapped at ``width``.
+
+    Continuation lines are indented under the text of the line they continue.
+
+    Example:
+        >>> render("a differs\n  hint: b", width=20)
+        ['✗ a differs', '  hint: b']
+    """
+    lines: list[str] = []
+    for k, line in enumerate(message.splitlines() or [""]):
+        text = f"✗ {line}" if k == 0 else line
+        indent = " " * (len(text) - len(text.lstrip()) + 2)
+        lines.extend(textwrap.wrap(text, width, subsequent_indent=indent) or [""])
+    return lines
+
+
 NOT_DONE = (
-    "this exercise is not done yet: replace `raise NotImplementedError()` in the exercise "
-    "cell above with your code, run that cell, then run this check"
+    "this exercise is not done yet: replace `raise NotImplementedError()` above with your "
+    "code, run that cell, then this one"
 )
 
 
-class NotDoneYet(AssertionError):
+class NotDoneYet(CheckFailed):
     """The check of an exercise whose stub has not been replaced yet.
 
-    An ``AssertionError``, so nbgrader counts it as a failed test like any other.
+    A :class:`CheckFailed`, so nbgrader counts it as a failed test like any other.
     """
 
 
@@ -54,11 +103,12 @@ def check_done(**answers: Any) -> None:
         NotDoneYet: naming the answers that are still ``None``.
 
     Example:
-        >>> try:
+        >>> try:  # doctest: +NORMALIZE_WHITESPACE
         ...     check_done(ga=1.0, gx=None)
         ... except NotDoneYet as err:
         ...     print(err)
-        gx is still None: this exercise is not done yet: replace `raise NotImplementedError()` in the exercise cell above with your code, run that cell, then run this check
+        gx is still None: this exercise is not done yet: replace `raise NotImplementedError()`
+        above with your code, run that cell, then this one
     """
     missing = [name for name, value in answers.items() if value is None]
     if missing:
@@ -69,12 +119,13 @@ def check_done(**answers: Any) -> None:
 
 @contextmanager
 def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
-    """Turn an exception from the student's code into an ``AssertionError`` with guidance.
+    """Turn an exception from the student's code into a :class:`CheckFailed` with guidance.
 
     The message names the exception, the student's line that raised it, and the first
     hint whose ``pattern`` occurs in ``"ErrorType: message"``; without one, the usual
     Variable/ndarray mix-ups get a one-line hint of their own (:func:`type_hint`).
-    ``AssertionError`` (a check that failed) passes unchanged; the stub's bare
+    A :class:`CheckFailed` passes unchanged (and an ``AssertionError`` raised by a check
+    module becomes one); the stub's bare
     ``NotImplementedError()`` becomes :class:`NotDoneYet` ("this exercise is not done
     yet").
 
@@ -83,24 +134,29 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
         hints: ``(pattern, hint)`` pairs.
 
     Example:
-        >>> with explain_errors("f(x)", ("NoneType", "did f return its result?")):
-        ...     None.inputs
-        Traceback (most recent call last):
-        ...
-        AssertionError: f(x) failed: AttributeError: 'NoneType' object has no attribute 'inputs'
+        >>> try:
+        ...     with explain_errors("f(x)", ("NoneType", "did f return its result?")):
+        ...         None.inputs
+        ... except CheckFailed as err:
+        ...     print(err)
+        f(x) failed: AttributeError: 'NoneType' object has no attribute 'inputs'
           in <module>: `None.inputs`
           hint: did f return its result?
     """
     try:
         yield
-    except AssertionError:
+    except CheckFailed:
+        raise
+    except AssertionError as err:  # a check module's plain assert / AssertionError
+        if _raised_by_a_check(err):
+            raise CheckFailed(str(err)) from None
         raise
     except NotImplementedError as err:
         if not str(err):  # the stub's bare `raise NotImplementedError()`
             raise NotDoneYet(f"{what}: {NOT_DONE}") from None
-        raise AssertionError(f"{what} failed: NotImplementedError: {err}") from None
+        raise CheckFailed(f"{what} failed: NotImplementedError: {err}") from None
     except Exception as err:
-        text = f"{type(err).__name__}: {err}"
+        text = f"{type(err).__name__}: {' '.join(str(err).split())}"  # one line
         line = _student_line(err)
         hint = next((h for pattern, h in hints if pattern in text), "")
         if "; reduce broadcast dimensions" in text:  # sum_to is taught in notebook 07
@@ -108,7 +164,7 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             hint = hint or "each gradient must have the shape of its input"
         hint = hint or type_hint(text, line)
         message = f"{what} failed: {text}{line}"
-        raise AssertionError(message + (f"\n  hint: {hint}" if hint else "")) from None
+        raise CheckFailed(message + (f"\n  hint: {hint}" if hint else "")) from None
 
 
 def type_hint(text: str, line: str = "") -> str:
@@ -175,28 +231,29 @@ def check_is_variable(name: str, value: Any) -> None:
     """Assert that ``value`` is a minitorch ``Variable``, with a one-line hint otherwise.
 
     Raises:
-        AssertionError: "... is an ndarray: use F.<op> ..." for an array, "... is None:
+        CheckFailed: "... is an ndarray: use F.<op> ..." for an array, "... is None:
             did you forget to return" for ``None``.
 
     Example:
-        >>> check_is_variable("your gradient", np.ones(2))
-        Traceback (most recent call last):
-        ...
-        AssertionError: your gradient is an ndarray, not a Variable: compute it with minitorch ops (F.<op>, +, *) on Variables, not with NumPy or .data
+        >>> try:
+        ...     check_is_variable("your gradient", np.ones(2))
+        ... except CheckFailed as err:
+        ...     print(err)
+        your gradient is an ndarray, not a Variable: compute it with minitorch ops (F.<op>, +, *) on Variables, not with NumPy or .data
     """  # noqa: E501
     from minitorch import Variable
 
     if isinstance(value, Variable):
         return
     if value is None:
-        raise AssertionError(f"{name} is None: did you forget to `return` the result?")
+        raise CheckFailed(f"{name} is None: did you forget to `return` the result?")
     if isinstance(value, np.ndarray | np.generic | float | int):
         kind = "an ndarray" if isinstance(value, np.ndarray) else "a number"
-        raise AssertionError(
+        raise CheckFailed(
             f"{name} is {kind}, not a Variable: compute it with minitorch ops (F.<op>, +, *) "
             "on Variables, not with NumPy or .data"
         )
-    raise AssertionError(f"{name} should be a Variable, got {type(value).__name__}")
+    raise CheckFailed(f"{name} should be a Variable, got {type(value).__name__}")
 
 
 def check_is_array(name: str, value: Any) -> None:
@@ -204,18 +261,19 @@ def check_is_array(name: str, value: Any) -> None:
 
     Example:
         >>> from minitorch import Variable
-        >>> check_is_array("your estimate", Variable(np.ones(2)))
-        Traceback (most recent call last):
-        ...
-        AssertionError: your estimate is a Variable: use .data to get its ndarray
+        >>> try:
+        ...     check_is_array("your estimate", Variable(np.ones(2)))
+        ... except CheckFailed as err:
+        ...     print(err)
+        your estimate is a Variable: use .data to get its ndarray
     """
     if isinstance(value, np.ndarray):
         return
     if value is None:
-        raise AssertionError(f"{name} is None: did you forget to `return` the result?")
+        raise CheckFailed(f"{name} is None: did you forget to `return` the result?")
     if hasattr(value, "creator") and hasattr(value, "data"):
-        raise AssertionError(f"{name} is a Variable: use .data to get its ndarray")
-    raise AssertionError(f"{name} should be an ndarray, got {type(value).__name__}")
+        raise CheckFailed(f"{name} is a Variable: use .data to get its ndarray")
+    raise CheckFailed(f"{name} should be an ndarray, got {type(value).__name__}")
 
 
 @contextmanager
@@ -226,7 +284,7 @@ def time_limit(seconds: float, message: str) -> Iterator[None]:
     cells); elsewhere the block simply runs without a limit.
 
     Raises:
-        AssertionError: with ``message`` when the time is up.
+        CheckFailed: with ``message`` when the time is up.
 
     Example:
         >>> with time_limit(5, "too slow"):
@@ -244,7 +302,7 @@ def time_limit(seconds: float, message: str) -> Iterator[None]:
         return
 
     def expire(signum: int, frame: Any) -> None:
-        raise AssertionError(message)
+        raise CheckFailed(message)
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -256,6 +314,15 @@ def time_limit(seconds: float, message: str) -> Iterator[None]:
 
 
 _LIBRARY_MARKERS = ("site-packages", "/minitorch/", "/numpy/")
+
+
+def _raised_by_a_check(err: BaseException) -> bool:
+    """True if ``err`` was raised in a check module (a ``checks*.py`` beside this file)."""
+    frames = traceback.extract_tb(err.__traceback__)
+    if not frames:
+        return False
+    path = Path(frames[-1].filename)
+    return path.parent == Path(__file__).parent and path.name.startswith("checks")
 
 
 def _student_line(err: BaseException) -> str:
@@ -270,12 +337,12 @@ def _student_line(err: BaseException) -> str:
 
 def _array(name: str, value: Any) -> np.ndarray:
     if value is None:
-        raise AssertionError(f"{name} is None: did you forget to `return` the result?")
+        raise CheckFailed(f"{name} is None: did you forget to `return` the result?")
     data = getattr(value, "data", value)  # a minitorch Variable or an array
     try:
         return np.asarray(data, dtype=np.float64)
     except (TypeError, ValueError):
-        raise AssertionError(
+        raise CheckFailed(
             f"{name} should be a number or an array, got {type(value).__name__}"
         ) from None
 
@@ -304,19 +371,20 @@ def check_close(
             arrays chooses the hint from the kind of error (see :func:`ratio_hint`).
 
     Raises:
-        AssertionError: naming the shape mismatch, or the first differing index with the
+        CheckFailed: naming the shape mismatch, or the first differing index with the
             expected and actual values.
 
     Example:
-        >>> check_close("y", np.array([1.0, 2.0, 3.5]), np.array([1.0, 2.0, 3.0]))
-        Traceback (most recent call last):
-        ...
-        AssertionError: y differs at index 2: expected 3, got 3.5 (1 of 3 elements differ)
+        >>> try:
+        ...     check_close("y", np.array([1.0, 2.0, 3.5]), np.array([1.0, 2.0, 3.0]))
+        ... except CheckFailed as err:
+        ...     print(err)
+        y differs at index 2: expected 3, got 3.5 (1 of 3 elements differ)
     """
     got_array, expected_array = _array(name, got), _array("the reference", expected)
     if got_array.shape != expected_array.shape:
         suffix = "" if callable(hint) or not hint else f"\n  hint: {hint}"
-        raise AssertionError(
+        raise CheckFailed(
             f"{name} has shape {got_array.shape} but should have shape "
             f"{expected_array.shape}{suffix}"
         )
@@ -325,7 +393,7 @@ def check_close(
         text = hint(got_array, expected_array) if callable(hint) else hint
         suffix = f"\n  hint: {text}" if text else ""
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise AssertionError(
+        raise CheckFailed(
             f"{name} differs{_index(index)}: expected {expected_array[index]:.6g}, "
             f"got {got_array[index]:.6g}{_count(bad)}{suffix}"
         )
@@ -412,7 +480,7 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
     of the other one to compare with.
 
     Raises:
-        AssertionError: if a gradient differs or backward fails.
+        CheckFailed: if a gradient differs or backward fails.
 
     Example:
         >>> import minitorch.ops as F
@@ -429,7 +497,7 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
             _check_sum_gradient(name, f, inputs)
             gradcheck(f, *inputs)
     except GradcheckError as err:
-        raise AssertionError(_gradcheck_message(name, err, inputs)) from None
+        raise CheckFailed(_gradcheck_message(name, err, inputs)) from None
 
 
 def _which(k: int, inputs: tuple[Any, ...]) -> str:
@@ -531,14 +599,14 @@ def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...
         if slow is not None:
             got["backward"] = slow[k]
         if any(g is None for g in got.values()):
-            raise AssertionError(
+            raise CheckFailed(
                 f"your {name} gave no gradient{_which(k, inputs)}: does backward return "
                 "one gradient per input?"
             )
         numeric = numerical_grad(f, arrays, k, ones)
         for g in got.values():
             if g.shape != numeric.shape:
-                raise AssertionError(
+                raise CheckFailed(
                     f"gradient of your {name}{_which(k, inputs)} has shape {g.shape}, but "
                     f"the input has shape {numeric.shape}"
                 )
@@ -553,7 +621,7 @@ def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...
         where = f"{_which(k, inputs)}{_index(index)}"
         expected = f"expected {numeric[index]:.4g} (finite differences)"
         message = _method_message(name, where, expected, path, values)
-        raise AssertionError(message + (_count(either) if path == "both" else ""))
+        raise CheckFailed(message + (_count(either) if path == "both" else ""))
 
 
 def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: Any) -> None:
@@ -574,7 +642,7 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
        backward that is only partly built from raw arrays.
 
     Raises:
-        AssertionError: naming the method, the input, the index, the expected and the
+        CheckFailed: naming the method, the input, the index, the expected and the
             actual (first or second) derivative.
 
     Example:
@@ -600,7 +668,7 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
         total.backward(create_graph=True)
     for k, v in enumerate(variables):
         if v.grad is not None and v.grad.creator is None:
-            raise AssertionError(
+            raise CheckFailed(
                 f"almost there: your {name}'s gradient{_which(k, inputs)} has the right "
                 "values, but it was computed on raw NumPy arrays, so it is a constant that "
                 "backward(create_graph=True) cannot differentiate again (notebook 06 needs "
@@ -611,8 +679,8 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
             gradgradcheck(f, *inputs)
     except GradcheckError as err:
         if err.order == 1:  # the first derivative, for randomly weighted outputs
-            raise AssertionError(_gradcheck_message(name, err, inputs)) from None
-        raise AssertionError(
+            raise CheckFailed(_gradcheck_message(name, err, inputs)) from None
+        raise CheckFailed(
             f"second derivative of your {name} differs{_which(err.input_index, inputs)}"
             f"{_index(err.index)}: expected {err.numeric:.4g} (finite differences), got "
             f"{err.analytic:.4g} (your backward, differentiated)\n  hint: a part computed "
@@ -624,10 +692,11 @@ def check_true(condition: bool, message: str) -> None:
     """Assert ``condition``; ``message`` explains what is wrong when it is False.
 
     Example:
-        >>> check_true(1 + 1 == 3, "1 + 1 should be 3")
-        Traceback (most recent call last):
-        ...
-        AssertionError: 1 + 1 should be 3
+        >>> try:
+        ...     check_true(1 + 1 == 3, "1 + 1 should be 3")
+        ... except CheckFailed as err:
+        ...     print(err)
+        1 + 1 should be 3
     """
     if not condition:
-        raise AssertionError(message)
+        raise CheckFailed(message)
