@@ -157,74 +157,131 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
         raise CheckFailed(f"{what} failed: NotImplementedError: {err}") from None
     except Exception as err:
         text = f"{type(err).__name__}: {' '.join(str(err).split())}"  # one line
-        line = _student_line(err)
+        frame, source = _student_frame(err)
+        line = f"\n  in {frame.f_code.co_name}: `{source}`" if frame and source else ""
         hint = next((h for pattern, h in hints if pattern in text), "")
-        if "; reduce broadcast dimensions" in text:  # sum_to is taught in notebook 07
-            text = text.split("; reduce broadcast dimensions")[0]
-            hint = hint or "each gradient must have the shape of its input"
-        hint = hint or type_hint(text, line)
-        message = f"{what} failed: {text}{line}"
+        hint = hint or type_hint(err, source, frame)
+        message = f"{what} failed: {_shorten(text)}{line}"
         raise CheckFailed(message + (f"\n  hint: {hint}" if hint else "")) from None
 
 
-def type_hint(text: str, line: str = "") -> str:
+def _shorten(text: str, limit: int = 190) -> str:
+    """``text`` cut at a word boundary to at most ``limit`` characters (two lines)."""
+    return text if len(text) <= limit else text[: text.rfind(" ", 0, limit)] + " …"
+
+
+def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
     """One line of guidance for an error that comes from mixing Variables and ndarrays.
 
-    ``text`` is ``"ErrorType: message"``; ``line`` the student's source line, from which a
-    NumPy function's name is read to name the minitorch op to use instead. Returns ``""``
+    Read from the exception's *type* and the student's line and values, never from the
+    wording of a library's message: ``line`` is the student's source line and ``frame``
+    its frame, whose names tell which values on the line are Variables. Returns ``""``
     for any other error.
 
     Example:
-        >>> type_hint("TypeError: operand 'Variable' does not support ufuncs", "np.exp(y)")
+        >>> import sys
+        >>> from minitorch import Variable
+        >>> x = Variable(np.ones(2))
+        >>> try:
+        ...     np.exp(x)
+        ... except TypeError as err:
+        ...     frame = sys._getframe()
+        ...     type_hint(err, "y = np.exp(x)", frame)
         'this is a Variable: NumPy functions need arrays; use F.exp(...) on Variables (or .data for the raw array)'
-        >>> type_hint("TypeError: np.dot does not record a graph for Variables; use F.matmul(...) ...")
-        'this is a Variable: NumPy functions need arrays; use F.matmul(...) on Variables (or .data for the raw array)'
-        >>> type_hint("AttributeError: 'numpy.ndarray' object has no attribute 'creator'")
+        >>> type_hint(AttributeError("no", name="creator", obj=np.ones(2)))
         'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
     """  # noqa: E501
-    if (
-        "does not support ufuncs" in text  # a Variable class with __array_ufunc__ = None
-        or "argument 0 of type Variable" in text
-        or "NumPy was given a Variable" in text  # np.asarray / np.array on one
-        or "does not record a graph for Variables" in text  # np.exp(x), np.sum(x), ...
-    ):
-        named = re.search(r"use (F\.\w+)\(", text)  # minitorch's message names the op
-        name = re.search(r"\bnp\.(\w+)\(", line)
-        if "has no op for it" in text:  # e.g. np.reciprocal: there is no F.reciprocal
-            missing = f"np.{name.group(1)}" if name else "this NumPy function"
-            return (
-                f"this is a Variable: NumPy functions need arrays, and minitorch has no "
-                f"{missing}; write it with operators and F ops on Variables (1 / x, x * x, "
-                "F.exp(x), ...), or use .data for the raw array"
-            )
-        if named:
-            op = f"{named.group(1)}(...)"
-        else:
-            op = f"F.{name.group(1)}(...)" if name else "F.<op>"
+    if isinstance(err, RecursionError):
         return (
-            f"this is a Variable: NumPy functions need arrays; use {op} on Variables (or "
-            ".data for the raw array)"
+            "your code calls itself too deeply (recursion): walk the graph with a loop and "
+            "an explicit stack (a list you append to and pop from)"
         )
-    if "cannot store a Variable in an ndarray" in text:  # p.data -= lr * p.grad
-        return "this is a Variable: an ndarray can only take arrays; use its .data"
-    if re.search(r"between instances of '\w+' and 'Variable'|of 'Variable' and '", text) or (
-        "records no graph for comparisons" in text  # minitorch's own message for x < 0
+    if isinstance(err, AttributeError):
+        return _attribute_hint(err)
+    values = _values_on(line, frame) if line else list(getattr(frame, "f_locals", {}).values())
+    if isinstance(err, TypeError) and any(isinstance(v, memoryview) for v in values):
+        return "this is an ndarray already (forward receives arrays): drop the .data"
+    from minitorch import Variable
+
+    if not isinstance(err, TypeError | ValueError) or not any(
+        isinstance(v, Variable)
+        or (isinstance(v, list | tuple) and any(isinstance(u, Variable) for u in v))
+        for v in values
     ):
-        return "this is a Variable: use .data to compare its values (an ndarray)"
-    if "has no modulo op" in text or "has no floor-division op" in text:
-        return "this is a Variable: use .data for % and // (an ndarray; no gradient)"
-    if "'Variable' object cannot be interpreted" in text or "float() argument must be" in text:
-        return "this is a Variable: use .data (an ndarray) or .item() (a number)"
-    match = re.search(r"'numpy\.(ndarray|float64)' object has no attribute '(\w+)'", text)
-    if match:
-        kind = "an ndarray" if match.group(1) == "ndarray" else "a NumPy number"
+        return ""
+    code = _code_only(line)
+    if not code:  # no source (plain exec): the values alone say a Variable was involved
         return (
-            f"this is {kind}, not a Variable: it has no {match.group(2)}; wrap it with "
+            "this is a Variable: NumPy functions, comparisons and ndarrays need its .data; "
+            "use F ops to keep the gradient"
+        )
+    name = re.search(r"\bnp\.(\w+)\(", code)
+    if name and name.group(1) in ("asarray", "array", "asanyarray"):
+        return "this is a Variable: its ndarray is .data"
+    if name:
+        import minitorch.ops as F
+
+        op = name.group(1)
+        if hasattr(F, op):
+            return (
+                f"this is a Variable: NumPy functions need arrays; use F.{op}(...) on "
+                "Variables (or .data for the raw array)"
+            )
+        return (
+            f"this is a Variable: NumPy functions need arrays, and minitorch has no "
+            f"np.{op}; write it with operators and F ops on Variables (1 / x, x * x, "
+            "F.exp(x), ...), or use .data for the raw array"
+        )
+    if re.search(r"(?<![=!<>])[<>]=?(?!=)|==|!=", code):
+        return "this is a Variable: use .data to compare its values (an ndarray)"
+    if re.search(r"%|//", code):
+        return "this is a Variable: use .data for % and // (an ndarray; no gradient)"
+    if re.search(r"\b(float|int|math\.\w+)\(", code):
+        return "this is a Variable: use .data (an ndarray) or .item() (a number)"
+    if re.search(r"(\.data|\])\s*[-+*/]?=(?!=)", code):
+        return "this is a Variable: an ndarray can only take arrays; use its .data"
+    return ""
+
+
+def _attribute_hint(err: AttributeError) -> str:
+    """A hint for ``obj.name`` on the wrong kind of object (Python's ``obj``/``name``)."""
+    obj, attr = getattr(err, "obj", None), getattr(err, "name", None)
+    if isinstance(obj, memoryview):
+        return "this is an ndarray already (forward receives arrays): drop the .data"
+    if isinstance(obj, np.ndarray | np.generic) and attr:
+        kind = "an ndarray" if isinstance(obj, np.ndarray) else "a NumPy number"
+        return (
+            f"this is {kind}, not a Variable: it has no {attr}; wrap it with "
             "Variable(...) or compute it with minitorch ops (F.<op>)"
         )
-    if "memoryview" in text:
-        return "this is an ndarray already (forward receives arrays): drop the .data"
     return ""
+
+
+def _code_only(line: str) -> str:
+    """``line`` without its string literals and comment (so "<" in a string is no op)."""
+    return re.sub(r"#.*$", "", re.sub(r"(\"[^\"]*\"|'[^']*')", "''", line))
+
+
+def _values_on(line: str, frame: Any) -> list[Any]:
+    """The values of the names and attribute chains on ``line`` (``x``, ``x.data``)."""
+    if frame is None:
+        return []
+    scope, values = {**frame.f_globals, **frame.f_locals}, []
+    for match in re.finditer(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)", _code_only(line)):
+        parts = match.group(1).split(".")
+        if parts[0] not in scope:
+            continue
+        value: Any = scope[parts[0]]
+        values.append(value)
+        for attr in parts[1:]:
+            if callable(value) and not hasattr(value, "data"):
+                break
+            try:
+                value = getattr(value, attr)
+            except Exception:
+                break
+            values.append(value)
+    return values
 
 
 def check_is_variable(name: str, value: Any) -> None:
@@ -325,14 +382,21 @@ def _raised_by_a_check(err: BaseException) -> bool:
     return path.parent == Path(__file__).parent and path.name.startswith("checks")
 
 
-def _student_line(err: BaseException) -> str:
-    """The last line of the traceback outside the libraries and this file, if any."""
-    for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        filename = frame.filename.replace("\\", "/")
-        if Path(filename) == Path(__file__) or any(m in filename for m in _LIBRARY_MARKERS):
-            continue
-        return f"\n  in {frame.name}: `{frame.line}`" if frame.line else ""
-    return ""
+def _student_frame(err: BaseException) -> tuple[Any, str]:
+    """The innermost frame outside the libraries and the checks, and its source line."""
+    tb, found = err.__traceback__, (None, "")
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if not (
+            Path(filename).parent == Path(__file__).parent
+            and Path(filename).name.startswith("checks")
+        ) and not any(m in filename for m in _LIBRARY_MARKERS):
+            import linecache
+
+            line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno).strip()
+            found = (tb.tb_frame, line)
+        tb = tb.tb_next
+    return found
 
 
 def _array(name: str, value: Any) -> np.ndarray:
@@ -357,7 +421,13 @@ Hint = str | Callable[[np.ndarray, np.ndarray], str]
 
 
 def check_close(
-    name: str, got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5, hint: Hint = ""
+    name: str,
+    got: Any,
+    expected: Any,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    hint: Hint = "",
+    mistakes: dict[str, Any] | None = None,
 ) -> None:
     """Assert that ``got`` equals ``expected`` elementwise (within tolerances).
 
@@ -369,6 +439,8 @@ def check_close(
         rtol: relative tolerance.
         hint: appended to a failure message; a function ``hint(got, expected)`` of the two
             arrays chooses the hint from the kind of error (see :func:`ratio_hint`).
+        mistakes: ``{hint: wrong value}``: when ``got`` equals a wrong value (computed in
+            the check, from the mistake it names), that hint is given instead.
 
     Raises:
         CheckFailed: naming the shape mismatch, or the first differing index with the
@@ -390,12 +462,55 @@ def check_close(
         )
     bad = ~np.isclose(got_array, expected_array, atol=atol, rtol=rtol)
     if bad.any():
-        text = hint(got_array, expected_array) if callable(hint) else hint
+        text = _matching_mistake(got_array, expected_array, mistakes or {}, atol, rtol)
+        text = text or (hint(got_array, expected_array) if callable(hint) else hint)
         suffix = f"\n  hint: {text}" if text else ""
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise CheckFailed(
             f"{name} differs{_index(index)}: expected {expected_array[index]:.6g}, "
             f"got {got_array[index]:.6g}{_count(bad)}{suffix}"
+        )
+
+
+def _matching_mistake(
+    got: np.ndarray, expected: np.ndarray, mistakes: dict[str, Any], atol: float, rtol: float
+) -> str:
+    """The hint of the first wrong value ``got`` equals (and ``expected`` does not)."""
+    for text, value in mistakes.items():
+        try:
+            wrong = np.asarray(getattr(value, "data", value), dtype=np.float64)
+        except (TypeError, ValueError):
+            continue
+        if wrong.shape != got.shape or np.allclose(wrong, expected, atol=atol, rtol=rtol):
+            continue
+        if np.allclose(got, wrong, atol=atol, rtol=rtol, equal_nan=True):
+            return text
+    return ""
+
+
+def check_defined(namespace: dict[str, Any], *names: str) -> None:
+    """Fail with "not done yet" if the exercise cell did not define ``names``.
+
+    A check cell reads the student's names through this (and ``globals().get``), so an
+    exercise cell that never ran, or stopped at a ``SyntaxError``, costs only its own
+    check.
+
+    Raises:
+        NotDoneYet: naming the missing names.
+
+    Example:
+        >>> try:
+        ...     check_defined({}, "Cube")
+        ... except NotDoneYet as err:
+        ...     print(str(err)[:63])
+        Cube is not defined: run the exercise cell above (fix any error
+    """
+    missing = [name for name in names if name not in namespace]
+    if missing:
+        raise NotDoneYet(
+            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not defined: run "
+            "the exercise cell above (fix any error it shows, such as a SyntaxError); until "
+            "then this exercise is not done yet"
         )
 
 
@@ -507,7 +622,7 @@ def _which(k: int, inputs: tuple[Any, ...]) -> str:
 #: How each backward method is used, for the messages.
 _USED_BY = {
     "backward_array": "used by a plain backward()",
-    "backward": "used by backward(create_graph=True), and so by second derivatives",
+    "backward": "used by backward(create_graph=True)",
 }
 
 
@@ -531,12 +646,16 @@ def _method_message(
     """
     if path in _USED_BY:
         other = "backward" if path == "backward_array" else "backward_array"
+        right = (
+            ""
+            if np.isnan(values[other])
+            else (f"; your {other} ({_USED_BY[other]}) gives {values[other]:.4g}, the right value")
+        )
         return (
             f"gradient of your {name}.{path} ({_USED_BY[path]}) differs{where}: {expected}, "
-            f"got {values[path]:.4g} (your {path}), while your {other} "
-            f"({_USED_BY[other]}) gives {values[other]:.4g}, the right value\n  hint: "
-            f"backward and backward_array must compute the same formula; compare your "
-            f"{path} with your {other}"
+            f"got {values[path]:.4g} (your {path}){right}\n  hint: backward and "
+            f"backward_array must compute the same formula; compare your {path} with your "
+            f"{other}"
         )
     fast, slow = values["backward_array"], values["backward"]
     if np.isnan(slow) or np.isclose(fast, slow, atol=1e-5, rtol=1e-4):
@@ -545,15 +664,51 @@ def _method_message(
         )
     return (
         f"both backward methods of your {name} are wrong{where}: {expected}, got "
-        f"{slow:.4g} from your backward ({_USED_BY['backward']}) and {fast:.4g} from your "
-        f"backward_array ({_USED_BY['backward_array']})"
+        f"{slow:.4g} from your backward and {fast:.4g} from your backward_array"
     )
 
 
+def gradient_diagnosis(got: np.ndarray, right: list[np.ndarray], k: int) -> str:
+    """What a wrong gradient ``got`` of input ``k`` looks like, next to the right ones.
+
+    ``right`` holds the right gradient of every input. Says only what the numbers show
+    (another input's gradient, the opposite sign, a constant factor, zero), so it never
+    names a cause the numbers do not show. Returns ``""`` when none applies.
+
+    Example:
+        >>> gradient_diagnosis(np.array([-1.0, 2.0]), [np.array([1.0, -2.0])], 0)
+        'every element has the wrong sign: a minus sign is missing or extra'
+    """
+    expected = right[k]
+    if got.shape != expected.shape or not np.all(np.isfinite(got)):
+        return ""
+
+    def same(a: np.ndarray, b: np.ndarray) -> bool:
+        return bool(np.allclose(a, b, atol=1e-5, rtol=1e-4))
+
+    for j, other in enumerate(right):
+        if j != k and other.shape == got.shape and same(got, other) and not same(other, expected):
+            return (
+                f"this is input {j}'s gradient: return one gradient per input, in the order "
+                "of self.inputs"
+            )
+    if same(got, -expected):
+        return "every element has the wrong sign: a minus sign is missing or extra"
+    if same(got, 0 * got) and not same(expected, 0 * expected):
+        return "your gradient is 0 there: is a term missing?"
+    nonzero = np.abs(expected) > 1e-8
+    if nonzero.any() and same(got[~nonzero], 0 * got[~nonzero]):
+        ratios = got[nonzero] / expected[nonzero]
+        if same(ratios, np.full_like(ratios, ratios[0])) and not np.isclose(ratios[0], 1):
+            return f"exactly {ratios[0]:.4g} times the right value: a constant factor is off"
+    return ""
+
+
 def _sum_gradients(
-    f: Callable[..., Any], arrays: list[np.ndarray], create_graph: bool
+    f: Callable[..., Any], arrays: list[np.ndarray], create_graph: bool, weight: float = 1.0
 ) -> tuple[list[Any], list[Any]]:
-    """The inputs' gradients of ``sum(f(x))`` (None where none came) and f's outputs."""
+    """The inputs' gradients of ``weight * sum(f(x))`` (None where none came) and f's
+    outputs."""
     from minitorch import Variable
 
     variables = [Variable(a.copy()) for a in arrays]
@@ -562,6 +717,8 @@ def _sum_gradients(
     total = outputs[0].sum()
     for y in outputs[1:]:
         total = total + y.sum()
+    if weight != 1.0:
+        total = total * weight
     total.backward(create_graph=create_graph)
     grads = [None if v.grad is None else np.asarray(v.grad.data, np.float64) for v in variables]
     return grads, outputs
@@ -585,15 +742,51 @@ def _defines_backward(outputs: list[Any]) -> bool:
     return True
 
 
+def _check_direct_gradients(name: str, f: Callable[..., Any], arrays: list[np.ndarray]) -> None:
+    """Call the backward of the Function ``f`` applies to the inputs directly, so that a
+    gradient of the wrong shape or number is named before the engine refuses it."""
+    from minitorch import Variable, no_grad
+
+    variables = [Variable(a.copy()) for a in arrays]
+    result = f(*variables)
+    outputs = list(result) if isinstance(result, list | tuple) else [result]
+    creator = getattr(outputs[0], "creator", None)
+    if creator is None or any(all(u is not v for v in variables) for u in creator.inputs):
+        return  # not one Function of the inputs: the engine's own checks apply
+    seeds = [np.ones(y.shape) for y in outputs]
+    try:
+        gxs = creator.backward_array(*seeds)
+    except NotImplementedError:
+        with no_grad():
+            gxs = creator.backward(*[Variable(g) for g in seeds])
+    gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+    n = len(creator.inputs)
+    if len(gxs) != n:
+        raise CheckFailed(
+            f"your {name}.backward returns {len(gxs)} gradient(s) for {n} input(s)\n  hint: "
+            "return one gradient per input, as a tuple in the order of self.inputs"
+        )
+    for k, (u, g) in enumerate(zip(creator.inputs, gxs)):
+        shape = np.shape(getattr(g, "data", g)) if g is not None else None
+        if shape is not None and shape != u.shape:
+            raise CheckFailed(
+                f"gradient of your {name}{_which(k, tuple(arrays))} has shape {shape} but the "
+                f"input has shape {u.shape}\n  hint: each gradient must have the shape of "
+                "its input"
+            )
+
+
 def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
     """Pass 1 of :func:`check_gradient`: ``sum(f(x))``'s gradient on each path vs numbers."""
     from minitorch.gradcheck import numerical_grad
 
     arrays = [np.array(x, dtype=np.float64) for x in inputs]
+    _check_direct_gradients(name, f, arrays)
     fast, outputs = _sum_gradients(f, arrays, create_graph=False)
     # A Function with only backward_array has no create_graph path: nothing to compare.
     slow = _sum_gradients(f, arrays, True)[0] if _defines_backward(outputs) else None
     ones = [np.ones(y.shape) for y in outputs]
+    numerics = [numerical_grad(f, arrays, k, ones) for k in range(len(arrays))]
     for k in range(len(arrays)):
         got = {"backward_array": fast[k]}
         if slow is not None:
@@ -603,7 +796,7 @@ def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...
                 f"your {name} gave no gradient{_which(k, inputs)}: does backward return "
                 "one gradient per input?"
             )
-        numeric = numerical_grad(f, arrays, k, ones)
+        numeric = numerics[k]
         for g in got.values():
             if g.shape != numeric.shape:
                 raise CheckFailed(
@@ -621,7 +814,38 @@ def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...
         where = f"{_which(k, inputs)}{_index(index)}"
         expected = f"expected {numeric[index]:.4g} (finite differences)"
         message = _method_message(name, where, expected, path, values)
-        raise CheckFailed(message + (_count(either) if path == "both" else ""))
+        message += _count(either) if path == "both" else ""
+        diagnosis = (
+            gradient_diagnosis(got[wrong[0]], numerics, k)
+            if path != "both"
+            or (slow is None or np.allclose(got["backward"], got["backward_array"]))
+            else ""
+        )
+        raise CheckFailed(message + (f"\n  hint: {diagnosis}" if diagnosis else ""))
+    _check_gy_is_used(name, f, arrays, fast, slow is not None)
+
+
+def _check_gy_is_used(
+    name: str, f: Callable[..., Any], arrays: list[np.ndarray], plain: list[Any], both: bool
+) -> None:
+    """Fail if doubling the output's gradient ``gy`` does not double the inputs' ones."""
+    for create_graph in (False, True) if both else (False,):
+        doubled = _sum_gradients(f, arrays, create_graph, weight=2.0)[0]
+        for k, (g1, g2) in enumerate(zip(plain, doubled)):
+            if g1 is None or g2 is None or np.allclose(g2, 2 * g1, atol=1e-8, rtol=1e-6):
+                continue
+            method = "backward" if create_graph else "backward_array"
+            used = f"{name}.{method}" if both else name
+            what = (
+                "ignores gy"
+                if np.allclose(g2, g1, atol=1e-8, rtol=1e-6)
+                else "is not proportional to gy"
+            )
+            raise CheckFailed(
+                f"your {used}{_which(k, tuple(arrays))} {what}: with gy doubled, its gradient "
+                "should double\n  hint: multiply the local derivative by gy, the gradient "
+                "arriving from the output (the chain rule)"
+            )
 
 
 def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: Any) -> None:
