@@ -158,16 +158,25 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
     except Exception as err:
         text = f"{type(err).__name__}: {' '.join(str(err).split())}"  # one line
         frame, source = _student_frame(err)
-        line = f"\n  in {frame.f_code.co_name}: `{source}`" if frame and source else ""
+        room = WIDTH - len(f"  in {frame.f_code.co_name if frame else ''}: ``")
+        shown = source if len(source) <= room else source[: max(room - 3, 20)] + "..."
+        line = f"\n  in {frame.f_code.co_name}: `{shown}`" if frame and source else ""
         hint = next((h for pattern, h in hints if pattern in text), "")
         hint = hint or type_hint(err, source, frame)
-        message = f"{what} failed: {_shorten(text)}{line}"
-        raise CheckFailed(message + (f"\n  hint: {hint}" if hint else "")) from None
+        tail = line + (f"\n  hint: {hint}" if hint else "")
+        for limit in (190, 120, 70, 0):  # the exception's text gives way to line and hint
+            message = f"{what} failed: {_shorten(text, limit) if limit else type(err).__name__}"
+            if len(render(message + tail)) <= 3:
+                break
+        raise CheckFailed(message + tail) from None
 
 
 def _shorten(text: str, limit: int = 190) -> str:
     """``text`` cut at a word boundary to at most ``limit`` characters (two lines)."""
-    return text if len(text) <= limit else text[: text.rfind(" ", 0, limit)] + " …"
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > 0 else limit] + " …"
 
 
 def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
@@ -198,6 +207,14 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         )
     if isinstance(err, AttributeError):
         return _attribute_hint(err)
+    if isinstance(err, NameError) and frame is not None and frame.f_code.co_name != "<module>":
+        return (
+            f"{getattr(err, 'name', 'a name')} is not defined inside {frame.f_code.co_name}: "
+            "names of another method or cell are not visible there; compute it in this one"
+        )
+    code = _code_only(line)
+    if isinstance(err, TypeError) and re.search(r"[^\^]\^[^\^=]", code):
+        return "in Python ^ is XOR (bits), not a power: write x**3"
     values = _values_on(line, frame) if line else list(getattr(frame, "f_locals", {}).values())
     if isinstance(err, TypeError) and any(isinstance(v, memoryview) for v in values):
         return "this is an ndarray already (forward receives arrays): drop the .data"
@@ -209,12 +226,21 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         for v in values
     ):
         return ""
-    code = _code_only(line)
+    if any(
+        isinstance(v, list | tuple) and v and all(isinstance(u, Variable) for u in v)
+        for v in values
+    ) and not any(isinstance(v, Variable) for v in values):
+        return (
+            "this is a tuple (or list) of Variables: take one element, e.g. "
+            "(x,) = self.inputs or x0, x1 = self.inputs"
+        )
     if not code:  # no source (plain exec): the values alone say a Variable was involved
         return (
             "this is a Variable: NumPy functions, comparisons and ndarrays need its .data; "
             "use F ops to keep the gradient"
         )
+    if re.search(r"\bVariable\(", code) and isinstance(err, TypeError):
+        return "Variable(...) wraps an ndarray; this is a Variable already: use its .data"
     name = re.search(r"\bnp\.(\w+)\(", code)
     if name and name.group(1) in ("asarray", "array", "asanyarray"):
         return "this is a Variable: its ndarray is .data"
@@ -463,6 +489,11 @@ def check_close(
     bad = ~np.isclose(got_array, expected_array, atol=atol, rtol=rtol)
     if bad.any():
         text = _matching_mistake(got_array, expected_array, mistakes or {}, atol, rtol)
+        if not text and _opposite(got_array, expected_array, atol, rtol):
+            text = (
+                "the opposite sign of the right value everywhere: a minus sign is missing or "
+                "extra, or a difference is taken in the wrong order"
+            )
         text = text or (hint(got_array, expected_array) if callable(hint) else hint)
         suffix = f"\n  hint: {text}" if text else ""
         index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -470,6 +501,65 @@ def check_close(
             f"{name} differs{_index(index)}: expected {expected_array[index]:.6g}, "
             f"got {got_array[index]:.6g}{_count(bad)}{suffix}"
         )
+
+
+def _opposite(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> bool:
+    """True if ``got`` is ``-expected`` (and ``expected`` is not zero)."""
+    return bool(
+        np.any(np.abs(expected) > atol) and np.allclose(got, -expected, atol=atol, rtol=rtol)
+    )
+
+
+def check_forward(name: str, make: Callable[[], Any], *arrays: np.ndarray) -> np.ndarray:
+    """Call ``make().forward`` on copies of ``arrays`` directly and check what it returns.
+
+    ``forward`` receives ndarrays and must return a new ndarray, leaving its inputs as
+    they are; calling the Function wraps the result in a Variable.
+
+    Returns:
+        what ``forward`` returned.
+
+    Raises:
+        CheckFailed: naming ``None`` (no ``return``), a Variable, another type, or an
+            input changed in place.
+
+    Example:
+        >>> from minitorch import Function
+        >>> class Twice(Function):
+        ...     def forward(self, x):
+        ...         x *= 2
+        ...         return x
+        >>> try:
+        ...     check_forward("Twice", Twice, np.ones(2))
+        ... except CheckFailed as err:
+        ...     print(str(err)[:60])
+        Twice.forward changed its input array in place (x *= …, x[..
+    """
+    from minitorch import Variable
+
+    copies = [np.array(a, dtype=np.float64) for a in arrays]
+    with explain_errors(f"{name}().forward(x)"):
+        out = make().forward(*copies)
+    if out is None:
+        raise CheckFailed(f"{name}.forward returned None: did you forget to `return` the result?")
+    if isinstance(out, Variable):
+        raise CheckFailed(
+            f"{name}.forward returned a Variable\n  hint: forward receives ndarrays and returns "
+            f"an ndarray computed with NumPy; calling {name}() wraps it in a Variable"
+        )
+    if not isinstance(out, np.ndarray | np.generic | float | int):
+        raise CheckFailed(
+            f"{name}.forward returned a {type(out).__name__}: return one ndarray, computed "
+            "with NumPy on the whole array (no Python loop or list)"
+        )
+    for a, c in zip(arrays, copies):
+        if not np.array_equal(np.asarray(a, dtype=np.float64), c, equal_nan=True):
+            raise CheckFailed(
+                f"{name}.forward changed its input array in place (x *= …, x[...] = …, "
+                "x **= …)\n  hint: compute a new array and return it; the inputs belong to "
+                "the graph"
+            )
+    return np.asarray(out)
 
 
 def _matching_mistake(
@@ -556,6 +646,10 @@ def difference_hint(h: float) -> Hint:
             return "exactly twice the derivative: divide by 2*h, the distance from x-h to x+h"
         if ratio.size and np.allclose(ratio, 0.5, rtol=1e-3):
             return "exactly half the derivative: divide by 2*h, not by 4*h"
+        if ratio.size and np.allclose(ratio, 2 * h, rtol=1e-3):
+            return "about 2*h times the derivative: you did not divide by 2*h"
+        if ratio.size and np.allclose(ratio, h * h, rtol=1e-3):
+            return "about h*h times the derivative: `d / 2 * h` multiplies by h; write d / (2 * h)"
         error, scale = np.abs(got - expected), 1 + np.abs(expected)
         if np.all(error < 10 * h * scale):
             return (
@@ -564,8 +658,8 @@ def difference_hint(h: float) -> Hint:
             )
         if np.any(np.abs(got) > 10 * scale) or np.any(np.abs(got) < 0.1 * np.abs(expected)):
             return (
-                "far off: check the brackets; `a - b / (2 * h)` divides only b and "
-                "`d / 2 * h` multiplies by h; write `(y_plus - y_minus) / (2 * h)`"
+                "far off: check the brackets; `a - b / (2 * h)` divides only b; write "
+                "`(y_plus - y_minus) / (2 * h)`"
             )
         return "compute (f(x+h) - f(x-h)) / (2*h) from the outputs' .data"
 
@@ -576,7 +670,12 @@ def _count(bad: np.ndarray) -> str:
     return f" ({int(bad.sum())} of {bad.size} elements differ)" if bad.size > 1 else ""
 
 
-def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
+def check_gradient(
+    name: str,
+    f: Callable[..., Any],
+    *inputs: Any,
+    mistakes: dict[str, Callable[..., Any]] | None = None,
+) -> None:
     """Assert that both backward methods of ``f`` agree with finite differences at ``inputs``.
 
     A Function computes its gradient two ways: ``backward_array`` (NumPy, used by a plain
@@ -594,6 +693,10 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
     finite-difference value, the wrong value and, when only one method is wrong, the value
     of the other one to compare with.
 
+    ``mistakes``: ``{hint: wrong(*arrays)}``, where ``wrong`` computes (with NumPy) the
+    gradients of ``sum(f(x))`` that a known mistake gives, one per input; a gradient equal
+    to one of them gets that hint.
+
     Raises:
         CheckFailed: if a gradient differs or backward fails.
 
@@ -609,7 +712,7 @@ def check_gradient(name: str, f: Callable[..., Any], *inputs: Any) -> None:
 
     try:
         with explain_errors(f"backward of your {name}"):
-            _check_sum_gradient(name, f, inputs)
+            _check_sum_gradient(name, f, inputs, mistakes or {})
             gradcheck(f, *inputs)
     except GradcheckError as err:
         raise CheckFailed(_gradcheck_message(name, err, inputs)) from None
@@ -666,6 +769,19 @@ def _method_message(
         f"both backward methods of your {name} are wrong{where}: {expected}, got "
         f"{slow:.4g} from your backward and {fast:.4g} from your backward_array"
     )
+
+
+def _known_mistake(
+    got: np.ndarray, k: int, arrays: list[np.ndarray], mistakes: dict[str, Callable[..., Any]]
+) -> str:
+    """The hint of the first known mistake whose gradient for input ``k`` is ``got``."""
+    for text, wrong in mistakes.items():
+        values = wrong(*arrays)
+        values = values if isinstance(values, list | tuple) else [values]
+        value = np.asarray(values[k], dtype=np.float64)
+        if value.shape == got.shape and np.allclose(got, value, atol=1e-5, rtol=1e-4):
+            return text
+    return ""
 
 
 def gradient_diagnosis(got: np.ndarray, right: list[np.ndarray], k: int) -> str:
@@ -776,7 +892,12 @@ def _check_direct_gradients(name: str, f: Callable[..., Any], arrays: list[np.nd
             )
 
 
-def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
+def _check_sum_gradient(
+    name: str,
+    f: Callable[..., Any],
+    inputs: tuple[Any, ...],
+    mistakes: dict[str, Callable[..., Any]] | None = None,
+) -> None:
     """Pass 1 of :func:`check_gradient`: ``sum(f(x))``'s gradient on each path vs numbers."""
     from minitorch.gradcheck import numerical_grad
 
@@ -815,12 +936,10 @@ def _check_sum_gradient(name: str, f: Callable[..., Any], inputs: tuple[Any, ...
         expected = f"expected {numeric[index]:.4g} (finite differences)"
         message = _method_message(name, where, expected, path, values)
         message += _count(either) if path == "both" else ""
-        diagnosis = (
-            gradient_diagnosis(got[wrong[0]], numerics, k)
-            if path != "both"
-            or (slow is None or np.allclose(got["backward"], got["backward_array"]))
-            else ""
-        )
+        only_one = path != "both" or slow is None or np.allclose(got["backward"], fast[k])
+        diagnosis = _known_mistake(got[wrong[0]], k, arrays, mistakes or {})
+        if not diagnosis and only_one:
+            diagnosis = gradient_diagnosis(got[wrong[0]], numerics, k)
         raise CheckFailed(message + (f"\n  hint: {diagnosis}" if diagnosis else ""))
     _check_gy_is_used(name, f, arrays, fast, slow is not None)
 
