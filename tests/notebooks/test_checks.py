@@ -333,7 +333,7 @@ def test_ratio_hint_follows_the_first_differing_element(
         (6.0, "exactly twice"),  # divided by h, not 2h
         (3.0 + 3e-4, "one-sided difference"),  # forward difference with h = 1e-4
         (5000.5, "check the brackets"),  # a - b / (2 * h)
-        (3e-8, "`d / 2 * h` multiplies by h"),  # d / 2 * h
+        (3e-8, r"`d / 2 \* h` multiplies by h"),  # d / 2 * h
     ],
 )
 def test_difference_hint_names_the_kind_of_mistake(
