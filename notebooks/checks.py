@@ -17,6 +17,7 @@ Only NumPy is needed at import time; the gradient checks import ``minitorch`` wh
 
 from __future__ import annotations
 
+import inspect
 import re
 import textwrap
 import traceback
@@ -201,10 +202,7 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
     """  # noqa: E501
     if isinstance(err, RecursionError):
-        return (
-            "your code calls itself too deeply (recursion): walk the graph with a loop and "
-            "an explicit stack (a list you append to and pop from)"
-        )
+        return "your code calls itself too deeply (recursion): use a loop and an explicit stack (a list)"
     if isinstance(err, AttributeError):
         return _attribute_hint(err)
     if isinstance(err, NameError) and frame is not None and frame.f_code.co_name != "<module>":
@@ -229,11 +227,8 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
     if any(
         isinstance(v, list | tuple) and v and all(isinstance(u, Variable) for u in v)
         for v in values
-    ) and not any(isinstance(v, Variable) for v in values):
-        return (
-            "this is a tuple (or list) of Variables: take one element, e.g. "
-            "(x,) = self.inputs or x0, x1 = self.inputs"
-        )
+    ):
+        return "this is a list of Variables: take its elements, (x,) = self.inputs or x0, x1 = ..."
     if not code:  # no source (plain exec): the values alone say a Variable was involved
         return (
             "this is a Variable: NumPy functions, comparisons and ndarrays need its .data; "
@@ -249,15 +244,8 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
 
         op = name.group(1)
         if hasattr(F, op):
-            return (
-                f"this is a Variable: NumPy functions need arrays; use F.{op}(...) on "
-                "Variables (or .data for the raw array)"
-            )
-        return (
-            f"this is a Variable: NumPy functions need arrays, and minitorch has no "
-            f"np.{op}; write it with operators and F ops on Variables (1 / x, x * x, "
-            "F.exp(x), ...), or use .data for the raw array"
-        )
+            return f"this is a Variable: NumPy functions need arrays; use F.{op}(...) on Variables"
+        return f"this is a Variable; minitorch has no np.{op}: use operators (1 / x, x * x), F ops"
     if re.search(r"(?<![=!<>])[<>]=?(?!=)|==|!=", code):
         return "this is a Variable: use .data to compare its values (an ndarray)"
     if re.search(r"%|//", code):
@@ -300,7 +288,7 @@ def _values_on(line: str, frame: Any) -> list[Any]:
         value: Any = scope[parts[0]]
         values.append(value)
         for attr in parts[1:]:
-            if callable(value) and not hasattr(value, "data"):
+            if inspect.isroutine(value):
                 break
             try:
                 value = getattr(value, attr)
@@ -490,10 +478,7 @@ def check_close(
     if bad.any():
         text = _matching_mistake(got_array, expected_array, mistakes or {}, atol, rtol)
         if not text and _opposite(got_array, expected_array, atol, rtol):
-            text = (
-                "the opposite sign of the right value everywhere: a minus sign is missing or "
-                "extra, or a difference is taken in the wrong order"
-            )
+            text = "the opposite sign everywhere: a minus sign missing or extra, or a difference reversed"
         text = text or (hint(got_array, expected_array) if callable(hint) else hint)
         suffix = f"\n  hint: {text}" if text else ""
         index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -996,8 +981,7 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
     from minitorch.gradcheck import GradcheckError, gradgradcheck
 
     advice = (
-        "use only Variables (`self.inputs`, `self.output()`, `gy`) and minitorch "
-        "operations (+, -, *, F.exp, ...): no `.data`, no np.* functions"
+        "use only Variables (self.inputs, self.output(), gy) and minitorch ops: no .data, no np.*"
     )
     with explain_errors(f"backward of your {name}"):
         _check_sum_gradient(name, f, inputs)  # step 1: the values, before praising them
@@ -1012,10 +996,9 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
     for k, v in enumerate(variables):
         if v.grad is not None and v.grad.creator is None:
             raise CheckFailed(
-                f"almost there: your {name}'s gradient{_which(k, inputs)} has the right "
-                "values, but it was computed on raw NumPy arrays, so it is a constant that "
-                "backward(create_graph=True) cannot differentiate again (notebook 06 needs "
-                f"that)\n  hint: {advice}"
+                f"almost there: your {name}'s gradient{_which(k, inputs)} has the right values but "
+                "was computed on raw arrays: create_graph=True cannot differentiate it (notebook "
+                f"06 needs that)\n  hint: {advice}"
             )
     try:
         with explain_errors(f"backward of your {name}"):
