@@ -197,7 +197,7 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         ... except TypeError as err:
         ...     frame = sys._getframe()
         ...     type_hint(err, "y = np.exp(x)", frame)
-        'this is a Variable: NumPy functions need arrays; use F.exp(...) on Variables (or .data for the raw array)'
+        'this is a Variable: NumPy functions need arrays; use F.exp(...) on Variables'
         >>> type_hint(AttributeError("no", name="creator", obj=np.ones(2)))
         'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
     """  # noqa: E501
@@ -214,6 +214,9 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
     if isinstance(err, TypeError) and re.search(r"[^\^]\^[^\^=]", code):
         return "in Python ^ is XOR (bits), not a power: write x**3"
     values = _values_on(line, frame) if line else list(getattr(frame, "f_locals", {}).values())
+    if isinstance(err, TypeError | AttributeError) and code.lstrip().startswith("with "):
+        if any(inspect.isroutine(v) for v in values) and "()" not in code:
+            return "a `with` needs the context manager itself: call the function, with no_grad():"
     if isinstance(err, TypeError) and any(isinstance(v, memoryview) for v in values):
         return "this is an ndarray already (forward receives arrays): drop the .data"
     from minitorch import Variable
@@ -260,6 +263,11 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
 def _attribute_hint(err: AttributeError) -> str:
     """A hint for ``obj.name`` on the wrong kind of object (Python's ``obj``/``name``)."""
     obj, attr = getattr(err, "obj", None), getattr(err, "name", None)
+    from minitorch import Function, Variable
+
+    function_only = {"inputs", "outputs", "backward_array", "forward", "generation", "output"}
+    if isinstance(obj, Variable) and attr in function_only:
+        return "this is a Variable, not a Function: a Variable's Function is its .creator"
     if isinstance(obj, memoryview):
         return "this is an ndarray already (forward receives arrays): drop the .data"
     if isinstance(obj, np.ndarray | np.generic) and attr:
@@ -280,21 +288,22 @@ def _values_on(line: str, frame: Any) -> list[Any]:
     """The values of the names and attribute chains on ``line`` (``x``, ``x.data``)."""
     if frame is None:
         return []
-    scope, values = {**frame.f_globals, **frame.f_locals}, []
-    for match in re.finditer(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)", _code_only(line)):
+    scope, values, code = {**frame.f_globals, **frame.f_locals}, [], _code_only(line)
+    for match in re.finditer(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)", code):
         parts = match.group(1).split(".")
         if parts[0] not in scope:
             continue
-        value: Any = scope[parts[0]]
-        values.append(value)
+        chain: list[Any] = [scope[parts[0]]]
         for attr in parts[1:]:
-            if inspect.isroutine(value):
+            if inspect.isroutine(chain[-1]):
                 break
             try:
-                value = getattr(value, attr)
+                chain.append(getattr(chain[-1], attr))
             except Exception:
                 break
-            values.append(value)
+        if code[match.end() :].lstrip().startswith("[") and isinstance(chain[-1], list | tuple):
+            chain[-1:] = list(chain[-1])  # subscripted: its elements are on the line
+        values.extend(chain)
     return values
 
 
@@ -980,9 +989,7 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
     from minitorch import Variable
     from minitorch.gradcheck import GradcheckError, gradgradcheck
 
-    advice = (
-        "use only Variables (self.inputs, self.output(), gy) and minitorch ops: no .data, no np.*"
-    )
+    advice = "use only Variables (self.inputs, self.output(), gy) and minitorch ops: no `.data`, no np.*"
     with explain_errors(f"backward of your {name}"):
         _check_sum_gradient(name, f, inputs)  # step 1: the values, before praising them
     variables = [Variable(np.array(x, dtype=np.float64)) for x in inputs]
@@ -997,8 +1004,8 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
         if v.grad is not None and v.grad.creator is None:
             raise CheckFailed(
                 f"almost there: your {name}'s gradient{_which(k, inputs)} has the right values but "
-                "was computed on raw arrays: create_graph=True cannot differentiate it (notebook "
-                f"06 needs that)\n  hint: {advice}"
+                "was computed on raw NumPy arrays: create_graph=True cannot differentiate it ("
+                f"notebook 06)\n  hint: {advice}"
             )
     try:
         with explain_errors(f"backward of your {name}"):
@@ -1012,6 +1019,99 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
             f"{err.analytic:.4g} (your backward, differentiated)\n  hint: a part computed "
             f"on raw arrays counts as a constant; {advice}"
         ) from None
+
+
+def _functions(outputs: list[Any]) -> list[Any]:
+    """Every Function on the graph behind ``outputs``, each once."""
+    stack = [y.creator for y in outputs if getattr(y, "creator", None) is not None]
+    seen: dict[int, Any] = {}
+    while stack:
+        f = stack.pop()
+        if id(f) not in seen:
+            seen[id(f)] = f
+            stack.extend(u.creator for u in f.inputs if u.creator is not None)
+    return list(seen.values())
+
+
+@contextmanager
+def traced(*outputs: Any) -> Iterator[list[Any]]:
+    """Record the Functions behind ``outputs`` as a student's engine runs them.
+
+    Each Function's ``backward`` and ``backward_array`` are wrapped (on the instance) for
+    the ``with`` block; the yielded list gets each Function when one of them is called.
+    :func:`schedule_problem` reads it.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> from minitorch import Variable
+        >>> y = F.exp(Variable(np.array(1.0)))
+        >>> with traced(y) as calls:
+        ...     _ = y.creator.backward_array(np.ones(()))
+        >>> [type(f).__name__ for f in calls]
+        ['Exp']
+    """
+    calls: list[Any] = []
+    functions = _functions(list(outputs))
+
+    def wrap(f: Any, method: Any) -> Any:
+        def called(*args: Any, **kwargs: Any) -> Any:
+            calls.append(f)
+            return method(*args, **kwargs)
+
+        return called
+
+    for f in functions:
+        f.backward_array = wrap(f, f.backward_array)
+        f.backward = wrap(f, f.backward)
+    try:
+        yield calls
+    finally:
+        for f in functions:
+            vars(f).pop("backward_array", None)
+            vars(f).pop("backward", None)
+
+
+def schedule_problem(calls: list[Any], *outputs: Any, order: str = "") -> str:
+    """What is wrong with the order in which an engine ran the Functions (``""`` if
+    nothing): one ran more than once, one never ran, or one ran before a Function that
+    uses its output (so before all its gradient had arrived); ``order`` is added to the
+    last: how the exercise's engine keeps the order.
+
+    Example:
+        >>> import minitorch.ops as F
+        >>> from minitorch import Variable
+        >>> x = Variable(np.array(1.0))
+        >>> a = F.exp(x)
+        >>> y = F.sin(a)
+        >>> schedule_problem([a.creator, y.creator], y)
+        'Exp ran before Sin, which uses its output: run a Function only after all its users'
+    """
+    functions = _functions(list(outputs))
+    counts = {id(f): 0 for f in functions}
+    for f in calls:
+        counts[id(f)] = counts.get(id(f), 0) + 1
+    for f in functions:
+        if counts[id(f)] > 1:
+            return (
+                f"{type(f).__name__} ran {counts[id(f)]} times: run each Function once, after "
+                "all its gradient has arrived"
+            )
+    for f in functions:
+        if counts[id(f)] == 0:
+            return (
+                f"{type(f).__name__} never ran: every Function between y and the leaves must "
+                "run once"
+            )
+    position = {id(f): i for i, f in enumerate(calls)}
+    for f in functions:
+        for u in f.inputs:
+            g = u.creator
+            if g is not None and position[id(g)] < position[id(f)]:
+                return (
+                    f"{type(g).__name__} ran before {type(f).__name__}, which uses its output: "
+                    f"run a Function only after all its users{order and '; ' + order}"
+                )
+    return ""
 
 
 def check_true(condition: bool, message: str) -> None:

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the catalogue quotes student code verbatim)
 """The mistake catalogue of notebooks 01-07: classic mistakes, injected automatically.
 
 For every exercise, each entry edits the solution cell (``old`` -> ``new``, or a whole
@@ -228,7 +229,7 @@ CATALOGUE[(NB02, 2)] = [
         "raw arrays",
         SIGMOID_BACKWARD,
         "return Variable(gy.data * y.data * (1 - y.data))",
-        "computed on raw arrays",
+        "computed on raw NumPy arrays",
     ),
     M(
         "numpy exp on a Variable",
@@ -258,7 +259,7 @@ CATALOGUE[(NB02, 3)] = [
         "raw arrays",
         MUL_BACKWARD,
         "return Variable(gy.data * x1.data), Variable(gy.data * x0.data)",
-        "computed on raw arrays",
+        "computed on raw NumPy arrays",
     ),
     M(
         "tuple unpacked wrong",
@@ -354,6 +355,267 @@ def backward_chain(y):
         "    y.grad = Variable(np.ones_like(y.data))\n    v = y\n",
         "    if y.creator is None:\n        return\n    y.grad = Variable(np.ones_like(y.data))\n    v = y\n",
         "a leaf's own gradient (the seed) is None",
+    ),
+]
+
+CATALOGUE[(NB03, 1)] = [
+    M(
+        "recursion",
+        None,
+        """
+def count_functions(y, seen=None):
+    seen = set() if seen is None else seen
+    f = y.creator
+    if f is None or id(f) in seen:
+        return len(seen)
+    seen.add(id(f))
+    for u in f.inputs:
+        count_functions(u, seen)
+    return len(seen)
+""",
+        "explicit stack",
+    ),
+    M(
+        "no seen set",
+        """        if id(f) in seen:
+            continue
+        seen.add(id(f))""",
+        """        seen.add(len(seen))""",
+        "counted twice",
+    ),
+    M(
+        "leaf pushed",
+        "[y.creator] if y.creator is not None else []",
+        "[y.creator]",
+        "push only creators that exist",
+    ),
+    M("minus one", "return len(seen)", "return len(seen) - 1", "off by -1"),
+    M("plus one", "return len(seen)", "return len(seen) + 1", "off by 1"),
+    M(
+        "first input only",
+        "stack.extend(u.creator for u in f.inputs if u.creator is not None)",
+        "stack.extend([f.inputs[0].creator] if f.inputs[0].creator is not None else [])",
+        "follow every input",
+    ),
+    M("the set", "return len(seen)", "return seen", "should return a number"),
+    M(
+        "Variables counted",
+        None,
+        """
+def count_functions(y):
+    seen, stack = set(), [y]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if v.creator is not None:
+            stack.extend(v.creator.inputs)
+    return len(seen)
+""",
+        "not the Variables",
+    ),
+    M(
+        "pushes Variables",
+        "stack.extend(u.creator for u in f.inputs if u.creator is not None)",
+        "stack.extend(f.inputs)",
+        "a Variable's Function is its .creator",
+    ),
+]
+
+GEN_PUSH = "heapq.heappush(heap, (-g.generation, id(g), g))"
+CATALOGUE[(NB03, 2)] = [
+    M(
+        "smallest first (push)",
+        GEN_PUSH,
+        "heapq.heappush(heap, (g.generation, id(g), g))",
+        "pop the largest generation first",
+    ),
+    M(
+        "queued twice",
+        "if g is not None and id(g) not in queued:",
+        "if g is not None:",
+        "run each Function once",
+    ),
+    M(
+        "overwrites",
+        "grads[id(u)] = grads.get(id(u), 0) + gx",
+        "grads[id(u)] = gx",
+        "do not overwrite",
+    ),
+    M(
+        "no tie-breaker",
+        None,
+        """
+import heapq
+
+
+def backward_by_generation(y):
+    grads = {id(y): np.ones_like(y.data)}
+    heap, queued = [(-y.creator.generation, y.creator)], {id(y.creator)}
+    while heap:
+        _, f = heapq.heappop(heap)
+        gys = [grads[id(ref())] for ref in f.outputs]
+        gxs = f.backward_array(*gys)
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            grads[id(u)] = grads.get(id(u), 0) + gx
+            g = u.creator
+            if g is not None and id(g) not in queued:
+                queued.add(id(g))
+                heapq.heappush(heap, (-g.generation, g))
+    return grads
+""",
+        "ties then compare ids",
+    ),
+    M(
+        "FIFO queue",
+        None,
+        """
+import heapq
+
+
+def backward_by_generation(y):
+    grads = {id(y): np.ones_like(y.data)}
+    queue, queued = [y.creator], {id(y.creator)}
+    while queue:
+        f = queue.pop(0)
+        gys = [grads[id(ref())] for ref in f.outputs]
+        gxs = f.backward_array(*gys)
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            grads[id(u)] = grads.get(id(u), 0) + gx
+            g = u.creator
+            if g is not None and id(g) not in queued:
+                queued.add(id(g))
+                queue.append(g)
+    return grads
+""",
+        "pop the largest generation first",
+    ),
+    M(
+        "no tuple",
+        "        gxs = gxs if isinstance(gxs, tuple) else (gxs,)\n",
+        "",
+        "make a single gradient a tuple",
+    ),
+    M("grads not returned", "    return grads", "    return {}", "no gradient for x"),
+]
+
+CATALOGUE[(NB03, 3)] = [
+    M(
+        "creator removed after",
+        None,
+        """
+def evaluate(f, x):
+    out = f(x)
+    out.creator = None
+    return out
+""",
+        "removing the creator afterwards is too late",
+    ),
+    M("the data", "return f(x)", "return f(x).data", "not its .data"),
+    M(
+        "no_grad not entered",
+        "    with no_grad():\n        return f(x)",
+        "    no_grad()\n    return f(x)",
+        "use `with no_grad():`",
+    ),
+    M("no parentheses", "with no_grad():", "with no_grad:", "call the function, with no_grad():"),
+    M(
+        "graph afterwards",
+        "    with no_grad():\n        return f(x)",
+        "    out = f(x)\n    with no_grad():\n        return out",
+        "use `with no_grad():`",
+    ),
+    M("no return", "return f(x)", "f(x)", "did you forget to `return` f(x)"),
+    M(
+        "copied afterwards",
+        "    with no_grad():\n        return f(x)",
+        "    return Variable(f(x).data)",
+        "removing the creator afterwards is too late",
+    ),
+    M(
+        "empty block",
+        "    with no_grad():\n        return f(x)",
+        "    with no_grad():\n        pass\n    return f(x)",
+        "use `with no_grad():`",
+    ),
+]
+
+CATALOGUE[(NB03, 4)] = [
+    M(
+        "pushes every time",
+        """            g = u.creator
+            if g is not None:
+                pending[id(g)] -= 1
+                if pending[id(g)] == 0:
+                    ready.append(g)""",
+        """            g = u.creator
+            if g is not None:
+                ready.append(g)""",
+        "ran 2 times",
+    ),
+    M(
+        "constants not skipped",
+        """            if gx is not None:
+                grads[id(u)] = grads.get(id(u), 0) + gx""",
+        """            grads[id(u)] = grads.get(id(u), 0) + gx""",
+        "skip it (if gx is not None)",
+    ),
+    M(
+        "overwrites",
+        "grads[id(u)] = grads.get(id(u), 0) + gx",
+        "grads[id(u)] = gx",
+        "do not overwrite",
+    ),
+    M(
+        "counts Functions, not uses",
+        "pending[id(g)] = pending.get(id(g), 0) + 1",
+        "pending[id(g)] = 1",
+        "which uses its output",
+    ),
+    M("runs at count 1", "if pending[id(g)] == 0:", "if pending[id(g)] == 1:", "never ran"),
+    M("never decrements", "                pending[id(g)] -= 1\n", "", "never ran"),
+    M(
+        "ready holds Variables",
+        "ready = [y.creator]",
+        "ready = [y]",
+        "a Variable's Function is its .creator",
+    ),
+    M(
+        "pass 1 recursive",
+        None,
+        """
+def backward_by_counting(y):
+    grads = {id(y): np.ones_like(y.data)}
+    pending, seen = {}, set()
+
+    def visit(f):
+        if id(f) in seen:
+            return
+        seen.add(id(f))
+        for u in f.inputs:
+            if u.creator is not None:
+                pending[id(u.creator)] = pending.get(id(u.creator), 0) + 1
+                visit(u.creator)
+
+    visit(y.creator)
+    ready = [y.creator]
+    while ready:
+        f = ready.pop()
+        gxs = f.backward_array(*[grads[id(r())] for r in f.outputs])
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            if gx is not None:
+                grads[id(u)] = grads.get(id(u), 0) + gx
+            if u.creator is not None:
+                pending[id(u.creator)] -= 1
+                if pending[id(u.creator)] == 0:
+                    ready.append(u.creator)
+    return grads
+""",
+        "explicit stack",
     ),
 ]
 
