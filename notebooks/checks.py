@@ -202,7 +202,10 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
     """  # noqa: E501
     if isinstance(err, RecursionError):
-        return "your code calls itself too deeply (recursion): use a loop and an explicit stack (a list)"
+        return (
+            "your code calls itself too deeply (recursion): use a loop and an explicit stack "
+            "(a list)"
+        )
     if isinstance(err, AttributeError):
         return _attribute_hint(err)
     if isinstance(err, NameError) and frame is not None and frame.f_code.co_name != "<module>":
@@ -263,7 +266,7 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
 def _attribute_hint(err: AttributeError) -> str:
     """A hint for ``obj.name`` on the wrong kind of object (Python's ``obj``/``name``)."""
     obj, attr = getattr(err, "obj", None), getattr(err, "name", None)
-    from minitorch import Function, Variable
+    from minitorch import Variable
 
     function_only = {"inputs", "outputs", "backward_array", "forward", "generation", "output"}
     if isinstance(obj, Variable) and attr in function_only:
@@ -487,7 +490,10 @@ def check_close(
     if bad.any():
         text = _matching_mistake(got_array, expected_array, mistakes or {}, atol, rtol)
         if not text and _opposite(got_array, expected_array, atol, rtol):
-            text = "the opposite sign everywhere: a minus sign missing or extra, or a difference reversed"
+            text = (
+                "the opposite sign everywhere: a minus sign missing or extra, or a difference "
+                "reversed"
+            )
         text = text or (hint(got_array, expected_array) if callable(hint) else hint)
         suffix = f"\n  hint: {text}" if text else ""
         index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -989,7 +995,10 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
     from minitorch import Variable
     from minitorch.gradcheck import GradcheckError, gradgradcheck
 
-    advice = "use only Variables (self.inputs, self.output(), gy) and minitorch ops: no `.data`, no np.*"
+    advice = (
+        "use only Variables (self.inputs, self.output(), gy) and minitorch ops: no `.data`, "
+        "no np.*"
+    )
     with explain_errors(f"backward of your {name}"):
         _check_sum_gradient(name, f, inputs)  # step 1: the values, before praising them
     variables = [Variable(np.array(x, dtype=np.float64)) for x in inputs]
@@ -1003,7 +1012,8 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
     for k, v in enumerate(variables):
         if v.grad is not None and v.grad.creator is None:
             raise CheckFailed(
-                f"almost there: your {name}'s gradient{_which(k, inputs)} has the right values but "
+                f"almost there: your {name}'s gradient{_which(k, inputs)} has the right values "
+                "but "
                 "was computed on raw NumPy arrays: create_graph=True cannot differentiate it ("
                 f"notebook 06)\n  hint: {advice}"
             )
