@@ -201,6 +201,13 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         >>> type_hint(AttributeError("no", name="creator", obj=np.ones(2)))
         'this is an ndarray, not a Variable: it has no creator; wrap it with Variable(...) or compute it with minitorch ops (F.<op>)'
     """  # noqa: E501
+    if (
+        isinstance(err, RecursionError)
+        and frame is not None
+        and (frame.f_code.co_name.startswith("__r") and frame.f_code.co_name.endswith("__"))
+    ):
+        name = frame.f_code.co_name
+        return f"{name} calls itself without end: write self + other, not other + self"
     if isinstance(err, RecursionError):
         return (
             "your code calls itself too deeply (recursion): use a loop and an explicit stack "
@@ -240,6 +247,14 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
             "this is a Variable: NumPy functions, comparisons and ndarrays need its .data; "
             "use F ops to keep the gradient"
         )
+    from minitorch import Function
+
+    classes = [v for v in values if isinstance(v, type) and issubclass(v, Function)]
+    if isinstance(err, TypeError) and any(
+        re.search(rf"\b{c.__name__}\([^)]", code) for c in classes
+    ):
+        name = next(c.__name__ for c in classes if re.search(rf"\b{c.__name__}\([^)]", code))
+        return f"{name}() makes a Function and a second call applies it: {name}()(x)"
     if re.search(r"\bVariable\(", code) and isinstance(err, TypeError):
         return "Variable(...) wraps an ndarray; this is a Variable already: use its .data"
     name = re.search(r"\bnp\.(\w+)\(", code)
@@ -330,6 +345,11 @@ def check_is_variable(name: str, value: Any) -> None:
         return
     if value is None:
         raise CheckFailed(f"{name} is None: did you forget to `return` the result?")
+    from minitorch import Function
+
+    if isinstance(value, Function):
+        kind = type(value).__name__
+        raise CheckFailed(f"{name} is a {kind} Function, not its result: apply it, {kind}()(x)")
     if isinstance(value, np.ndarray | np.generic | float | int):
         kind = "an ndarray" if isinstance(value, np.ndarray) else "a number"
         raise CheckFailed(

@@ -619,6 +619,155 @@ def backward_by_counting(y):
     ),
 ]
 
+CATALOGUE[(NB04, 1)] = [
+    M("Function not applied", "return Cube()(x)", "return Cube()", "not its result"),
+    M("class called with x", "return Cube()(x)", "return Cube(x)", "a second call applies it"),
+    M("no return", "return Cube()(x)", "Cube()(x)", "did you forget to `return`"),
+    M(
+        "not bound",
+        "Variable.cube = cube",
+        "vars(Variable).get('cube') and delattr(Variable, 'cube')",
+        "bind it with Variable.cube = cube",
+    ),
+    M(
+        "bound the call",
+        "Variable.cube = cube",
+        "vars(Variable).get('cube') and delattr(Variable, 'cube')\nVariable.cube = cube()",
+        "bind it with Variable.cube = cube",
+    ),
+    M("no Cube", "return Cube()(x)", "return x**3", "without the Cube Function"),
+    M("returns the data", "return Cube()(x)", "return Cube()(x).data", "not a Variable"),
+    M("bound the class", "Variable.cube = cube", "Variable.cube = Cube", "not its result"),
+]
+
+CATALOGUE[(NB04, 2)] = [
+    M(
+        "no reflected methods",
+        """    def __radd__(self, other):  # other + self, when other is a plain number
+        ### BEGIN SOLUTION
+        return self + other
+        ### END SOLUTION
+
+    def __rmul__(self, other):  # other * self, when other is a plain number
+        ### BEGIN SOLUTION
+        return self * other
+        ### END SOLUTION""",
+        "",
+        "define __rmul__ and __radd__",
+    ),
+    M(
+        "numbers not lifted",
+        "        other = other if isinstance(other, Dual) else Dual(other, 0.0)\n",
+        "",
+        "lift numbers to Dual(c, 0)",
+    ),
+    M(
+        "product of derivatives",
+        "self.value * other.deriv + self.deriv * other.value",
+        "self.deriv * other.deriv",
+        "this is b*d",
+    ),
+    M(
+        "half the product rule",
+        "self.value * other.deriv + self.deriv * other.value",
+        "self.deriv * other.value",
+        "this is b*c alone",
+    ),
+    M(
+        "sum keeps one derivative",
+        "Dual(self.value + other.value, self.deriv + other.deriv)",
+        "Dual(self.value + other.value, self.deriv)",
+        "the derivative of a sum",
+    ),
+    M(
+        "reflected the other way",
+        "        return self + other\n",
+        "        return other + self\n",
+        "calls itself without end",
+    ),
+    M("numbers lifted with 1", "Dual(other, 0.0)", "Dual(other, 1.0)", "a number is a constant"),
+    M(
+        "in place",
+        "return Dual(self.value * other.value, self.value * other.deriv + self.deriv * other.value)",
+        "self.value, self.deriv = self.value * other.value, self.value * other.deriv + self.deriv * other.value\n        return self",
+        "changed a: return a new Dual",
+    ),
+    M(
+        "a tuple",
+        "return Dual(self.value + other.value, self.deriv + other.deriv)",
+        "return self.value + other.value, self.deriv + other.deriv",
+        "not a Dual",
+    ),
+]
+
+CATALOGUE[(NB04, 3)] = [
+    M("weak float", '"a32 * 2.0": "float32"', '"a32 * 2.0": "float64"', "a Python float is weak"),
+    M(
+        "no promotion",
+        '"a32 + a64": "float64"',
+        '"a32 + a64": "float32"',
+        "promote to the wider dtype",
+    ),
+    M("int wins", '"a64 + i64": "float64"', '"a64 + i64": "int64"', "promote to float64"),
+    M(
+        "NumPy scalar",
+        '"a32 * np.float32(3)": "float32"',
+        '"a32 * np.float32(3)": "float64"',
+        "a NumPy float32 scalar is float32",
+    ),
+    M("not a dtype name", '"a32 * 2.0": "float32"', '"a32 * 2.0": "float"', "write a dtype name"),
+    M("a type", '"a32 * 2.0": "float32"', '"a32 * 2.0": np.float32', "write a dtype name"),
+    M("a key missing", '    "a64 + i64": "float64",\n', "", "no prediction for 'a64 + i64'"),
+    M("one left None", '"a32 + a64": "float64"', '"a32 + a64": None', "is still None"),
+]
+
+CATALOGUE[(NB04, 4)] = [
+    M(
+        "no chain rule",
+        "np.exp(d.value) * d.deriv",
+        "np.exp(d.value)",
+        "multiply g'(value) by d.deriv",
+    ),
+    M(
+        "numpy on the Dual",
+        "return Dual(np.exp(d.value), np.exp(d.value) * d.deriv)",
+        "return Dual(np.exp(d), np.exp(d) * d.deriv)",
+        "apply them to d.value",
+    ),
+    M(
+        "returns a tuple",
+        "return Dual(np.sin(d.value), np.cos(d.value) * d.deriv)",
+        "return np.sin(d.value), np.cos(d.value) * d.deriv",
+        "should return a Dual",
+    ),
+    M(
+        "sin for cos",
+        "np.cos(d.value) * d.deriv",
+        "np.sin(d.value) * d.deriv",
+        "the derivative of sin is cos",
+    ),
+    M("minus cos", "np.cos(d.value) * d.deriv", "-np.cos(d.value) * d.deriv", "opposite sign"),
+    M("exp deriv alone", "np.exp(d.value) * d.deriv", "d.deriv", "this is d.deriv alone"),
+    M(
+        "value for deriv",
+        "np.cos(d.value) * d.deriv",
+        "np.cos(d.value) * d.value",
+        "multiplied by d.value",
+    ),
+    M(
+        "no deriv",
+        "return Dual(np.sin(d.value), np.cos(d.value) * d.deriv)",
+        "return Dual(np.sin(d.value))",
+        "deriv is 0",
+    ),
+    M(
+        "in place",
+        "return Dual(np.exp(d.value), np.exp(d.value) * d.deriv)",
+        "d.value, d.deriv = np.exp(d.value), np.exp(d.value) * d.deriv\n    return d",
+        "changed its argument",
+    ),
+]
+
 
 def _answer(stem: str, k: int, mistake: M) -> str:
     solution = notebook(stem).solution(k)
