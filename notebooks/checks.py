@@ -82,7 +82,7 @@ def render(message: str, width: int = WIDTH) -> list[str]:
 
 NOT_DONE = (
     "this exercise is not done yet: replace `raise NotImplementedError()` above with your "
-    "code, run that cell, then this one"
+    "code, run that cell (fix any error it shows), then this one"
 )
 
 
@@ -109,7 +109,7 @@ def check_done(**answers: Any) -> None:
         ... except NotDoneYet as err:
         ...     print(err)
         gx is still None: this exercise is not done yet: replace `raise NotImplementedError()`
-        above with your code, run that cell, then this one
+        above with your code, run that cell (fix any error it shows), then this one
     """
     missing = [name for name, value in answers.items() if value is None]
     if missing:
@@ -215,6 +215,8 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         )
     if isinstance(err, AttributeError):
         return _attribute_hint(err)
+    if isinstance(err, NameError) and frame is not None and err.name not in frame.f_globals:
+        return f"{err.name} is not defined anywhere: a typo, or a cell that has not run yet?"
     if isinstance(err, NameError) and frame is not None and frame.f_code.co_name != "<module>":
         return (
             f"{getattr(err, 'name', 'a name')} is not defined inside {frame.f_code.co_name}: "
@@ -376,6 +378,8 @@ def check_is_array(name: str, value: Any) -> None:
         raise CheckFailed(f"{name} is None: did you forget to `return` the result?")
     if hasattr(value, "creator") and hasattr(value, "data"):
         raise CheckFailed(f"{name} is a Variable: use .data to get its ndarray")
+    if isinstance(value, np.generic | float | int):
+        raise CheckFailed(f"{name} is a single number ({type(value).__name__}), not an ndarray")
     raise CheckFailed(f"{name} should be an ndarray, got {type(value).__name__}")
 
 

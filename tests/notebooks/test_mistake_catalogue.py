@@ -768,6 +768,180 @@ CATALOGUE[(NB04, 4)] = [
     ),
 ]
 
+CATALOGUE[(NB05, 1)] = [
+    M("swapped", "return n_functions, n_variables", "return n_variables, n_functions", "swapped"),
+    M(
+        "edges as Variables",
+        'n_variables = sum("shape=ellipse" in line for line in dot.splitlines())',
+        'n_variables = sum("->" in line for line in dot.splitlines())',
+        "number of edges",
+    ),
+    M(
+        "characters",
+        'n_functions = sum("shape=box" in line for line in dot.splitlines())',
+        'n_functions = sum("shape=box" in c for c in dot)',
+        "iterate over the lines",
+    ),
+    M(
+        "booleans",
+        "return n_functions, n_variables",
+        'return "shape=box" in dot, "shape=ellipse" in dot',
+        "True/False",
+    ),
+    M(
+        "not told apart",
+        None,
+        """
+def count_nodes(dot):
+    n = sum("label=" in line for line in dot.splitlines())
+    return n // 2, n - n // 2
+""",
+        "not told apart",
+    ),
+    M(
+        "one number",
+        "return n_functions, n_variables",
+        "return n_functions",
+        "should return a pair",
+    ),
+    M(
+        "node ids",
+        None,
+        """
+def count_nodes(dot):
+    lines = [line.strip() for line in dot.splitlines()]
+    return sum(line.startswith("f") for line in lines), sum(line.startswith("v") for line in lines)
+""",
+        "edge lines",
+    ),
+    M("no return", "    return n_functions, n_variables\n", "", "should return a pair"),
+]
+
+CATALOGUE[(NB05, 2)] = [
+    M(
+        "forward order",
+        '["Add", "Exp", "Mul"]',
+        '["Mul", "Exp", "Add"]',
+        "that is the forward order",
+    ),
+    M("one missing", '["Add", "Exp", "Mul"]', '["Add", "Exp"]', "you listed 2"),
+    M(
+        "Variables listed",
+        '["Add", "Exp", "Mul"]',
+        '["Add", "b", "Exp", "Mul"]',
+        "not a Function of this graph",
+    ),
+    M(
+        "lower case",
+        '["Add", "Exp", "Mul"]',
+        '["add", "exp", "mul"]',
+        "class name as viz shows it",
+    ),
+    M("a string", '["Add", "Exp", "Mul"]', '"Add, Exp, Mul"', "should be a list of names"),
+    M(
+        "middle swapped",
+        '["Add", "Exp", "Mul"]',
+        '["Exp", "Add", "Mul"]',
+        "only after every Function using its output",
+    ),
+    M(
+        "Functions not names",
+        '["Add", "Exp", "Mul"]',
+        "[z.creator, z.creator, z.creator]",
+        "should hold names",
+    ),
+    M(
+        "an op symbol",
+        '["Add", "Exp", "Mul"]',
+        '["+", "exp", "*"]',
+        "not a Function of this graph",
+    ),
+    M("untouched", 'predicted_order = ["Add", "Exp", "Mul"]', "", "not done yet"),
+]
+
+CATALOGUE[(NB05, 3)] = [
+    M(
+        "forgot retain_grad",
+        "loss.backward(retain_grad=True)",
+        "loss.backward()",
+        "keeps its gradient only with",
+    ),
+    M(
+        "PyTorch's attribute",
+        "loss.backward(retain_grad=True)",
+        "h.retain_grad = True\nloss.backward()",
+        "fix any error it shows",
+    ),
+    M("summed", "h_grad = h.grad.data", "h_grad = h.grad.data.sum()", "a single number"),
+    M("the Variable", "h_grad = h.grad.data", "h_grad = h.grad", "is a Variable: use .data"),
+    M("x's gradient", "h_grad = h.grad.data", "h_grad = x.grad.data", "this is x.grad"),
+    M(
+        "the seed",
+        "h_grad = h.grad.data",
+        "h_grad = loss.grad.data",
+        "that is loss.grad, the seed",
+    ),
+    M("the value", "h_grad = h.grad.data", "h_grad = h.data", "this is h itself"),
+    M(
+        "backward from h",
+        "loss.backward(retain_grad=True)",
+        "h.backward(retain_grad=True)",
+        "that is h.backward()",
+    ),
+]
+
+CATALOGUE[(NB05, 4)] = [
+    M(
+        "sent instead of received",
+        "step.grads_in[0]",
+        "step.grads_out[0]",
+        "the gradient the step sent",
+    ),
+    M(
+        "norms only",
+        "[(step.name, float(np.linalg.norm(step.grads_in[0]))) for step in trace]",
+        "[float(np.linalg.norm(step.grads_in[0])) for step in trace]",
+        "each item should be a pair (name, norm)",
+    ),
+    M(
+        "squared",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.sum(step.grads_in[0] ** 2))",
+        "squared norms",
+    ),
+    M(
+        "sum",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.sum(step.grads_in[0]))",
+        "plain sums",
+    ),
+    M(
+        "max",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.max(np.abs(step.grads_in[0])))",
+        "the largest elements",
+    ),
+    M(
+        "reversed",
+        "for step in trace]",
+        "for step in reversed(trace)]",
+        "follow the trace's order",
+    ),
+    M(
+        "a dict",
+        "return [(step.name, float(np.linalg.norm(step.grads_in[0]))) for step in trace]",
+        "return {step.name: float(np.linalg.norm(step.grads_in[0])) for step in trace}",
+        "one pair per step",
+    ),
+    M("the trace itself", "for step in trace]", "for step in [trace]]", "iterate over the trace"),
+    M(
+        "mean",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.mean(step.grads_in[0]))",
+        "means",
+    ),
+]
+
 
 def _answer(stem: str, k: int, mistake: M) -> str:
     solution = notebook(stem).solution(k)
