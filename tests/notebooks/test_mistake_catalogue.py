@@ -942,6 +942,253 @@ CATALOGUE[(NB05, 4)] = [
     ),
 ]
 
+CATALOGUE[(NB06, 1)] = [
+    M(
+        "forgot create_graph",
+        "f(x).backward(create_graph=True)",
+        "f(x).backward()",
+        "no create_graph=True",
+    ),
+    M("forgot to clear", "    x.clear_grad()\n", "", "the first derivative was not cleared"),
+    M(
+        "cleared before keeping",
+        "    gx = x.grad\n    x.clear_grad()\n    gx.backward()",
+        "    x.clear_grad()\n    x.grad.backward()",
+        "keep the first gradient",
+    ),
+    M(
+        "once only",
+        "    gx.backward()\n    return x.grad.item()",
+        "    return x.grad.item()",
+        "ran backward once",
+    ),
+    M(
+        "the first derivative",
+        "    return x.grad.item()",
+        "    return gx.item()",
+        "the first derivative: differentiate",
+    ),
+    M(
+        "f(x) twice",
+        None,
+        """
+def second_derivative(f, x0):
+    x = Variable(np.array(x0))
+    y = f(x)
+    y.backward(create_graph=True)
+    x.clear_grad()
+    y.backward()
+    return x.grad.item()
+""",
+        "ran on f(x) again",
+    ),
+    M("sign", "    return x.grad.item()", "    return -x.grad.item()", "opposite sign"),
+    M(
+        "no backward",
+        None,
+        """
+def second_derivative(f, x0):
+    x = Variable(np.array(x0))
+    return f(x).item()
+""",
+        "called no backward",
+    ),
+]
+
+CATALOGUE[(NB06, 2)] = [
+    M(
+        "uphill",
+        "xs.append(xs[-1] - g1 / g2)",
+        "xs.append(xs[-1] + g1 / g2)",
+        "Newton's step is x - f'(x) / f''(x)",
+    ),
+    M(
+        "ratio inverted",
+        "xs.append(xs[-1] - g1 / g2)",
+        "xs.append(xs[-1] - g2 / g1)",
+        "upside down",
+    ),
+    M(
+        "gradient step",
+        "xs.append(xs[-1] - g1 / g2)",
+        "xs.append(xs[-1] - g1)",
+        "Newton divides by f''(x)",
+    ),
+    M(
+        "no x0",
+        "xs = [float(x0)]\n    for _ in range(steps):\n        g1, g2 = derivatives(f, xs[-1])\n        xs.append(xs[-1] - g1 / g2)\n    return xs",
+        "xs = [float(x0)]\n    for _ in range(steps):\n        g1, g2 = derivatives(f, xs[-1])\n        xs.append(xs[-1] - g1 / g2)\n    return xs[1:]",
+        "should return 6 values",
+    ),
+    M(
+        "one step too many",
+        "for _ in range(steps):",
+        "for _ in range(steps + 1):",
+        "should return 6 values",
+    ),
+    M(
+        "derivatives at x0",
+        "g1, g2 = derivatives(f, xs[-1])",
+        "g1, g2 = derivatives(f, x0)",
+        "derivatives at x0",
+    ),
+    M("only the last", "    return xs", "    return xs[-1]", "should return the list of iterates"),
+    M("no return", "    return xs", "    xs", "should return the list of iterates"),
+]
+
+CATALOGUE[(NB06, 3)] = [
+    M("index shift", "    out = []\n", "    out = [y.item()]\n", "got[0] is tanh(0.6) itself"),
+    M("forgot to clear", "        x.clear_grad()\n", "", "the orders add up"),
+    M(
+        "no create_graph",
+        "y.backward(create_graph=True)",
+        "y.backward()",
+        "without create_graph=True",
+    ),
+    M(
+        "cleared before keeping",
+        "        y = x.grad\n        x.clear_grad()",
+        "        x.clear_grad()\n        y = x.grad",
+        "keep the last gradient",
+    ),
+    M(
+        "differentiates tanh again",
+        "        y = x.grad\n        x.clear_grad()\n        out.append(y.item())",
+        "        g = x.grad\n        x.clear_grad()\n        out.append(g.item())",
+        "every entry is the first derivative",
+    ),
+    M("one too many", "for _ in range(n):", "for _ in range(n + 1):", "should return 3 values"),
+    M("one too few", "for _ in range(n):", "for _ in range(n - 1):", "should return 3 values"),
+    M("a number", "    return out", "    return out[-1]", "should return a list"),
+    M("sign", "out.append(y.item())", "out.append(-y.item())", "opposite sign"),
+]
+
+ENGINE_FIFO = """
+def backward_engine(y, create_graph=False):
+    grads = {id(y): Variable(np.ones_like(y.data))}
+    queue, queued, leaves = [y.creator], {id(y.creator)}, {}
+    with nullcontext() if create_graph else no_grad():
+        while queue:
+            f = queue.pop(0)
+            gxs = f.backward(grads.pop(id(f.output())))
+            gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+            for u, gx in zip(f.inputs, gxs):
+                if gx is None:
+                    continue
+                grads[id(u)] = gx if id(u) not in grads else grads[id(u)] + gx
+                if u.creator is None:
+                    leaves[id(u)] = u
+                elif id(u.creator) not in queued:
+                    queued.add(id(u.creator))
+                    queue.append(u.creator)
+        for key, leaf in leaves.items():
+            leaf.grad = grads[key] if leaf.grad is None else leaf.grad + grads[key]
+"""
+CATALOGUE[(NB06, 4)] = [
+    M("FIFO queue", None, ENGINE_FIFO, "which uses its output"),
+    M(
+        "a stack",
+        None,
+        ENGINE_FIFO.replace("queue.pop(0)", "queue.pop()"),
+        "which uses its output",
+    ),
+    M(
+        "smallest generation first",
+        "heapq.heappush(heap, (-f.generation, id(f), f))",
+        "heapq.heappush(heap, (f.generation, id(f), f))",
+        "which uses its output",
+    ),
+    M(
+        "records the graph in first order",
+        "with nullcontext() if create_graph else no_grad():",
+        "with nullcontext():",
+        "run the backward calls inside `with no_grad():`",
+    ),
+    M(
+        "never records",
+        "with nullcontext() if create_graph else no_grad():",
+        "with no_grad():",
+        "must have a history",
+    ),
+    M(
+        "overwrites leaf gradients",
+        "leaf.grad = grads[key] if leaf.grad is None else leaf.grad + grads[key]",
+        "leaf.grad = grads[key]",
+        "add to the gradient a leaf already has",
+    ),
+    M(
+        "calls minitorch's engine",
+        None,
+        "def backward_engine(y, create_graph=False):\n    y.backward(create_graph=create_graph)\n",
+        "loop over the Functions yourself",
+    ),
+    M(
+        "backward_array: ndarrays",
+        "gxs = f.backward(grads.pop(id(f.output())))",
+        "gxs = f.backward_array(grads.pop(id(f.output())).data)",
+        "is an ndarray, not a Variable",
+    ),
+    M(
+        "overwrites the running total",
+        "grads[id(u)] = gx if id(u) not in grads else grads[id(u)] + gx",
+        "grads[id(u)] = gx",
+        "add into the running total",
+    ),
+    M(
+        "queued twice",
+        "if f is not None and id(f) not in queued:",
+        "if f is not None:",
+        "taken a second time",
+    ),
+]
+
+HESSIAN_FIRST = "backward(f(x, y), create_graph=True)"
+CATALOGUE[(NB06, 5)] = [
+    M(
+        "gradients not cleared",
+        "        x.clear_grad()\n        y.clear_grad()\n",
+        "",
+        "the rows add up",
+    ),
+    M("no create_graph", HESSIAN_FIRST, "backward(f(x, y))", "the first pass needs"),
+    M(
+        "first derivatives",
+        "        backward(g)\n        rows.append([x.grad.item(), y.grad.item()])",
+        "        rows.append([first[0].item(), first[1].item()])",
+        "these are the first derivatives",
+    ),
+    M(
+        "diagonal only",
+        "rows.append([x.grad.item(), y.grad.item()])",
+        "rows.append([x.grad.item() if g is first[0] else 0.0, y.grad.item() if g is first[1] else 0.0])",
+        "the mixed derivatives are missing",
+    ),
+    M(
+        "only one row",
+        "    return np.array(rows)",
+        "    return np.array(rows[0])",
+        "should return a 2 x 2 array",
+    ),
+    M(
+        "cleared before keeping",
+        "    backward(f(x, y), create_graph=True)\n    first = (x.grad, y.grad)",
+        "    backward(f(x, y), create_graph=True)\n    x.clear_grad()\n    first = (x.grad, y.grad)",
+        "keep x.grad and y.grad",
+    ),
+    M(
+        "transposed sign",
+        "    return np.array(rows)",
+        "    return -np.array(rows)",
+        "opposite sign",
+    ),
+    M(
+        "minitorch's own engine",
+        "    backward(f(x, y), create_graph=True)",
+        "    f(x, y).backward()",
+        "the first pass needs",
+    ),
+]
+
 
 def _answer(stem: str, k: int, mistake: M) -> str:
     solution = notebook(stem).solution(k)
