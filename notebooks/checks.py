@@ -257,6 +257,12 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
     ):
         name = next(c.__name__ for c in classes if re.search(rf"\b{c.__name__}\([^)]", code))
         return f"{name}() makes a Function and a second call applies it: {name}()(x)"
+    if isinstance(err, ValueError) and ("@" in code or "matmul" in code):
+        return (
+            "the shapes do not fit the product: (a, b) @ (b, c) gives (a, c); check order and .T"
+        )
+    if isinstance(err, ValueError) and re.search(r"[^*]\*[^*]", code):
+        return "* multiplies elementwise; a matrix product is @ (F.matmul)"
     if re.search(r"\bVariable\(", code) and isinstance(err, TypeError):
         return "Variable(...) wraps an ndarray; this is a Variable already: use its .data"
     name = re.search(r"\bnp\.(\w+)\(", code)
@@ -904,16 +910,36 @@ def _check_direct_gradients(name: str, f: Callable[..., Any], arrays: list[np.nd
     if len(gxs) != n:
         raise CheckFailed(
             f"your {name}.backward returns {len(gxs)} gradient(s) for {n} input(s)\n  hint: "
-            "return one gradient per input, as a tuple in the order of self.inputs"
+            "return one gradient per input, as a tuple (g0, g1, ...)"
         )
+    shapes = [u.shape for u in creator.inputs]
     for k, (u, g) in enumerate(zip(creator.inputs, gxs)):
-        shape = np.shape(getattr(g, "data", g)) if g is not None else None
-        if shape is not None and shape != u.shape:
-            raise CheckFailed(
-                f"gradient of your {name}{_which(k, tuple(arrays))} has shape {shape} but the "
-                f"input has shape {u.shape}\n  hint: each gradient must have the shape of "
-                "its input"
+        shape = np.shape(g.data if isinstance(g, Variable) else g) if g is not None else None
+        if shape is None or shape == u.shape:
+            continue
+        hint = "each gradient must have the shape of its input"
+        given = [np.shape(v.data if isinstance(v, Variable) else v) for v in gxs]
+        swapped = [j for j in range(n) if j != k and shapes[j] == shape and given[j] == u.shape]
+        if _broadcasts(u.shape, shape):
+            hint = "this input was broadcast: sum its gradient back, F.sum_to(g, x.shape)"
+        elif swapped:
+            hint = (
+                f"this has input {swapped[0]}'s shape and that one this one's: return the "
+                "gradients in the order of self.inputs"
             )
+        elif len(shape) == 2 and shape == u.shape[::-1]:
+            hint = "this has the transposed shape: check where the .T goes"
+        raise CheckFailed(
+            f"gradient of your {name}{_which(k, tuple(arrays))} has shape {shape} but the "
+            f"input has shape {u.shape}\n  hint: {hint}"
+        )
+
+
+def _broadcasts(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
+    """True if ``small`` broadcasts to the larger ``big`` (NumPy's rules)."""
+    if len(small) > len(big) or small == big:
+        return False
+    return all(s in (1, b) for s, b in zip(small[::-1], big[::-1]))
 
 
 def _check_sum_gradient(

@@ -1189,6 +1189,155 @@ CATALOGUE[(NB06, 5)] = [
     ),
 ]
 
+SUM_TO = """    lead = g.ndim - len(shape)
+    g = g.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    return g.sum(axis=axes, keepdims=True)"""
+CATALOGUE[(NB07, 1)] = [
+    M(
+        "no keepdims",
+        "return g.sum(axis=axes, keepdims=True)",
+        "return g.sum(axis=axes)",
+        "too many axes were summed away",
+    ),
+    M(
+        "leading axes kept",
+        "g = g.sum(axis=tuple(range(lead)))",
+        "g = g",
+        "sum away the extra leading axes",
+    ),
+    M(
+        "trailing axes summed",
+        "g = g.sum(axis=tuple(range(lead)))",
+        "g = g.sum(axis=tuple(range(g.ndim - lead, g.ndim)))",
+        "the wrong axes were summed",
+    ),
+    M("means", SUM_TO, SUM_TO.replace("g.sum(", "g.mean("), "these are means"),
+    M(
+        "off by one",
+        "lead = g.ndim - len(shape)",
+        "lead = g.ndim - len(shape) - 1",
+        "sum away the extra leading axes",
+    ),
+    M("reshape", SUM_TO, "    return g.reshape(shape)", "reshape keeps every element"),
+    M("all axes", SUM_TO, "    return g.sum()", "too many axes were summed away"),
+    M(
+        "no return",
+        "    return g.sum(axis=axes, keepdims=True)",
+        "    g.sum(axis=axes, keepdims=True)",
+        "is None: did you forget to `return`",
+    ),
+]
+
+CATALOGUE[(NB07, 2)] = [
+    M(
+        "no transpose",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W, x.T @ gy",
+        "the shapes do not fit the product",
+    ),
+    M(
+        "order of the product",
+        "return gy @ W.T, x.T @ gy",
+        "return W.T @ gy, x.T @ gy",
+        "the shapes do not fit the product",
+    ),
+    M(
+        "gW transposed",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W.T, gy.T @ x",
+        "the transposed shape",
+    ),
+    M(
+        "one gradient",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W.T",
+        "returns 1 gradient(s) for 2 input(s)",
+    ),
+    M(
+        "raw arrays",
+        "return gy @ W.T, x.T @ gy",
+        "return Variable(gy.data @ W.data.T), Variable(x.data.T @ gy.data)",
+        "computed on raw NumPy arrays",
+    ),
+    M("sign", "return gy @ W.T, x.T @ gy", "return -(gy @ W.T), -(x.T @ gy)", "wrong sign"),
+    M(
+        "elementwise",
+        "return gy @ W.T, x.T @ gy",
+        "return gy * W.T, x.T * gy",
+        "a matrix product is @",
+    ),
+    M(
+        "gx transposed",
+        "return gy @ W.T, x.T @ gy",
+        "return (gy @ W.T).T, x.T @ gy",
+        "the transposed shape",
+    ),
+    M(
+        "swapped",
+        "return gy @ W.T, x.T @ gy",
+        "return x.T @ gy, gy @ W.T",
+        "in the order of self.inputs",
+    ),
+]
+
+CATALOGUE[(NB07, 3)] = [
+    M(
+        "no reduction",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, gy",
+        "this input was broadcast",
+    ),
+    M(
+        "mean",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum_to(gy, b.shape) / x.shape[0]",
+        "these are means over the rows",
+    ),
+    M(
+        "wrong axis",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum(gy, axis=1)",
+        "has shape (5,)",
+    ),
+    M(
+        "both reduced",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return F.sum_to(gy, b.shape), F.sum_to(gy, b.shape)",
+        "(5, 3)\n  hint: each gradient must",
+    ),
+    M(
+        "swapped",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return F.sum_to(gy, b.shape), gy",
+        "in the order of self.inputs",
+    ),
+    M(
+        "raw arrays",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy.data, gy.data.sum(axis=0)",
+        "returns a ndarray",
+    ),
+    M(
+        "sign",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, -F.sum_to(gy, b.shape)",
+        "wrong sign",
+    ),
+    M(
+        "gy ignored",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum_to(gy * 0 + 1, b.shape)",
+        "ignores gy",
+    ),
+    M(
+        "keepdims",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum(gy, axis=0, keepdims=True)",
+        "this input was broadcast",
+    ),
+]
+
 
 def _answer(stem: str, k: int, mistake: M) -> str:
     solution = notebook(stem).solution(k)
