@@ -921,7 +921,7 @@ def _check_direct_gradients(name: str, f: Callable[..., Any], arrays: list[np.nd
         given = [np.shape(v.data if isinstance(v, Variable) else v) for v in gxs]
         swapped = [j for j in range(n) if j != k and shapes[j] == shape and given[j] == u.shape]
         if _broadcasts(u.shape, shape):
-            hint = "this input was broadcast: sum its gradient back, F.sum_to(g, x.shape)"
+            hint = "this input was broadcast: reduce gy to its shape, F.sum_to(gy, b.shape) for b"
         elif swapped:
             hint = (
                 f"this has input {swapped[0]}'s shape and that one this one's: return the "

@@ -209,11 +209,16 @@ check_rng = np.random.default_rng(7)  # its own numbers: the check does not depe
 x_test, W_test = check_rng.standard_normal((4, 3)), check_rng.standard_normal((3, 2))
 check_close("MatMul forward", MatMul()(x_test, Variable(W_test)), x_test @ W_test)
 x_sq, W_sq = check_rng.standard_normal((2, 3)), check_rng.standard_normal((3, 3))
+gy_sq = np.ones((2, 3))  # the seed of sum(x @ W)
+check_gradient("MatMul", lambda u, v: MatMul()(u, v), x_sq, W_sq, mistakes={
+    "for a square W the shapes also fit gy @ W, but gx = gy @ W.T":
+        lambda u, v: [gy_sq @ v, u.T @ gy_sq],
+    "this is (x.T @ gy).T, gy.T @ x: gW = x.T @ gy": lambda u, v: [gy_sq @ v.T, gy_sq.T @ u],
+})
 check_gradient("MatMul", lambda u, v: MatMul()(u, v), x_test, W_test)
 with explain_errors("MatMul.backward"):
     xv, Wv = Variable(x_sq), Variable(W_sq)
     MatMul()(xv, Wv).backward()  # the seed gy is ones((2, 3))
-gy_sq = np.ones((2, 3))
 check_close("x.grad for a square W", xv.grad, gy_sq @ W_sq.T, mistakes={
     "for a square W the shapes also fit gy @ W, but the formula sums over W's second "
     "index: gy @ W.T": gy_sq @ W_sq})
@@ -258,8 +263,8 @@ with explain_errors("AddBias.backward"):
     grads = f_test.backward(Variable(np.ones(y_types.shape)))
 for k, grad in enumerate(grads if isinstance(grads, tuple | list) else (grads,)):
     check_true(grad is None or isinstance(grad, Variable), f"your AddBias.backward returns a "
-               f"{type(grad).__name__} for input {k}: work on the Variables (gy) with F.sum_to, "
-               "so that create_graph=True can differentiate it")
+               f"{type(grad).__name__} for input {k}: this is an ndarray, which "
+               "create_graph=True cannot differentiate; work on gy with F.sum_to")
 bv = Variable(b_test)
 AddBias()(Variable(x_test), bv).backward()
 check_true(bv.grad.shape == (3,), f"b.grad has shape {bv.grad.shape}, expected (3,)")

@@ -68,4 +68,3 @@ def run_until_first_exercise(student_dir: Path) -> Callable[[str], None]:
         )
 
     return run
-

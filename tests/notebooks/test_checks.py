@@ -117,8 +117,8 @@ def test_check_gradient_reports_a_wrong_gradient_shape(checks: ModuleType) -> No
     with pytest.raises(
         AssertionError,
         match=r"^gradient of your Unreduced for input 1 has shape \(2, 3\) but the input has "
-        r"shape \(3,\)\n  hint: this input was broadcast: sum its gradient back, "
-        r"F.sum_to\(g, x.shape\)$",
+        r"shape \(3,\)\n  hint: this input was broadcast: reduce gy to its shape, "
+        r"F.sum_to\(gy, b.shape\) for b$",
     ):
         checks.check_gradient(
             "Unreduced", lambda a, b: Unreduced()(a, b), np.ones((2, 3)), np.ones(3)

@@ -1234,7 +1234,7 @@ CATALOGUE[(NB07, 2)] = [
         "no transpose",
         "return gy @ W.T, x.T @ gy",
         "return gy @ W, x.T @ gy",
-        "the shapes do not fit the product",
+        "the shapes also fit gy @ W",
     ),
     M(
         "order of the product",
@@ -1246,7 +1246,7 @@ CATALOGUE[(NB07, 2)] = [
         "gW transposed",
         "return gy @ W.T, x.T @ gy",
         "return gy @ W.T, gy.T @ x",
-        "the transposed shape",
+        "this is (x.T @ gy).T",
     ),
     M(
         "one gradient",
@@ -1316,7 +1316,7 @@ CATALOGUE[(NB07, 3)] = [
         "raw arrays",
         "return gy, F.sum_to(gy, b.shape)",
         "return gy.data, gy.data.sum(axis=0)",
-        "returns a ndarray",
+        "this is an ndarray",
     ),
     M(
         "sign",
