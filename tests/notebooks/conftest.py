@@ -68,3 +68,4 @@ def run_until_first_exercise(student_dir: Path) -> Callable[[str], None]:
         )
 
     return run
+

@@ -117,10 +117,8 @@ def run_one_exercise(source: Path, k: int) -> list[str]:
                 continue
             code = make_student.strip_source(cell.source) if i in others else cell.source
             ename, evalue = kernel.run(code)
-            if (
-                ename
-                and i not in others
-                and "raises-exception" not in cell.metadata.get("tags", [])
+            if ename and i not in others and "raises-exception" not in cell.metadata.get(
+                "tags", []
             ):
                 problems.append(
                     f"{name}: cell {i} failed with the other exercises unsolved: "

@@ -50,7 +50,9 @@ def _module_scope_nodes(tree: ast.Module) -> list[ast.AST]:
 def defined_by_solution(source: str) -> set[str]:
     """Global names, attribute names and string constants the solution regions introduce."""
     ranges = solution_line_ranges(source)
-    inside = [lambda n, a=a, b=b: a <= getattr(n, "lineno", 0) <= b for a, b in ranges]
+    inside = [
+        lambda n, a=a, b=b: a <= getattr(n, "lineno", 0) <= b for a, b in ranges
+    ]
     found: set[str] = set()
     tree = ast.parse(source)
     for node in _module_scope_nodes(tree):
@@ -99,14 +101,15 @@ def unexplained_names(
     nb: nbformat.NotebookNode, solution: int, check: int, make_student: ModuleType
 ) -> list[str]:
     """What the check reads that the solution defines but the student is never shown."""
-    needed = defined_by_solution(nb.cells[solution].source) & read_by_check(nb.cells[check].source)
+    needed = defined_by_solution(nb.cells[solution].source) & read_by_check(
+        nb.cells[check].source
+    )
     shown = visible_text(nb, solution, make_student)
     return sorted(
         name
         for name in needed
-        if not (
-            re.search(rf"\b{re.escape(name)}\b", shown) if name.isidentifier() else name in shown
-        )
+        if not (re.search(rf"\b{re.escape(name)}\b", shown) if name.isidentifier()
+                else name in shown)
     )
 
 
@@ -126,7 +129,9 @@ def test_check_reads_only_what_the_student_version_names(
 def _notebook(*cells: tuple[str, str, list[str]]) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     for kind, text, tags in cells:
-        cell = (nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell)(text)
+        cell = (nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell)(
+            text
+        )
         cell.metadata["tags"] = tags
         nb.cells.append(cell)
     return nb
@@ -136,8 +141,10 @@ def test_a_template_stripped_with_the_solution_is_caught(make_student: ModuleTyp
     """The old notebook 04 exercise 3: `predictions` and its keys only in solution/check."""
     nb = _notebook(
         ("md", "Fill in the dtype each expression produces.", []),
-        ("code", '### BEGIN SOLUTION\npredictions = {"a * 2.0": "float32"}\n### END SOLUTION', []),
-        ("code", 'for expr in ["a * 2.0"]:\n    assert predictions[expr] == "float32"', ["check"]),
+        ("code", '### BEGIN SOLUTION\npredictions = {"a * 2.0": "float32"}\n'
+         "### END SOLUTION", []),
+        ("code", 'for expr in ["a * 2.0"]:\n    assert predictions[expr] == "float32"',
+         ["check"]),
     )
     assert unexplained_names(nb, 1, 2, make_student) == ["a * 2.0", "float32", "predictions"]
 
@@ -145,24 +152,18 @@ def test_a_template_stripped_with_the_solution_is_caught(make_student: ModuleTyp
 def test_a_template_outside_the_solution_passes(make_student: ModuleType) -> None:
     nb = _notebook(
         ("md", 'Replace each None in `predictions` by "float32" or "float64".', []),
-        (
-            "code",
-            'predictions = {"a * 2.0": None}\n### BEGIN SOLUTION\n'
-            'predictions = {"a * 2.0": "float32"}\n### END SOLUTION',
-            [],
-        ),
-        ("code", 'for expr in ["a * 2.0"]:\n    assert predictions[expr] == "float32"', ["check"]),
+        ("code", 'predictions = {"a * 2.0": None}\n### BEGIN SOLUTION\n'
+         'predictions = {"a * 2.0": "float32"}\n### END SOLUTION', []),
+        ("code", 'for expr in ["a * 2.0"]:\n    assert predictions[expr] == "float32"',
+         ["check"]),
     )
     assert unexplained_names(nb, 1, 2, make_student) == []
 
 
 def test_names_local_to_a_function_do_not_count(make_student: ModuleType) -> None:
     nb = _notebook(
-        (
-            "code",
-            "def f(x):\n    ### BEGIN SOLUTION\n    y = x + 1\n    return y\n    ### END SOLUTION",
-            [],
-        ),
+        ("code", "def f(x):\n    ### BEGIN SOLUTION\n    y = x + 1\n    return y\n"
+         "    ### END SOLUTION", []),
         ("code", "y = f(1)\nassert y == 2", ["check"]),
     )
     assert unexplained_names(nb, 0, 1, make_student) == []
