@@ -873,18 +873,12 @@ def _sum_gradients(
 def _defines_backward(outputs: list[Any]) -> bool:
     """False if a Function on the graph defines only ``backward_array`` (no create_graph)."""
     from minitorch import Function
+    from minitorch.core.graph import functions
 
-    stack = [y.creator for y in outputs if y is not None and y.creator is not None]
-    seen: set[int] = set()
-    while stack:
-        func = stack.pop()
-        if id(func) in seen:
-            continue
-        seen.add(id(func))
+    for func in functions(*outputs):
         cls = type(func)
         if cls.backward is Function.backward and cls.vjp is Function.vjp:
             return False
-        stack.extend(x.creator for x in func.inputs if x.creator is not None)
     return True
 
 
@@ -1082,15 +1076,10 @@ def check_backward_is_differentiable(name: str, f: Callable[..., Any], *inputs: 
 
 
 def _functions(outputs: list[Any]) -> list[Any]:
-    """Every Function on the graph behind ``outputs``, each once."""
-    stack = [y.creator for y in outputs if getattr(y, "creator", None) is not None]
-    seen: dict[int, Any] = {}
-    while stack:
-        f = stack.pop()
-        if id(f) not in seen:
-            seen[id(f)] = f
-            stack.extend(u.creator for u in f.inputs if u.creator is not None)
-    return list(seen.values())
+    """Every Function on the graph behind ``outputs``, each once (minitorch's one walk)."""
+    from minitorch.core.graph import functions
+
+    return list(functions(*[y for y in outputs if hasattr(y, "creator")]))
 
 
 @contextmanager
