@@ -461,3 +461,19 @@ def test_the_randomly_weighted_pass_names_the_method_too(checks: ModuleType) -> 
     message = str(info.value)
     assert "gradient of your LogCosh.backward (used by" in message
     assert "(for randomly weighted outputs)" in message
+
+
+def test_a_method_that_did_not_run_is_not_called_right(checks: ModuleType) -> None:
+    """Issue 28 (11 Ex5): an unwritten backward (NaN) was said to give 'nan, the right value'."""
+    values = {"backward_array": 2.0, "backward": float("nan")}
+    message = checks._method_message("Conv", " at index 0", "expected 1", "backward_array", values)
+    assert "nan" not in message and "the right value" not in message
+    assert message.startswith("gradient of your Conv.backward_array (used by a plain backward())")
+
+
+def test_gradient_diagnosis_says_only_what_the_numbers_show(checks: ModuleType) -> None:
+    right = [np.array([1.0, 2.0]), np.array([3.0, -4.0])]
+    assert "input 1's gradient" in checks.gradient_diagnosis(right[1], right, 0)
+    assert "wrong sign" in checks.gradient_diagnosis(-right[0], right, 0)
+    assert "exactly 0.5 times" in checks.gradient_diagnosis(0.5 * right[1], right, 1)
+    assert checks.gradient_diagnosis(right[0] + [0.1, 0.0], right, 0) == ""
