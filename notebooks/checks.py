@@ -524,6 +524,8 @@ def check_close(
                 "the opposite sign everywhere: a minus sign missing or extra, or a difference "
                 "reversed"
             )
+        if not text and not callable(hint):
+            text = _constant_factor(got_array, expected_array)
         text = text or (hint(got_array, expected_array) if callable(hint) else hint)
         suffix = f"\n  hint: {text}" if text else ""
         index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -531,6 +533,17 @@ def check_close(
             f"{name} differs{_index(index)}: expected {expected_array[index]:.6g}, "
             f"got {got_array[index]:.6g}{_count(bad)}{suffix}"
         )
+
+
+def _constant_factor(got: np.ndarray, expected: np.ndarray) -> str:
+    """ "exactly c times the right value everywhere" when ``got`` is ``c * expected``."""
+    nonzero = np.abs(expected) > 1e-12
+    if nonzero.sum() < 2 or not np.allclose(got[~nonzero], 0) or not np.all(np.isfinite(got)):
+        return ""  # one number is always some multiple of another: say nothing
+    ratios = got[nonzero] / expected[nonzero]
+    if np.allclose(ratios, ratios[0], rtol=1e-6) and not np.isclose(ratios[0], 1.0):
+        return f"exactly {ratios[0]:.4g} times the right value everywhere: a factor is off"
+    return ""
 
 
 def _opposite(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> bool:
@@ -660,9 +673,12 @@ def ratio_hint(too_large: str, too_small: str, otherwise: str = "") -> Hint:
     return hint
 
 
-def difference_hint(h: float) -> Hint:
+def difference_hint(h: float, one_sided: Any = None) -> Hint:
     """A hint for :func:`check_close` that names the usual mistakes in a central difference
     with step ``h``: dividing by ``h`` instead of ``2h``, a one-sided difference, brackets.
+
+    ``one_sided``: the one-sided estimates of the checked function (computed in the check);
+    when given, a value off by about ``h`` is called one-sided only if it is one of them.
 
     Example:
         >>> difference_hint(1e-4)(np.array([6.0]), np.array([3.0]))
@@ -682,6 +698,11 @@ def difference_hint(h: float) -> Hint:
             return "about h*h times the derivative: `d / 2 * h` multiplies by h; write d / (2 * h)"
         error, scale = np.abs(got - expected), 1 + np.abs(expected)
         if np.all(error < 10 * h * scale):
+            if one_sided is not None and not any(
+                np.allclose(got, np.asarray(v, dtype=float), rtol=1e-6, atol=1e-9)
+                for v in one_sided
+            ):
+                return "close, but off by about h: compute (f(x+h) - f(x-h)) / (2*h) exactly"
             return (
                 "off by a few times h: that is a one-sided difference such as "
                 "(f(x+h) - f(x)) / h; step to both sides, x+h and x-h"

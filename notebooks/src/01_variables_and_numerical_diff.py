@@ -215,13 +215,15 @@ with explain_errors("numerical_diff(f, x)"):
     estimate = numerical_diff(lambda v: v**3, x_test)
     coarse = numerical_diff(lambda v: Exp()(v), Variable(np.array([0.0])), h=1e-2)
 check_is_array("the result of numerical_diff", estimate)
+x0, h0 = x_test.data, 1e-4
 check_close(
     "numerical_diff of x**3",
     estimate,
     3 * x_test.data**2,
     atol=1e-6,
     rtol=1e-6,
-    hint=difference_hint(h=1e-4),
+    hint=difference_hint(h=1e-4, one_sided=[((x0 + h0)**3 - x0**3) / h0,
+                                            (x0**3 - (x0 - h0)**3) / h0]),
 )
 check_close(
     "numerical_diff of exp at 0 with h=1e-2",

@@ -90,6 +90,7 @@ CATALOGUE[(NB01, 2)] = [
         "this is a Variable already: use its .data",
     ),
     M("fixed step", "h)", "1e-4)", "step by the argument h"),
+    M("an offset", "/ (2 * h)", "/ (2 * h) + 1e-3", "close, but off by about h"),
     M(
         "no return",
         "return (y_plus.data - y_minus.data) / (2 * h)",
@@ -939,6 +940,12 @@ CATALOGUE[(NB05, 4)] = [
         "float(np.linalg.norm(step.grads_in[0]))",
         "float(np.mean(step.grads_in[0]))",
         "means",
+    ),
+    M(
+        "doubled",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "2 * float(np.linalg.norm(step.grads_in[0]))",
+        "exactly 2 times the right value",
     ),
 ]
 
