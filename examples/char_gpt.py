@@ -193,7 +193,9 @@ def kv_check(
     decide it.
     """
     prompt = list(prompt[: context - n_new])
-    outputs, ratios, times = {}, [], {False: [], True: []}
+    outputs: dict[bool, list[int]] = {}
+    ratios: list[float] = []
+    times: dict[bool, list[float]] = {False: [], True: []}
     for r in range(rounds):
         for use_cache in (False, True) if r % 2 == 0 else (True, False):
             start = time.perf_counter()
