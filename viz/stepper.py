@@ -88,6 +88,9 @@ class BackwardStepper(StepperView):
         rankdir: graph direction, as in :func:`viz.to_dot`.
         title: one line shown above the controls (and as the page title of
             :meth:`save_html`), e.g. what the graph is; plain text.
+        show_memory: label each Function with the bytes it keeps for backward, and
+            show above the drawing the bytes the graph still holds for backward, falling
+            frame by frame to 0 (:func:`viz.memory.held_per_frame`).
 
     Attributes:
         trace: the trace.
