@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from viz_helpers import requires_renderer
 
 import minitorch.ops as F
 import viz
@@ -138,3 +139,14 @@ def test_widget_bundles_the_memory_script() -> None:
     from viz.widget import StepperWidget
 
     assert "function minitorchMemory" in StepperWidget._esm
+
+
+@requires_renderer
+def test_the_gif_of_a_memory_stepper_has_every_frame(tmp_path: Path) -> None:
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    _, y = chain()
+    stepper = viz.BackwardStepper(viz.trace_backward(y), show_memory=True)
+    with Image.open(stepper.save_gif(tmp_path / "memory.gif")) as gif:
+        assert gif.n_frames == len(stepper) == 5
