@@ -203,7 +203,9 @@ class StepperView:
         ``rows`` (the gradient table: role, gradient, shape, values; role is "seed",
         "received", "sent", "added", or at the end "grad" and "before" for what a leaf
         held before this backward); the end frame also ``holds`` (the Variables whose
-        ``.grad`` is set after the pass). See the module docstring for the whole format.
+        ``.grad`` is set after the pass); with ``show_memory``, every frame also
+        ``held`` (bytes still held for backward) and ``memory`` (its line). See
+        :mod:`viz.stepper` for the whole format.
         """
         return json.loads(json.dumps(self._frames()))
 
