@@ -36,6 +36,12 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 
 import checks_build as cb  # noqa: E402
+import checks_nb08 as cb08  # noqa: E402
+import checks_nb09 as cb09  # noqa: E402
+import checks_nb10 as cb10  # noqa: E402
+import checks_nb11 as cb11  # noqa: E402
+import checks_nb13 as cb13  # noqa: E402
+import checks_nb13_reference as cb13r  # noqa: E402
 import pictures  # noqa: E402
 
 import minitorch.ops as F  # noqa: E402
@@ -152,7 +158,7 @@ def test_08_sign_error_in_backward_names_backward_not_backward_array() -> None:
 
     message = fails_with(
         "your LogCosh.backward (used by backward(create_graph=True))",
-        cb.check_methods_of_function,
+        cb08.check_methods_of_function,
         "LogCosh",
         Buggy,
         np.array([0.5, -1.2]),
@@ -168,7 +174,7 @@ def test_08_sign_error_in_backward_array_names_backward_array() -> None:
 
     fails_with(
         "your LogCosh.backward_array (used by a plain backward())",
-        cb.check_methods_of_function,
+        cb08.check_methods_of_function,
         "LogCosh",
         Buggy,
         np.array([0.5, -1.2]),
@@ -176,7 +182,7 @@ def test_08_sign_error_in_backward_array_names_backward_array() -> None:
 
 
 def test_08_a_correct_function_passes() -> None:
-    cb.check_methods_of_function("LogCosh", _LogCosh, np.array([0.5, -1.2]))
+    cb08.check_methods_of_function("LogCosh", _LogCosh, np.array([0.5, -1.2]))
 
 
 def test_08_explains_the_weighted_numbers_of_gradcheck() -> None:
@@ -186,9 +192,9 @@ def test_08_explains_the_weighted_numbers_of_gradcheck() -> None:
 
 # -- 09 ----------------------------------------------------------------------------------
 def test_09_diverging_loss_names_zero_grad() -> None:
-    assert "zero_grad" in cb.diagnose_history([0.7, 0.4, 0.3, 2.0, 800.0])
-    assert "zero_grad" in cb.diagnose_history([0.7, float("nan")])
-    assert cb.diagnose_history([0.7, 0.4, 0.2, 0.08]) == ""
+    assert "zero_grad" in cb09.diagnose_history([0.7, 0.4, 0.3, 2.0, 800.0])
+    assert "zero_grad" in cb09.diagnose_history([0.7, float("nan")])
+    assert cb09.diagnose_history([0.7, 0.4, 0.2, 0.08]) == ""
 
 
 class _GoodModule:
@@ -210,7 +216,7 @@ class _GoodModule:
 
 
 def test_09_registration_accepts_a_good_module() -> None:
-    cb.check_registration(_GoodModule, Parameter)
+    cb09.check_registration(_GoodModule, Parameter)
 
 
 def test_09_registration_everything_registered() -> None:
@@ -221,7 +227,7 @@ def test_09_registration_everything_registered() -> None:
 
     fails_with(
         "only the Parameters W and b should be registered",
-        cb.check_registration,
+        cb09.check_registration,
         Everything,
         Parameter,
     )
@@ -233,7 +239,7 @@ def test_09_registration_forgot_object_setattr() -> None:
             if isinstance(value, Parameter):
                 self._params[name] = value
 
-    fails_with("object.__setattr__", cb.check_registration, Forgot, Parameter)
+    fails_with("object.__setattr__", cb09.check_registration, Forgot, Parameter)
 
 
 def test_09_registration_no_submodules() -> None:
@@ -241,7 +247,7 @@ def test_09_registration_no_submodules() -> None:
         def parameters(self) -> Iterator[Any]:
             yield from self._params.values()
 
-    fails_with("register sub-modules too", cb.check_registration, Flat, Parameter)
+    fails_with("register sub-modules too", cb09.check_registration, Flat, Parameter)
 
 
 def test_09_registration_list_instead_of_dict() -> None:
@@ -263,7 +269,7 @@ def test_09_registration_list_instead_of_dict() -> None:
                 yield from m.parameters()
 
     fails_with(
-        "key the registry by the attribute's name", cb.check_registration, Listing, Parameter
+        "key the registry by the attribute's name", cb09.check_registration, Listing, Parameter
     )
 
 
@@ -295,7 +301,7 @@ class _Loader:
 
 
 def test_09_loader_accepts_a_good_loader() -> None:
-    cb.check_loader(_Loader)
+    cb09.check_loader(_Loader)
 
 
 @pytest.mark.parametrize(
@@ -335,7 +341,7 @@ def test_09_loader_accepts_a_good_loader() -> None:
 )
 def test_09_loader_mistakes_are_named(override: dict[str, Any], fragment: str) -> None:
     broken = type("Broken", (_Loader,), override)
-    fails_with(fragment, cb.check_loader, broken)
+    fails_with(fragment, cb09.check_loader, broken)
 
 
 def test_09_loader_mixing_up_x_and_t_is_named() -> None:
@@ -346,7 +352,7 @@ def test_09_loader_mixing_up_x_and_t_is_named() -> None:
                 idx = order[i * self.b : (i + 1) * self.b]
                 yield self.x[idx], self.t[np.sort(idx)]
 
-    fails_with("no longer belong together", cb.check_loader, Unaligned)
+    fails_with("no longer belong together", cb09.check_loader, Unaligned)
 
 
 # -- 10: optimizers ----------------------------------------------------------------------
@@ -370,11 +376,11 @@ class _SGD:
 
 
 def _check_sgd(cls: type) -> None:
-    cb.check_optimizer(
+    cb10.check_optimizer(
         "MySGD",
         lambda ps: cls(ps, lr=0.05, momentum=0.9),
         lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9),
-        cb.sgd_variants(0.05, 0.9),
+        cb10.sgd_variants(0.05, 0.9),
     )
 
 
@@ -429,11 +435,11 @@ class _Adam:
 
 
 def _check_adam(cls: type) -> None:
-    cb.check_optimizer(
+    cb10.check_optimizer(
         "MyAdam",
         lambda ps: cls(ps, lr=0.1),
         lambda ps: optim.Adam(ps, lr=0.1),
-        cb.adam_variants(0.1, (0.9, 0.999), 1e-8),
+        cb10.adam_variants(0.1, (0.9, 0.999), 1e-8),
     )
 
 
@@ -468,9 +474,9 @@ def test_11_conv_output_size_true_division_is_caught() -> None:
 
 def test_11_im2col_reference_matches_minitorch() -> None:
     x = np.random.default_rng(0).standard_normal((2, 3, 5, 4))
-    np.testing.assert_allclose(cb.reference_im2col(x, 3), F.im2col(Variable(x), 3).data)
-    cb.check_im2col(cb.reference_im2col)
-    cb.check_col2im(cb.reference_col2im)
+    np.testing.assert_allclose(cb11.reference_im2col(x, 3), F.im2col(Variable(x), 3).data)
+    cb11.check_im2col(cb11.reference_im2col)
+    cb11.check_col2im(cb11.reference_col2im)
 
 
 def test_11_im2col_window_order_mistake_is_named() -> None:
@@ -483,7 +489,7 @@ def test_11_im2col_window_order_mistake_is_named() -> None:
                 col[:, :, j * oh + i] = x[:, :, i : i + k, j : j + k].reshape(n, -1)
         return col
 
-    fails_with("the windows are in the wrong order", cb.check_im2col, swapped)
+    fails_with("the windows are in the wrong order", cb11.check_im2col, swapped)
 
 
 def test_11_col2im_overwriting_is_named() -> None:
@@ -496,7 +502,7 @@ def test_11_col2im_overwriting_is_named() -> None:
                 x[:, :, i : i + k, j : j + k] = col[:, :, i * ow + j].reshape(n, c, k, k)
         return x
 
-    fails_with("must add up (+=), not overwrite", cb.check_col2im, overwrite)
+    fails_with("must add up (+=), not overwrite", cb11.check_col2im, overwrite)
 
 
 def test_11_lstm_reference_matches_minitorch_lstm() -> None:
@@ -508,15 +514,15 @@ def test_11_lstm_reference_matches_minitorch_lstm() -> None:
     h = lstm(x).data  # from zero state
     zeros = np.zeros((4, 2))
     bias = lstm.x2h.b.data + (lstm.h2h.b.data if lstm.h2h.b is not None else 0)
-    ref_h, _ = cb.lstm_reference(x, zeros, zeros, lstm.x2h.W.data, lstm.h2h.W.data, bias)
+    ref_h, _ = cb11.lstm_reference(x, zeros, zeros, lstm.x2h.W.data, lstm.h2h.W.data, bias)
     np.testing.assert_allclose(h, ref_h, rtol=1e-10)
 
 
 def test_11_lstm_variants_differ_from_the_reference() -> None:
     rng = np.random.default_rng(2)
     args = [rng.standard_normal(s) for s in [(2, 3), (2, 2), (2, 2), (8, 3), (8, 2), (8,)]]
-    h, c = cb.lstm_reference(*args)
-    for hint, (hv, cv) in cb.lstm_variants(*args).items():
+    h, c = cb11.lstm_reference(*args)
+    for hint, (hv, cv) in cb11.lstm_variants(*args).items():
         assert not (np.allclose(hv, h) and np.allclose(cv, c)), hint
 
 
@@ -530,7 +536,7 @@ def test_11_clipping_per_parameter_is_named() -> None:
                 p.grad = Variable(p.grad.data * max_norm / n)
         return float(np.sqrt(total))
 
-    fails_with("clipped by its own norm", cb.check_clip, local)
+    fails_with("clipped by its own norm", cb11.check_clip, local)
 
 
 def test_11_clipping_returning_the_clipped_norm_is_named() -> None:
@@ -541,18 +547,18 @@ def test_11_clipping_returning_the_clipped_norm_is_named() -> None:
                 p.grad = Variable(p.grad.data * max_norm / norm)
         return min(norm, max_norm)
 
-    fails_with("the norm *before* clipping", cb.check_clip, after)
+    fails_with("the norm *before* clipping", cb11.check_clip, after)
 
 
 def test_11_reference_clip_passes_the_check() -> None:
-    cb.check_clip(cb.reference_clip)
+    cb11.check_clip(cb11.reference_clip)
 
 
 def test_11_dead_filters_are_found() -> None:
     maps = np.zeros((3, 4, 4))
     maps[0, 1, 1] = 0.5
     maps[2, 0, 0] = 1.0
-    assert cb.dead_filters(maps) == [1]
+    assert cb11.dead_filters(maps) == [1]
 
 
 # -- 13: capstone ------------------------------------------------------------------------
@@ -565,7 +571,7 @@ class _T:
 
 class _F:
     def __call__(self, *inputs: Any) -> Any:
-        return cb.reference_pieces(_T, _F, _P)["call"](self, *inputs)
+        return cb13r.reference_pieces(_T, _F, _P)["call"](self, *inputs)
 
 
 class _P(_T):
@@ -573,23 +579,23 @@ class _P(_T):
 
 
 def test_13_reference_pieces_pass_their_own_checks() -> None:
-    ref = cb.reference_pieces(_T, _F, _P)
-    cb.check_call(ref["call"], _T, _F)
-    cb.check_engine(ref["backward"], _T)
-    cb.check_function_backward(
+    ref = cb13r.reference_pieces(_T, _F, _P)
+    cb13.check_call(ref["call"], _T, _F)
+    cb13.check_engine(ref["backward"], _T)
+    cb13.check_function_backward(
         "Linear",
         ref["Linear"],
         _T,
         [np.ones((2, 3)), np.ones((4, 3)), np.ones(4)],
         ["x", "W", "b"],
     )
-    cb.check_softmax_ce(ref["SoftmaxCrossEntropy"], _T)
-    cb.check_registration(ref["Module"], _P)
-    cb.check_capstone_adam(lambda ps: ref["Adam"](ps, lr=0.1), _P)
+    cb13.check_softmax_ce(ref["SoftmaxCrossEntropy"], _T)
+    cb09.check_registration(ref["Module"], _P)
+    cb13.check_capstone_adam(lambda ps: ref["Adam"](ps, lr=0.1), _P)
 
 
 def test_13_engine_without_accumulation_is_named() -> None:
-    ref = cb.reference_pieces(_T, _F, _P)
+    ref = cb13r.reference_pieces(_T, _F, _P)
 
     def overwrite(y: Any) -> None:
         ref["backward"](y)  # the right order, then redo it with overwriting
@@ -602,7 +608,7 @@ def test_13_engine_without_accumulation_is_named() -> None:
             for x, g in zip(f.inputs, grads):
                 x.grad = g
 
-    fails_with("must *add* its gradients", cb.check_engine, overwrite, _T)
+    fails_with("must *add* its gradients", cb13.check_engine, overwrite, _T)
 
 
 def test_13_engine_in_wrong_order_is_named() -> None:
@@ -620,7 +626,7 @@ def test_13_engine_in_wrong_order_is_named() -> None:
                 x.grad = g if x.grad is None else x.grad + g
                 stack.append(x.creator)
 
-    fails_with("reverse topological order", cb.check_engine, preorder, _T)
+    fails_with("reverse topological order", cb13.check_engine, preorder, _T)
 
 
 def _reverse_topological(y: Any) -> list[Any]:
@@ -647,7 +653,7 @@ def _all_tensors(y: Any) -> list[Any]:
 
 
 def test_13_linear_transposed_weight_gradient_is_named() -> None:
-    ref = cb.reference_pieces(_T, _F, _P)
+    ref = cb13r.reference_pieces(_T, _F, _P)
 
     class Wrong(ref["Linear"]):  # type: ignore[misc, valid-type]
         def backward(self, gy: np.ndarray) -> Any:
@@ -656,7 +662,7 @@ def test_13_linear_transposed_weight_gradient_is_named() -> None:
 
     fails_with(
         "gradient of W has shape (4, 3), but W has shape (3, 4)",
-        cb.check_function_backward,
+        cb13.check_function_backward,
         "Linear",
         Wrong,
         _T,
@@ -666,17 +672,17 @@ def test_13_linear_transposed_weight_gradient_is_named() -> None:
 
 
 def test_13_softmax_ce_without_mean_is_named() -> None:
-    ref = cb.reference_pieces(_T, _F, _P)
+    ref = cb13r.reference_pieces(_T, _F, _P)
 
     class Summed(ref["SoftmaxCrossEntropy"]):  # type: ignore[misc, valid-type]
         def forward(self, z: np.ndarray) -> Any:
             return super().forward(z) * len(z)
 
-    fails_with("take the mean", cb.check_softmax_ce, Summed, _T)
+    fails_with("take the mean", cb13.check_softmax_ce, Summed, _T)
 
 
 def test_13_softmax_ce_unstable_is_named() -> None:
-    ref = cb.reference_pieces(_T, _F, _P)
+    ref = cb13r.reference_pieces(_T, _F, _P)
 
     class Naive(ref["SoftmaxCrossEntropy"]):  # type: ignore[misc, valid-type]
         def forward(self, z: np.ndarray) -> Any:
@@ -685,16 +691,16 @@ def test_13_softmax_ce_unstable_is_named() -> None:
                 self.log_p = np.log(p)
             return -self.log_p[np.arange(len(z)), self.labels].mean()
 
-    fails_with("subtract each row's maximum", cb.check_softmax_ce, Naive, _T)
+    fails_with("subtract each row's maximum", cb13.check_softmax_ce, Naive, _T)
 
 
 def test_13_framework_using_minitorch_is_caught() -> None:
     import minitorch.data as data
     from minitorch import nn
 
-    cb.check_no_minitorch({"Digits": data.Digits, "np": np, "Tensor": _T})
+    cb13.check_no_minitorch({"Digits": data.Digits, "np": np, "Tensor": _T})
     fails_with(
-        "your framework uses minitorch: Linear", cb.check_no_minitorch, {"Linear": nn.Linear}
+        "your framework uses minitorch: Linear", cb13.check_no_minitorch, {"Linear": nn.Linear}
     )
 
 
@@ -1161,4 +1167,4 @@ def test_a_typical_mistake_gets_specific_feedback(
 def test_every_build_notebook_has_checks_that_say_not_done() -> None:
     for prefix in BUILD_NOTEBOOKS:
         text = next((NOTEBOOKS / "src").glob(f"{prefix}_*.py")).read_text()
-        assert re.search(r"checks_build import", text), prefix
+        assert re.search(r"checks_(build|nb\d\d) import", text), prefix

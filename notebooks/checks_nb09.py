@@ -1,0 +1,267 @@
+"""Checks for notebook 09 (a first neural network): training histories, module registration,
+the data loader and the two-layer net."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from checks_build import check_close_diagnosed, exercise
+
+
+def diagnose_history(history: Any) -> str:
+    """Say what a training loss history shows: ``""`` if nothing odd, else a hint.
+
+    A loss that turns nan/inf, or ends well above its lowest value, is the signature of
+    gradients that pile up between steps: without ``zero_grad()`` every ``backward()``
+    adds to the old gradients, and the steps grow until training diverges.
+
+    Example:
+        >>> diagnose_history([1.0, 0.5, 0.2, 0.9, 3.0])
+        'the loss fell to 0.2 and then rose to 3 ...'
+    """
+    values = np.asarray(list(history), dtype=np.float64)
+    if values.size < 2:
+        return "history should hold the loss of every step (a list of floats)"
+    if not np.all(np.isfinite(values)):
+        return (
+            "the loss became nan/inf: the steps blew up. Did you call optimizer.zero_grad() "
+            "before each backward()? Without it the gradients add up from step to step"
+        )
+    low = float(values.min())
+    if values[-1] > 2 * low + 1e-3 and values[-1] > 0.1:
+        return (
+            f"the loss fell to {low:.3g} and then rose to {values[-1]:.3g} ... did you call "
+            "optimizer.zero_grad() before each backward()? Without it every backward() adds "
+            "to the old gradients and the steps keep growing"
+        )
+    return ""
+
+
+def check_registration(module_class: type, parameter_class: type) -> None:
+    """Check a student's ``Module.__setattr__`` registration (notebook 09, exercise 4)."""
+
+    def fresh(cls_name: str, body: Callable[[Any], None]) -> Any:
+        cls = type(cls_name, (module_class,), {})
+        with exercise(f"{cls_name}()"):
+            obj = cls()
+            body(obj)
+        return obj
+
+    def arrays(*shape: int) -> Any:
+        return parameter_class(np.zeros(shape))
+
+    def params(obj: Any) -> list[Any]:
+        with exercise("parameters()"):
+            found = list(obj.parameters())
+        return found
+
+    from minitorch import Variable
+
+    def setup_flat(m: Any) -> None:
+        m.W = arrays(2, 3)
+        m.b = arrays(3)
+        m.scale = 2.0
+        m.note = np.ones(3)
+        m.cache = Variable(np.ones(2))  # a Variable, but not a Parameter
+
+    flat = fresh("Flat", setup_flat)
+    if not (
+        getattr(flat, "scale", None) == 2.0
+        and isinstance(getattr(flat, "W", None), parameter_class)
+    ):
+        raise AssertionError(
+            "the attributes themselves are missing (self.W raises AttributeError): "
+            "__setattr__ must still set them, with object.__setattr__(self, name, value)"
+        )
+    found = params(flat)
+    if any(isinstance(p, str) for p in found):
+        raise AssertionError(
+            "parameters() yields the names: iterating over a dict gives its keys; yield "
+            "from self._params.values()"
+        )
+    if any(p is flat.note or p is flat.cache for p in found) or len(found) > 2:
+        raise AssertionError(
+            f"parameters() gave {len(found)} values, but only the Parameters W and b should "
+            "be registered: check isinstance(value, Parameter) in __setattr__"
+        )
+    if len(found) < 2:
+        raise AssertionError(
+            f"parameters() gave {len(found)} values, expected 2 (W and b): does "
+            "__setattr__ store each Parameter in self._params?"
+        )
+    if not (found[0] is flat.W and found[1] is flat.b):
+        raise AssertionError("parameters() should give W then b, in assignment order")
+
+    def setup_nested(m: Any) -> None:
+        m.first = fresh("Inner", setup_flat)
+        m.c = arrays(1)
+        m.second = fresh("Inner2", setup_flat)
+
+    nested = fresh("Outer", setup_nested)
+    found = params(nested)
+    expected = [nested.c, nested.first.W, nested.first.b, nested.second.W, nested.second.b]
+    if len(found) == 1:
+        raise AssertionError(
+            "parameters() found only the outer Parameter c: register sub-modules too (an "
+            "isinstance(value, Module) case in __setattr__) and yield their parameters()"
+        )
+    ids = [id(p) for p in found]
+    if sorted(ids) != sorted(id(p) for p in expected):
+        raise AssertionError(
+            f"a model with a Parameter and two sub-modules has 5 Parameters; parameters() "
+            f"gave {len(found)}"
+        )
+    if ids != [id(p) for p in expected]:
+        raise AssertionError(
+            "order: first the module's own Parameters, then each sub-module's, in "
+            "assignment order (as PyTorch and minitorch do)"
+        )
+
+    def setup_replace(m: Any) -> None:
+        m.W = arrays(2)
+        m.W = arrays(4)
+
+    replaced = fresh("Replace", setup_replace)
+    found = params(replaced)
+    if len(found) != 1 or found[0].data.shape != (4,):
+        raise AssertionError(
+            "assigning self.W twice should leave one Parameter, the new one: key the "
+            "registry by the attribute's name (a dict), so the new value replaces the old"
+        )
+
+
+def check_loader(loader_class: type) -> None:
+    """Check a student's DataLoader with ``shuffle`` and ``drop_last`` (notebook 09)."""
+    x = np.arange(10.0).reshape(10, 1) * 10.0
+    t = np.arange(10)
+
+    def epoch(loader: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+        with exercise("iterating over your loader"):
+            batches = [(np.asarray(xb), np.asarray(tb)) for xb, tb in loader]
+        return batches
+
+    with exercise("SimpleLoader(x, t, batch_size=4, shuffle=False)"):
+        plain = loader_class(x, t, batch_size=4, shuffle=False)
+    batches = epoch(plain)
+    sizes = [len(tb) for _, tb in batches]
+    if sizes != [4, 4, 2]:
+        raise AssertionError(
+            f"10 samples in batches of 4 should give batch sizes [4, 4, 2], got {sizes}"
+            + ("; keep the last, smaller batch unless drop_last" if sizes == [4, 4] else "")
+        )
+    if not np.array_equal(np.concatenate([tb for _, tb in batches]), t):
+        raise AssertionError("with shuffle=False the batches should follow the dataset order")
+    with exercise("len(loader)"):
+        n = len(plain)
+    if n != 3:
+        raise AssertionError(f"len(loader) should be the number of batches, 3, got {n}")
+
+    with exercise("SimpleLoader(..., drop_last=True)"):
+        dropping = loader_class(x, t, batch_size=4, shuffle=False, drop_last=True)
+    sizes = [len(tb) for _, tb in epoch(dropping)]
+    if sizes != [4, 4]:
+        raise AssertionError(f"drop_last=True should drop the short last batch: got {sizes}")
+    with exercise("len(loader) with drop_last"):
+        n = len(dropping)
+    if n != 2:
+        raise AssertionError(
+            f"with drop_last=True, len(loader) is 10 // 4 = 2, got {n} (math.ceil without "
+            "drop_last, floor division with it)"
+        )
+
+    with exercise("SimpleLoader(..., shuffle=True, seed=0)"):
+        shuffled = loader_class(x, t, batch_size=3, shuffle=True, seed=0)
+    orders = []
+    for _ in range(2):
+        batches = epoch(shuffled)
+        for xb, tb in batches:
+            if not np.array_equal(xb[:, 0], tb * 10.0):
+                raise AssertionError(
+                    "the inputs and labels of a batch no longer belong together: index x "
+                    "and t with the same indices"
+                )
+        orders.append(np.concatenate([tb for _, tb in batches]))
+    for order in orders:
+        if sorted(order.tolist()) != list(range(10)):
+            raise AssertionError(
+                "each epoch should visit every sample exactly once (a permutation), got "
+                f"{order.tolist()}: use rng.permutation(n), not rng.integers"
+            )
+    if np.array_equal(orders[0], t):
+        raise AssertionError("shuffle=True should change the order: draw a permutation")
+    if np.array_equal(orders[0], orders[1]):
+        raise AssertionError(
+            "both epochs had the same order: draw a new permutation at the start of each "
+            "epoch (in __iter__), from a generator made once in __init__"
+        )
+    with exercise("SimpleLoader(..., seed=0) twice"):
+        again = loader_class(x, t, batch_size=3, shuffle=True, seed=0)
+    first = np.concatenate([tb for _, tb in epoch(again)])
+    if not np.array_equal(first, orders[0]):
+        raise AssertionError(
+            "two loaders with the same seed should give the same order: make the "
+            "generator with np.random.default_rng(seed) in __init__"
+        )
+
+
+def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
+    """Check notebook 09's exercise 2: two ``nn.Linear`` layers and ``l2(tanh(l1(x)))``."""
+    from minitorch import Parameter
+
+    with exercise("TwoLayerNet(3, 5, 2)"):
+        net = net_class(3, 5, 2)
+        names = [name for name, _ in net.named_parameters()]
+    if names != ["l1.W", "l1.b", "l2.W", "l2.b"]:
+        raise AssertionError(
+            f"parameters should be l1.W, l1.b, l2.W, l2.b (in order), found {names}: store "
+            "the layers as self.l1 and self.l2, each an nn.Linear"
+        )
+    if not all(isinstance(p, Parameter) for p in net.parameters()):
+        raise AssertionError("use nn.Linear so the weights are Parameters")
+    x = np.ones((4, 3), dtype=np.float32)
+    with exercise("your forward"):
+        out = net(x)
+    if not hasattr(out, "creator"):
+        raise AssertionError(
+            f"forward returned a {type(out).__name__}: this is an ndarray, not a Variable; "
+            "use the layers and F.tanh (no .data, no np.tanh) so that backward works"
+        )
+    if out.shape != (4, 2):
+        raise AssertionError(f"a batch of 4 inputs should give shape (4, 2), got {out.shape}")
+    hidden = np.tanh(x @ net.l1.W.data.T + net.l1.b.data)
+    check_close_diagnosed(
+        "your forward",
+        out,
+        hidden @ net.l2.W.data.T + net.l2.b.data,
+        {
+            "apply tanh between the two layers": (x @ net.l1.W.data.T + net.l1.b.data)
+            @ net.l2.W.data.T
+            + net.l2.b.data,
+            "tanh goes between the layers, not after the last one": np.tanh(
+                hidden @ net.l2.W.data.T + net.l2.b.data
+            ),
+        },
+        atol=1e-5,
+    )
+    del quiet  # the same checks; the caller decides what to print
+
+
+class ReferenceTwoLayerNet:
+    """A reference ``TwoLayerNet`` (notebook 09) for when exercise 2 is not done."""
+
+    def __new__(cls, n_in: int, hidden: int, n_out: int) -> Any:
+        import minitorch.ops as F
+        from minitorch import nn
+
+        class TwoLayerNet(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.l1 = nn.Linear(n_in, hidden)
+                self.l2 = nn.Linear(hidden, n_out)
+
+            def forward(self, x: Any) -> Any:
+                return self.l2(F.tanh(self.l1(x)))
+
+        return TwoLayerNet()
