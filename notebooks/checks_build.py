@@ -123,7 +123,7 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
     * ``AssertionError`` (a failed check) passes unchanged.
 
     Example:
-        >>> with exercise("f(x)"):
+        >>> with exercise("f(x)"):  # doctest: +ELLIPSIS
         ...     raise NotImplementedError()
         Traceback (most recent call last):
         ...
@@ -202,8 +202,8 @@ def yours_or_reference(name: str, yours: Any, reference: Any, probe: Callable[[A
         :func:`pieces_used`.
 
     Example:
-        >>> yours_or_reference("f", None, abs, lambda f: f(-1))
-        using the reference f for now (yours: not defined: its cell did not run, or stopped with an error)
+        >>> yours_or_reference("f", "abs", abs, lambda f: f(-1))
+        using the reference f for now (yours: TypeError: 'str' object is not callable)
         <built-in function abs>
     """
     reason = ""
