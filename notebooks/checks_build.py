@@ -39,32 +39,21 @@ __all__ = [
     "check_connected",
     "check_returns_variables",
     "pieces_used",
+    "refusal_hint",
     "exercise",
     "is_done",
     "ok",
     "yours_or_reference",
 ]
 
-#: ``(pattern, hint)`` pairs for the usual Variable <-> ndarray mix-ups: the raw
-#: TypeError/AttributeError becomes one line saying which type it is and what to use.
+#: ``(pattern, hint)`` pairs for the usual Variable <-> ndarray mix-ups, matched in
+#: Python's and NumPy's own messages (never in minitorch's: a reworded library message
+#: must not silently lose a hint). minitorch's refusals are recognised by where they were
+#: raised instead (:func:`refusal_hint`).
 TYPE_HINTS: tuple[tuple[str, str], ...] = (
     (
         "not supported between instances of 'Variable'",
         "this is a Variable: compare its values, `v.data`, not the Variable itself",
-    ),
-    (
-        "records no graph for comparisons",  # minitorch's own message for x < 0
-        "this is a Variable: compare its values, `v.data`, not the Variable itself",
-    ),
-    (
-        "'Variable' does not support ufuncs",
-        "this is a Variable: NumPy functions need arrays. Use `.data` for plain numbers, "
-        "or the minitorch op (F.exp, F.tanh, `@`, ...) to stay differentiable",
-    ),
-    (
-        "does not record a graph for Variables",  # minitorch's own message names the op
-        "this is a Variable: NumPy functions need arrays. Use `.data` for plain numbers, "
-        "or the minitorch op named above to stay differentiable",
     ),
     (
         "'numpy.ndarray' object has no attribute 'creator'",
@@ -104,6 +93,58 @@ TYPE_HINTS: tuple[tuple[str, str], ...] = (
     ),
 )
 
+#: The Variable methods through which minitorch refuses a comparison or a NumPy call.
+_COMPARISONS = frozenset({"__lt__", "__le__", "__gt__", "__ge__", "__bool__"})
+_NUMPY_PROTOCOL = frozenset({"__array_ufunc__", "__array_function__", "__array__"})
+
+
+def refusal_hint(err: BaseException) -> str:
+    """A hint for an error that a minitorch Variable's protocol method raised, else ``""``.
+
+    Found by the traceback, not by the message: a frame of ``__lt__`` (and the other
+    comparisons) or of ``__array_ufunc__``/``__array_function__`` whose ``self`` is a
+    Variable means the student compared a Variable, or gave one to a NumPy function.
+    """
+    from minitorch import Variable
+
+    kind = ""
+    tb = err.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if isinstance(frame.f_locals.get("self"), Variable):
+            if frame.f_code.co_name in _COMPARISONS:
+                kind = "comparison"
+            elif frame.f_code.co_name in _NUMPY_PROTOCOL:
+                kind = "numpy"
+        tb = tb.tb_next
+    if kind == "comparison":
+        return "this is a Variable: compare its values, `v.data`, not the Variable itself"
+    if kind == "numpy":
+        return (
+            "this is a Variable: NumPy functions need arrays. Use `.data` for plain numbers, "
+            "or the minitorch op (F.exp, F.tanh, `@`, ...) to stay differentiable"
+        )
+    return ""
+
+
+def _raised_by_library_default(err: BaseException) -> bool:
+    """True if ``err`` comes from a default method of minitorch's Function (none defined)."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    frame = tb.tb_frame
+    module = str(frame.f_globals.get("__name__", ""))
+    return module.startswith("minitorch.core") and frame.f_code.co_name in (
+        "vjp",
+        "jvp",
+        "backward",
+        "backward_array",
+        "forward",
+    )
+
+
 NOT_DONE = (
     "{what}: this exercise is not done yet. Replace `raise NotImplementedError()` (and the "
     "comment above it) with your code, run that cell, then run this check again."
@@ -142,18 +183,17 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
                 raise NotImplementedError(NOT_DONE.format(what=what) + f" ({err})") from None
             raise
     except NotImplementedError as err:
-        if "backward is not defined" in str(err):  # the stub of backward_array raised
-            raise NotImplementedError(
-                NOT_DONE.format(what=what) + f" ({err}: the engine fell back to backward "
-                "because backward_array raised NotImplementedError)"
-            ) from None
+        if _raised_by_library_default(err):  # the class defines no such method yet
+            raise NotImplementedError(NOT_DONE.format(what=what) + f" ({err})") from None
         if str(err) and "not done yet" not in str(err):  # a library's own: keep it
             raise
         raise NotImplementedError(str(err) if str(err) else NOT_DONE.format(what=what)) from None
     except AssertionError:
         raise
     except Exception as err:
-        with explain_errors(what, *hints, *TYPE_HINTS):
+        refusal = refusal_hint(err)
+        found = (("", refusal),) if refusal else ()  # "" occurs in every message
+        with explain_errors(what, *found, *hints, *TYPE_HINTS):
             raise err from None
 
 

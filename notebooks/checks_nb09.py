@@ -18,7 +18,7 @@ def diagnose_history(history: Any) -> str:
     adds to the old gradients, and the steps grow until training diverges.
 
     Example:
-        >>> diagnose_history([1.0, 0.5, 0.2, 0.9, 3.0])
+        >>> diagnose_history([1.0, 0.5, 0.2, 0.9, 3.0])  # doctest: +ELLIPSIS
         'the loss fell to 0.2 and then rose to 3 ...'
     """
     values = np.asarray(list(history), dtype=np.float64)
@@ -28,6 +28,11 @@ def diagnose_history(history: Any) -> str:
         return (
             "the loss became nan/inf: the steps blew up. Did you call optimizer.zero_grad() "
             "before each backward()? Without it the gradients add up from step to step"
+        )
+    if np.allclose(values, values[0]):
+        return (
+            "the loss never changed: the optimizer does not update this model's parameters "
+            "(give it trained.parameters()), or it never steps"
         )
     low = float(values.min())
     if values[-1] > 2 * low + 1e-3 and values[-1] > 0.1:
@@ -53,8 +58,21 @@ def check_registration(module_class: type, parameter_class: type) -> None:
         return parameter_class(np.zeros(shape))
 
     def params(obj: Any) -> list[Any]:
-        with exercise("parameters()"):
+        with exercise(
+            "parameters()",
+            (
+                "object has no attribute 'parameters'",
+                "parameters() reached something that is not a Module through self._modules: "
+                "a Parameter was stored there. Test isinstance(value, Parameter) first and "
+                "store it in self._params; only a Module goes into self._modules",
+            ),
+        ):
             found = list(obj.parameters())
+        if any(isinstance(p, module_class) for p in found):
+            raise AssertionError(
+                "parameters() yielded a sub-module itself: yield its Parameters, "
+                "`yield from module.parameters()`"
+            )
         return found
 
     from minitorch import Variable
@@ -131,6 +149,18 @@ def check_registration(module_class: type, parameter_class: type) -> None:
             "registry by the attribute's name (a dict), so the new value replaces the old"
         )
 
+    def setup_unset(m: Any) -> None:
+        m.W = arrays(2)
+        m.W = 3.0  # no longer a Parameter
+
+    unset = fresh("Unset", setup_unset)
+    if params(unset):
+        raise AssertionError(
+            "self.W = 3.0 after self.W = Parameter(...) should unregister W: a plain value "
+            "replaces the Parameter, so remove the name from the registry first "
+            "(self._params.pop(name, None))"
+        )
+
 
 def check_loader(loader_class: type) -> None:
     """Check a student's DataLoader with ``shuffle`` and ``drop_last`` (notebook 09)."""
@@ -147,9 +177,15 @@ def check_loader(loader_class: type) -> None:
     batches = epoch(plain)
     sizes = [len(tb) for _, tb in batches]
     if sizes != [4, 4, 2]:
+        short = sizes == [len(range(10)[i * 4 : (i + 1) * 4 - 1]) for i in range(3)]
         raise AssertionError(
             f"10 samples in batches of 4 should give batch sizes [4, 4, 2], got {sizes}"
             + ("; keep the last, smaller batch unless drop_last" if sizes == [4, 4] else "")
+            + (
+                "; each batch is one short: order[i*B:(i+1)*B] already stops before (i+1)*B"
+                if short
+                else ""
+            )
         )
     if not np.array_equal(np.concatenate([tb for _, tb in batches]), t):
         raise AssertionError("with shuffle=False the batches should follow the dataset order")
@@ -220,8 +256,15 @@ def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
         )
     if not all(isinstance(p, Parameter) for p in net.parameters()):
         raise AssertionError("use nn.Linear so the weights are Parameters")
-    x = np.ones((4, 3), dtype=np.float32)
-    with exercise("your forward"):
+    x = np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)
+    with exercise(
+        "your forward",
+        (
+            "ValueError",
+            "the shapes do not chain: self.l1 = nn.Linear(n_in, hidden), self.l2 = "
+            "nn.Linear(hidden, n_out), and forward applies l1 first",
+        ),
+    ):
         out = net(x)
     if not hasattr(out, "creator"):
         raise AssertionError(
@@ -242,9 +285,28 @@ def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
             "tanh goes between the layers, not after the last one": np.tanh(
                 hidden @ net.l2.W.data.T + net.l2.b.data
             ),
+            "tanh goes between the layers, not after the last one (your forward has it "
+            "after l2 only)": np.tanh(
+                (x @ net.l1.W.data.T + net.l1.b.data) @ net.l2.W.data.T + net.l2.b.data
+            ),
+            "the activation between the layers is tanh, not sigmoid": 1
+            / (1 + np.exp(-(x @ net.l1.W.data.T + net.l1.b.data)))
+            @ net.l2.W.data.T
+            + net.l2.b.data,
+            "the activation between the layers is tanh, not ReLU": np.maximum(
+                x @ net.l1.W.data.T + net.l1.b.data, 0
+            )
+            @ net.l2.W.data.T
+            + net.l2.b.data,
         },
         atol=1e-5,
     )
+    out.sum().backward()
+    if net.l1.W.grad is None:
+        raise AssertionError(
+            "the first layer gets no gradient: the graph is cut between the layers (a .data "
+            "or an np.* function); use F.tanh on the Variable"
+        )
     del quiet  # the same checks; the caller decides what to print
 
 
@@ -265,3 +327,52 @@ class ReferenceTwoLayerNet:
                 return self.l2(F.tanh(self.l1(x)))
 
         return TwoLayerNet()
+
+
+def check_sgd_step(sgd_step: Callable[..., Any]) -> None:
+    """Check notebook 09's ``sgd_step(params, lr)``: the values, in place, grads cleared."""
+    from minitorch import Variable
+
+    p1, p2, p3 = (
+        Variable(np.array([1.0, -2.0])),
+        Variable(np.array([[3.0]])),
+        Variable(np.array(0.5)),
+    )
+    before = p1.data
+    ((p1 * p1).sum() + (p2 * 4.0).sum()).backward()
+    start = [p1.data.copy(), p2.data.copy()]
+    g = [p1.grad.data.copy(), p2.grad.data.copy()]
+    with exercise(
+        "sgd_step([p1, p2, p3], lr=0.1)",
+        (
+            "'NoneType' object has no attribute",
+            "p.grad is None here: skip a parameter without a gradient (if p.grad is None: "
+            "continue), and clear a gradient only after the update has used it",
+        ),
+    ):
+        sgd_step([p1, p2, p3], lr=0.1)
+    for k, p in enumerate((p1, p2)):
+        right = start[k] - 0.1 * g[k]
+        mistakes = {
+            "the sign: a step goes downhill, p.data -= lr * p.grad.data": start[k] + 0.1 * g[k],
+            "multiply the gradient by the learning rate lr": start[k] - g[k],
+            f"p{k + 1} did not move: "
+            + (
+                "update p.data (p.data -= lr * p.grad.data)"
+                if k == 0
+                else "update every parameter (does the loop stop early, a return inside it?)"
+            ): start[k],
+            "that is p.data * (1 - lr): the step is lr times the gradient, not the value": start[k]
+            * 0.9,
+        }
+        check_close_diagnosed(f"p{k + 1} after one step", p, right, mistakes)
+    if p1.data is not before:
+        raise AssertionError(
+            "update p.data in place (p.data -= ...): `p.data = p.data - ...` makes a new "
+            "array, and anything that holds the old one no longer sees the update"
+        )
+    if p1.grad is not None or p2.grad is not None:
+        raise AssertionError("clear each gradient after the update (p.clear_grad())")
+    check_close_diagnosed(
+        "p3 (no gradient)", p3, np.array(0.5), hint="skip parameters without grad"
+    )

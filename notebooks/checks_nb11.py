@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from checks import check_close, check_true
 from checks_build import check_close_diagnosed, exercise
+from checks_nb08 import check_backward
 
 
 def check_clip(clip: Callable[..., Any]) -> None:
@@ -232,3 +233,273 @@ def lstm_variants(
 def dead_filters(maps: np.ndarray, tol: float = 0.0) -> list[int]:
     """Indices ``k`` of feature maps ``maps[k]`` (after ReLU) that are zero everywhere."""
     return [k for k in range(len(maps)) if float(np.max(maps[k])) <= tol]
+
+
+# -- exercise 1: a convolution by loops ----------------------------------------------------
+def _conv_loops(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Cross-correlation of a 2-D ``x`` with a 2-D ``w`` (valid, stride 1), by loops."""
+    kh, kw = w.shape
+    out = np.zeros((x.shape[0] - kh + 1, x.shape[1] - kw + 1))
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = np.sum(x[i : i + kh, j : j + kw] * w)
+    return out
+
+
+def check_conv2d_naive(f: Callable[..., Any]) -> None:
+    """Check notebook 11's ``conv2d_naive(x, w)`` (2-D, valid, stride 1, no flip).
+
+    The wrong answers are named by what they equal: the filter flipped (a textbook
+    convolution), turned, the output transposed, the window averaged, or an output of
+    the wrong size.
+    """
+    rng_ = np.random.default_rng(0)
+    for shape in [(4, 4), (7, 6)]:
+        x, w = rng_.standard_normal(shape), rng_.standard_normal((3, 3))
+        if shape == (4, 4):
+            w = rng_.standard_normal((2, 2))
+        with exercise(
+            f"conv2d_naive(x of shape {shape}, w of shape {w.shape})",
+            ("IndexError", "the windows run past the edge: i goes over range(H - K + 1)"),
+        ):
+            got = np.asarray(f(x, w), dtype=np.float64)
+        right = _conv_loops(x, w)
+        h_out, w_out = right.shape
+        if got.shape != right.shape:
+            fewer = got.shape == (h_out - 1, w_out - 1)
+            raise AssertionError(
+                f"conv2d_naive of a {shape} input and a {w.shape} filter has shape "
+                f"{got.shape}, expected {right.shape} = (H - K + 1, W - K + 1)"
+                + (": the last window is missing, range(H - K + 1) includes it" if fewer else "")
+            )
+        check_close_diagnosed(
+            f"conv2d_naive on a {shape} input",
+            got,
+            right,
+            [
+                (
+                    "the filter is flipped: that is the textbook convolution; conv2d here "
+                    "(as in PyTorch) slides w as it is, sum(x[i:i+K, j:j+K] * w)",
+                    _conv_loops(x, w[::-1, ::-1]),
+                ),
+                ("the filter's rows are flipped: use w as it is", _conv_loops(x, w[::-1])),
+                (
+                    "the filter's columns are flipped: use w as it is",
+                    _conv_loops(x, w[:, ::-1]),
+                ),
+                ("the filter is transposed: use w, not w.T", _conv_loops(x, w.T)),
+                (
+                    "each output is the *sum* of window * w, not its mean",
+                    _conv_loops(x, w) / w.size,
+                ),
+            ],
+            hint="out[i, j] = sum(x[i:i+K, j:j+K] * w), the filter as it is",
+        )
+        if got.shape[0] == got.shape[1]:
+            check_close_diagnosed(
+                "conv2d_naive", got, right, {"the output is transposed: out[i, j], row i": right.T}
+            )
+
+
+# -- exercise 5: the im2col convolution's backward -----------------------------------------
+def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -> None:
+    """Check ``ConvIm2col``'s ``backward`` against ``F.conv2d``'s gradients, by kind of slip.
+
+    Shapes first (a ``gcol`` not folded back, a ``gW`` not summed over the batch), then
+    the values with the typical wrong variants, then both engine paths against finite
+    differences (:func:`checks_nb08.check_backward`) on a small case.
+    """
+    import minitorch.ops as F
+    from minitorch import Variable
+
+    f = make()
+    with exercise("ConvIm2col forward"):
+        y = f(Variable(x.copy()), Variable(w.copy()))
+    gy = np.random.default_rng(6).standard_normal(y.shape)
+    with exercise("ConvIm2col.backward"):
+        grads = f.backward(Variable(gy))
+    grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+    if len(grads) != 2 or any(g is None for g in grads):
+        raise AssertionError("ConvIm2col.backward should return two gradients, (gx, gW)")
+    gx, gW = (np.asarray(getattr(g, "data", g), dtype=np.float64) for g in grads)
+    k = w.shape[2]
+    col = reference_im2col(x, k)
+    if gx.shape != x.shape:
+        folded = gx.shape == col.shape
+        raise AssertionError(
+            f"gx has shape {gx.shape}, but x has shape {x.shape}"
+            + (
+                ": that is im2col's shape (gcol = W2.T @ gy); fold it back with "
+                "F.col2im(gcol, x.shape[2:], k)"
+                if folded
+                else ""
+            )
+        )
+    if gW.shape != w.shape:
+        per_image = gW.shape[:1] == x.shape[:1] and gW.size == x.shape[0] * w.size
+        raise AssertionError(
+            f"gW has shape {gW.shape}, but W has shape {w.shape}"
+            + (
+                ": one gradient per image; the same filters serve every image, so sum "
+                "over the batch axis (F.sum(..., axis=0))"
+                if per_image
+                else ": reshape the (C_out, C*k*k) product to W.shape"
+            )
+        )
+    xr, wr = Variable(x.copy()), Variable(w.copy())
+    (F.conv2d(xr, wr) * gy).sum().backward()
+    gy2 = gy.reshape(gy.shape[0], gy.shape[1], -1)
+    right_w = wr.grad.data
+    check_close_diagnosed(
+        "the filters' gradient gW",
+        gW,
+        right_w,
+        [
+            (
+                "gW is summed over the batch: the same filters are used for every image "
+                "(you kept only the first image's share)",
+                (gy2[0] @ col[0].T).reshape(w.shape),
+            ),
+            ("gW should be the *sum* over the batch, not the mean", right_w / x.shape[0]),
+            (
+                "gW was transposed before the reshape: sum over n of gy[n] @ col[n].T has "
+                "W2's shape (C_out, C*k*k); reshape that",
+                right_w.reshape(w.shape[0], -1).T.reshape(w.shape),
+            ),
+            ("the sign of gW is flipped", -right_w),
+            (
+                "gy is left out of gW: multiply by the incoming gradient",
+                np.einsum("nol,ncl->oc", np.ones_like(gy2), col).reshape(w.shape),
+            ),
+        ],
+        hint="gW = sum over n of gy[n] @ col[n].T, reshaped to W.shape",
+    )
+    check_close_diagnosed(
+        "the input's gradient gx",
+        gx,
+        xr.grad.data,
+        [("the sign of gx is flipped", -xr.grad.data)],
+        hint="gcol = W2.T @ gy, then col2im (fold) back to x's shape",
+    )
+    check_backward("ConvIm2col", make, x[:1, :2, :4, :4], w[:2, :2, :2, :2])
+
+
+# -- exercise 7: one RNN step ------------------------------------------------------------
+def check_rnn_step(f: Callable[..., Any]) -> None:
+    """Check ``rnn_step(x, h, Wx, Wh, b) = tanh(x @ Wx.T + h @ Wh.T + b)`` by kind of slip."""
+    from minitorch import Variable
+
+    rng_ = np.random.default_rng(3)
+    x, h = rng_.standard_normal((2, 3)) * 0.5, rng_.standard_normal((2, 4)) * 0.5
+    Wx, Wh, b = (rng_.standard_normal(s) * 0.5 for s in [(4, 3), (4, 4), (4,)])
+    with exercise(
+        "rnn_step",
+        (
+            "ValueError",
+            "check the shapes: Wx is (hidden, inputs) and Wh is (hidden, hidden), as in "
+            "nn.Linear, so x @ Wx.T and h @ Wh.T are (N, hidden)",
+        ),
+    ):
+        out = f(*[Variable(a) for a in (x, h, Wx, Wh, b)])
+    if not hasattr(out, "creator"):
+        raise AssertionError(
+            f"rnn_step returned a {type(out).__name__}: build it with minitorch ops (F.tanh, "
+            "@) on the Variables, so that backward works"
+        )
+    if out.shape != (2, 4):
+        raise AssertionError(f"rnn_step should give shape (N, hidden) = (2, 4), got {out.shape}")
+    z = x @ Wx.T + h @ Wh.T + b
+    check_close_diagnosed(
+        "rnn_step",
+        out,
+        np.tanh(z),
+        [
+            ("the bias b is missing", np.tanh(z - b)),
+            ("the activation is tanh, not sigmoid", 1 / (1 + np.exp(-z))),
+            ("the activation is tanh, not ReLU", np.maximum(z, 0)),
+            ("the tanh is missing: h_new = tanh(x Wx^T + h Wh^T + b)", z),
+            ("the recurrent term h @ Wh.T is missing", np.tanh(x @ Wx.T + b)),
+            ("the input term x @ Wx.T is missing", np.tanh(h @ Wh.T + b)),
+            ("Wh is transposed: h @ Wh.T, as nn.Linear does", np.tanh(x @ Wx.T + h @ Wh + b)),
+            ("the bias goes inside the tanh", np.tanh(z - b) + b),
+        ],
+        hint="h_new = tanh(x @ Wx.T + h @ Wh.T + b)",
+    )
+
+
+# -- exercise 8: one LSTM step, any gate order or activation -------------------------------
+_GATES = "ifgo"
+
+
+def _lstm_step(
+    x: np.ndarray,
+    h: np.ndarray,
+    c: np.ndarray,
+    W: np.ndarray,
+    U: np.ndarray,
+    b: np.ndarray,
+    order: str = "ifgo",
+    acts: str = "ssts",
+) -> tuple[np.ndarray, np.ndarray]:
+    """An LSTM step whose blocks of z are the gates ``order`` with activations ``acts``.
+
+    ``acts[k]`` is ``s`` (sigmoid) or ``t`` (tanh) for gate ``_GATES[k]``; the right
+    step is ``order="ifgo", acts="ssts"`` (PyTorch's and minitorch's).
+    """
+    z = x @ W.T + h @ U.T + b
+    blocks = dict(zip(order, np.split(z, 4, axis=1)))
+
+    def act(kind: str, a: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-a)) if kind == "s" else np.tanh(a)
+
+    i, f, g, o = (act(acts[k], blocks[gate]) for k, gate in enumerate(_GATES))
+    c_new = f * c + i * g
+    return o * np.tanh(c_new), c_new
+
+
+def lstm_diagnosis(h_got: np.ndarray, c_got: np.ndarray, args: list[np.ndarray]) -> str:
+    """Name what differs in an LSTM step, by trying every gate order and activation.
+
+    Returns ``""`` if no variant explains ``(h_got, c_got)``.
+    """
+    import itertools
+
+    x, h, c, W, U, b = args
+    right_h, right_c = _lstm_step(*args)
+    close = lambda a, r: a.shape == r.shape and np.allclose(a, r, atol=1e-6)  # noqa: E731
+    names = {"i": "input", "f": "forget", "g": "candidate", "o": "output"}
+    if close(c_got, right_c):
+        c_new = right_c
+        o = 1 / (1 + np.exp(-np.split(x @ W.T + h @ U.T + b, 4, axis=1)[3]))
+        for text, value in [
+            ("h should be o * tanh(c_new), the *new* cell state, not the old one", o * np.tanh(c)),
+            ("h is o * tanh(c_new): the tanh is missing", o * c_new),
+            ("h is o * tanh(c_new): the output gate o is missing", np.tanh(c_new)),
+        ]:
+            if close(h_got, value):
+                return text
+    for order in ("".join(p) for p in itertools.permutations(_GATES)):
+        for acts in ("".join(a) for a in itertools.product("st", repeat=4)):
+            if order == "ifgo" and acts == "ssts":
+                continue
+            h_v, c_v = _lstm_step(*args, order=order, acts=acts)
+            if close(c_got, c_v) and not close(c_v, right_c):
+                parts = []
+                if order != "ifgo":
+                    parts.append(
+                        f"your gates are in the order {', '.join(order)}: z's four blocks are "
+                        "i, f, g, o (as in PyTorch and minitorch): f multiplies the old cell "
+                        "state, i the candidate g"
+                    )
+                wrong = [
+                    f"the {names[g]} gate {g} uses {'sigmoid' if a == 's' else 'tanh'}"
+                    for g, a, r in zip(_GATES, acts, "ssts")
+                    if a != r
+                ]
+                if wrong:
+                    parts.append(
+                        "; ".join(wrong)
+                        + " (i, f, o are sigmoids, in 0..1; the candidate g is a tanh, in -1..1)"
+                    )
+                return "; ".join(parts)
+    return ""
