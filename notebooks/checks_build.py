@@ -320,11 +320,14 @@ def check_close_diagnosed(
     pairs = mistakes.items() if isinstance(mistakes, dict) else (mistakes or [])
     for text, value in pairs:
         wrong = np.asarray(value, dtype=np.float64)
-        if wrong.shape != got_array.shape or np.allclose(wrong, expected_array, atol=atol):
+        if wrong.shape != got_array.shape:
             continue
+        if wrong.shape == expected_array.shape and np.allclose(wrong, expected_array, atol=atol):
+            continue  # this "mistake" gives the right answer here: it tells nothing
         if np.allclose(got_array, wrong, atol=atol, rtol=rtol):
-            shown = f"{got_array.item():.6g}" if got_array.size == 1 else "wrong"
-            should = f" but should be {expected_array.item():.6g}" if got_array.size == 1 else ""
+            scalar = got_array.size == 1 and expected_array.size == 1
+            shown = f"{got_array.item():.6g}" if scalar else "wrong"
+            should = f" but should be {expected_array.item():.6g}" if scalar else ""
             raise AssertionError(f"{name} is {shown}{should}: {text}")
     check_close(name, got, expected, atol=atol, rtol=rtol, hint=hint)
 

@@ -17,7 +17,8 @@ def check_clip(clip: Callable[..., Any]) -> None:
     from minitorch import Variable
     from minitorch.optim import ClipGrad
 
-    grads = [np.array([[3.0, 0.0], [0.0, 4.0]]), np.array([12.0])]  # global norm 13
+    # norms 8 and 6, global norm 10; no single value is above max_norm = 5
+    grads = [np.array([[4.0, -4.0], [4.0, 4.0]]), np.array([6.0])]
 
     def fresh() -> list[Any]:
         params = [Variable(np.zeros_like(g)) for g in grads]
@@ -26,16 +27,22 @@ def check_clip(clip: Callable[..., Any]) -> None:
         return params
 
     ours = fresh()
-    ClipGrad(6.5)(ours)
+    ClipGrad(5.0)(ours)
     theirs = fresh()
-    with exercise("clip_grad_norm(params, 6.5)"):
-        norm = clip(theirs, 6.5)
+    with exercise("clip_grad_norm(params, 5.0)"):
+        norm = clip(theirs, 5.0)
     check_close_diagnosed(
         "the returned norm",
         norm,
-        13.0,
-        {"return the norm *before* clipping (it is what one logs)": 6.5},
-        hint="the global norm is sqrt of the sum of every gradient's squares: sqrt(9+16+144)",
+        10.0,
+        {
+            "return the norm *before* clipping (it is what one logs)": 5.0,
+            "the norm is the square root of the sum of squares": 100.0,
+            "the global norm is the L2 norm, sqrt of the sum of squares, not the sum of "
+            "absolute values": 22.0,
+            "the norm runs over all gradients together, not the largest one's": 8.0,
+        },
+        hint="the global norm is sqrt of the sum of every gradient's squares: sqrt(64 + 36)",
     )
     for k, a in enumerate(theirs):
         if not isinstance(a.grad, Variable):
@@ -44,14 +51,19 @@ def check_clip(clip: Callable[..., Any]) -> None:
                 "gradient is a Variable; assign p.grad = Variable(p.grad.data * scale)"
             )
     for k, (a, b) in enumerate(zip(theirs, ours)):
-        local = np.array(grads[k]) * min(1.0, 6.5 / np.sqrt(np.sum(grads[k] ** 2)))
+        local = np.array(grads[k]) * min(1.0, 5.0 / np.sqrt(np.sum(grads[k] ** 2)))
         check_close_diagnosed(
             f"gradient {k} after clipping",
             a.grad,
             b.grad,
             {
                 "each gradient was clipped by its own norm: use the global norm of all "
-                "gradients together, so the joint direction is kept": local
+                "gradients together, so the joint direction is kept": local,
+                "the scale is inverted: multiply by max_norm / norm (below 1)": np.array(grads[k])
+                * (10.0 / 5.0),
+                "clip the norm, not each value: multiply every gradient by max_norm / norm": (
+                    np.clip(grads[k], -5.0, 5.0)
+                ),
             },
             hint="multiply every gradient by max_norm / norm when norm > max_norm",
         )
@@ -99,70 +111,181 @@ def reference_col2im(col: np.ndarray, x_shape: tuple[int, ...], k: int) -> np.nd
     return x
 
 
+def _window_pairs(
+    h: int, w: int, k: int, order: str = "row", slices: str = "ij", shrink: int = 0
+) -> list[tuple[int, int, int]]:
+    """``(column, top, left)`` for every window, with the typical index slips.
+
+    ``order="col"`` numbers the windows down the columns first (``j * H_out + i``);
+    ``slices="ji"`` starts window (i, j) at row j and column i; ``shrink=1`` drops the
+    last row and column of windows (``range(H - k)``).
+    """
+    oh, ow = h - k + 1, w - k + 1
+    pairs = []
+    for i in range(oh - shrink):
+        for j in range(ow - shrink):
+            column = i * ow + j if order == "row" else j * oh + i
+            top, left = (i, j) if slices == "ij" else (j, i)
+            pairs.append((column, top, left))
+    return pairs
+
+
+def _im2col_variant(x: np.ndarray, k: int, layout: str = "chw", **slips: Any) -> np.ndarray:
+    """im2col with the slips of :func:`_window_pairs` and a window flattening ``layout``."""
+    n, c, h, w = x.shape
+    col = np.zeros((n, c * k * k, (h - k + 1) * (w - k + 1)))
+    for column, top, left in _window_pairs(h, w, k, **slips):
+        window = x[:, :, top : top + k, left : left + k]
+        if layout == "hwc":
+            window = window.transpose(0, 2, 3, 1)
+        elif layout == "cwh":
+            window = window.transpose(0, 1, 3, 2)
+        col[:, :, column] = window.reshape(n, -1)
+    return col
+
+
+def _col2im_variant(
+    col: np.ndarray,
+    x_shape: tuple[int, ...],
+    k: int,
+    layout: str = "chw",
+    add: bool = True,
+    **slips: Any,
+) -> np.ndarray:
+    """col2im with the slips of :func:`_window_pairs`, a window ``layout``, and ``=`` for
+    ``+=`` unless ``add``."""
+    n, c, h, w = x_shape
+    x = np.zeros(x_shape)
+    for column, top, left in _window_pairs(h, w, k, **slips):
+        if layout == "hwc":
+            window = col[:, :, column].reshape(n, k, k, c).transpose(0, 3, 1, 2)
+        else:
+            window = col[:, :, column].reshape(n, c, k, k)
+        if add:
+            x[:, :, top : top + k, left : left + k] += window
+        else:
+            x[:, :, top : top + k, left : left + k] = window
+    return x
+
+
+_ORDER = (
+    "the windows are in the wrong order: column i * W_out + j holds window (i, j), the slice "
+    "x[:, :, i:i+k, j:j+k] (i the row: move along a row first)"
+)
+_LAYOUT = (
+    "a window's values go in (channel, row, column) order, as .reshape(n, -1) of "
+    "x[:, :, i:i+k, j:j+k] gives them, without a transpose"
+)
+_SHRINK = "the last row and column of windows are missing: i runs over range(H - k + 1)"
+_INDEX_HINTS = (
+    (
+        "IndexError",
+        "an index runs past the end: column i * W_out + j (W_out = W - k + 1, the windows "
+        "along a row) and window rows i .. i + k - 1",
+    ),
+    (
+        "could not broadcast",
+        "a window and a column do not fit: window (i, j) is x[:, :, i:i+k, j:j+k] (rows from "
+        "i, columns from j), shape (N, C, k, k), and .reshape(n, -1) of it is column "
+        "i * W_out + j, shape (N, C*k*k)",
+    ),
+    (
+        "could not be broadcast",
+        "a window and a column do not fit: window (i, j) is x[:, :, i:i+k, j:j+k] (rows from "
+        "i, columns from j), shape (N, C, k, k), and .reshape(n, -1) of it is column "
+        "i * W_out + j, shape (N, C*k*k)",
+    ),
+)
+
+
 def check_im2col(f: Callable[..., Any]) -> None:
-    """Check notebook 11's ``im2col_np(x, k)`` against ``F.im2col``."""
+    """Check notebook 11's ``im2col_np(x, k)`` against ``F.im2col``, naming index slips."""
     import minitorch.ops as F
     from minitorch import Variable
 
     rng_ = np.random.default_rng(11)
     for shape, k in [((1, 1, 4, 4), 2), ((2, 3, 5, 4), 3), ((1, 2, 3, 3), 3)]:
         x = rng_.standard_normal(shape)
-        with exercise(f"im2col_np(x of shape {shape}, k={k})"):
+        with exercise(f"im2col_np(x of shape {shape}, k={k})", *_INDEX_HINTS):
             got = f(x, k)
         expected = F.im2col(Variable(x), k).data
+        n, ckk, windows = expected.shape
+        if np.shape(got) == (n, windows, ckk) and ckk != windows:
+            raise AssertionError(
+                f"im2col_np has shape {np.shape(got)}: that is the transpose of each image's "
+                "matrix; the windows are the columns, shape (N, C*k*k, H_out*W_out)"
+            )
         check_true(
             np.shape(got) == expected.shape,
             f"im2col_np(x of shape {shape}, k={k}) has shape {np.shape(got)}, expected "
             f"{expected.shape} = (N, C*k*k, H_out*W_out), with H_out = H - k + 1 "
             "windows along an axis of length H",
         )
-        n, ckk = expected.shape[:2]
-        oh, ow = shape[2] - k + 1, shape[3] - k + 1
-        swapped = expected.reshape(n, ckk, oh, ow).transpose(0, 1, 3, 2).reshape(n, ckk, -1)
-        check_close_diagnosed(
-            f"im2col_np(x of shape {shape}, k={k})",
-            got,
-            expected,
-            {
-                "the windows are in the wrong order: column i * W_out + j is window (i, j), with "
-                "i the row (move along a row first)": swapped
-            },
-        )
+        variants = [
+            (_ORDER, _im2col_variant(x, k, order="col")),
+            (_LAYOUT, _im2col_variant(x, k, layout="hwc")),
+            (_LAYOUT, _im2col_variant(x, k, layout="cwh")),
+            (_SHRINK, _im2col_variant(x, k, shrink=1)),
+        ]
+        check_close_diagnosed(f"im2col_np(x of shape {shape}, k={k})", got, expected, variants)
 
 
 def check_col2im(f: Callable[..., Any]) -> None:
-    """Check notebook 11's ``col2im_np(col, x_shape, k)``: values, sums, adjointness."""
+    """Check notebook 11's ``col2im_np(col, x_shape, k)``: sums, index slips, adjointness."""
     import minitorch.ops as F
     from minitorch import Variable
 
     rng_ = np.random.default_rng(12)
-    ones = np.ones((1, 4, 4))  # every column all ones: each pixel counts its windows
+    ones = np.arange(1.0, 17.0).reshape(1, 4, 4)  # distinct values: overlaps tell
     with exercise(
-        "col2im_np(ones, (1, 1, 3, 3), 2)",
+        "col2im_np(col, (1, 1, 3, 3), 2)",
         (
             "cannot reshape",
             "col2im is not a "
             "reshape: the windows overlap. Start from np.zeros(x_shape) and add each "
             "column into its window",
         ),
+        *_INDEX_HINTS,
     ):
         got = f(ones, (1, 1, 3, 3), 2)
-    counts = np.array([[[[1.0, 2, 1], [2, 4, 2], [1, 2, 1]]]])
+    small = (1, 1, 3, 3)
+    summed = _col2im_variant(ones, small, 2)
     check_close_diagnosed(
-        "col2im_np of all-ones columns",
+        "col2im_np of a (1, 4, 4) col into (1, 1, 3, 3)",
         got,
-        counts,
-        {"overlapping windows must add up (+=), not overwrite (=)": np.ones((1, 1, 3, 3))},
-        hint="each pixel should count the windows it belongs to (the centre is in all 4)",
+        summed,
+        [
+            (
+                "overlapping windows must add up (+=), not overwrite (=)",
+                _col2im_variant(ones, small, 2, add=False),
+            ),
+            (_SHRINK, _col2im_variant(ones, small, 2, shrink=1)),
+            (_ORDER, _col2im_variant(ones, small, 2, order="col")),
+            (
+                "col2im adds the overlapping windows up; do not divide by how many there are",
+                summed / _col2im_variant(np.ones_like(ones), small, 2),
+            ),
+        ],
+        hint="each pixel gets the sum of its entries in every window it belongs to (the "
+        "centre is in all 4)",
     )
     for shape, k in [((2, 3, 5, 4), 3), ((1, 2, 4, 4), 2)]:
         x = rng_.standard_normal(shape)
         col = rng_.standard_normal(reference_im2col(x, k).shape)
-        with exercise(f"col2im_np(col, {shape}, {k})"):
+        with exercise(f"col2im_np(col, {shape}, {k})", *_INDEX_HINTS):
             got = f(col, shape, k)
-        check_close(
-            f"col2im_np(col, {shape}, {k})", got, F.col2im(Variable(col), shape[2:], k).data
-        )
+        expected = F.col2im(Variable(col), shape[2:], k).data
+        cover = _col2im_variant(np.ones_like(col), shape, k)
+        variants = [
+            (_ORDER, _col2im_variant(col, shape, k, order="col")),
+            (_LAYOUT, _col2im_variant(col, shape, k, layout="hwc")),
+            (_SHRINK, _col2im_variant(col, shape, k, shrink=1)),
+            (
+                "col2im adds the overlapping windows up; do not divide by how many there are",
+                expected / cover,
+            ),
+        ]
+        check_close_diagnosed(f"col2im_np(col, {shape}, {k})", got, expected, variants)
         # the adjoint identity <im2col(x), col> = <x, col2im(col)>: col2im is im2col's
         # backward
         check_close(
@@ -173,20 +296,32 @@ def check_col2im(f: Callable[..., Any]) -> None:
         )
 
 
-def maxpool_variants(x: np.ndarray, gy: np.ndarray) -> dict[str, np.ndarray]:
-    """Typical wrong gradients of a 2x2 max-pool (notebook 11, exercise 6)."""
-    swapped, no_stride = np.zeros_like(x), np.zeros_like(x)
-    for index in np.ndindex(gy.shape):
-        n, c, i, j = index
-        a = int(np.argmax(x[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2]))
-        r, s = divmod(a, 2)
-        swapped[n, c, 2 * i + s, 2 * j + r] = gy[index]
-        no_stride[n, c, i + r, j + s] = gy[index]
-    return {
-        "the winners' rows and columns are swapped: divmod(a, 2) gives (row, column)": swapped,
+def maxpool_variants(x: np.ndarray, gy: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """Typical wrong gradients of a 2x2 max-pool (notebook 11, exercise 6).
+
+    Each index slip moves the winners' mask; the gradient is then either ``gy`` routed to
+    the moved positions or ``upsample(gy) * mask`` (each position gets the ``gy`` of the
+    window it lies in): both forms are returned for each slip.
+    """
+    slips = {
+        "the winners' rows and columns are swapped: divmod(a, 2) gives (row, column)": (
+            lambda i, j, r, s: (2 * i + s, 2 * j + r)
+        ),
         "window (i, j) starts at row 2*i and column 2*j of x: the winner is at "
-        "(2*i + row, 2*j + column)": no_stride,
+        "(2*i + row, 2*j + column)": lambda i, j, r, s: (i + r, j + s),
     }
+    spread = np.repeat(np.repeat(gy, 2, axis=2), 2, axis=3)
+    out = []
+    for hint, where in slips.items():
+        routed, mask = np.zeros_like(x), np.zeros_like(x)
+        for index in np.ndindex(gy.shape):
+            n, c, i, j = index
+            a = int(np.argmax(x[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2]))
+            row, col = where(i, j, *divmod(a, 2))
+            routed[n, c, row, col] = gy[index]
+            mask[n, c, row, col] = 1.0
+        out += [(hint, routed), (hint, spread * mask)]
+    return out
 
 
 def lstm_reference(
@@ -236,13 +371,19 @@ def dead_filters(maps: np.ndarray, tol: float = 0.0) -> list[int]:
 
 
 # -- exercise 1: a convolution by loops ----------------------------------------------------
-def _conv_loops(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Cross-correlation of a 2-D ``x`` with a 2-D ``w`` (valid, stride 1), by loops."""
+def _conv_loops(x: np.ndarray, w: np.ndarray, corner: str = "ij") -> np.ndarray:
+    """Cross-correlation of a 2-D ``x`` with a 2-D ``w`` (valid, stride 1), by loops.
+
+    ``corner`` names the window's top-left corner of ``out[i, j]``: ``"ij"`` is right;
+    ``"ii"``, ``"jj"`` are the index slips.
+    """
     kh, kw = w.shape
     out = np.zeros((x.shape[0] - kh + 1, x.shape[1] - kw + 1))
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
-            out[i, j] = np.sum(x[i : i + kh, j : j + kw] * w)
+            top, left = ({"i": i, "j": j}[c] for c in corner)
+            window = x[top : top + kh, left : left + kw]
+            out[i, j] = np.sum(window * w) if window.shape == w.shape else np.nan
     return out
 
 
@@ -261,6 +402,10 @@ def check_conv2d_naive(f: Callable[..., Any]) -> None:
         with exercise(
             f"conv2d_naive(x of shape {shape}, w of shape {w.shape})",
             ("IndexError", "the windows run past the edge: i goes over range(H - K + 1)"),
+            (
+                "could not be broadcast",
+                "each window is x[i:i+K, j:j+K]: K rows and K columns, the filter's shape",
+            ),
         ):
             got = np.asarray(f(x, w), dtype=np.float64)
         right = _conv_loops(x, w)
@@ -292,13 +437,21 @@ def check_conv2d_naive(f: Callable[..., Any]) -> None:
                     "each output is the *sum* of window * w, not its mean",
                     _conv_loops(x, w) / w.size,
                 ),
+                *(
+                    (
+                        "the window of out[i, j] starts at row i and column j: x[i:i+K, j:j+K]",
+                        _conv_loops(x, w, corner),
+                    )
+                    for corner in ("ii", "jj")
+                ),
+                *(
+                    [("the output is transposed: out[i, j], row i", right.T)]
+                    if right.shape[0] == right.shape[1]
+                    else []
+                ),
             ],
             hint="out[i, j] = sum(x[i:i+K, j:j+K] * w), the filter as it is",
         )
-        if got.shape[0] == got.shape[1]:
-            check_close_diagnosed(
-                "conv2d_naive", got, right, {"the output is transposed: out[i, j], row i": right.T}
-            )
 
 
 # -- exercise 5: the im2col convolution's backward -----------------------------------------
@@ -316,7 +469,15 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
     with exercise("ConvIm2col forward"):
         y = f(Variable(x.copy()), Variable(w.copy()))
     gy = np.random.default_rng(6).standard_normal(y.shape)
-    with exercise("ConvIm2col.backward"):
+    with exercise(
+        "ConvIm2col.backward",
+        (
+            "ValueError",
+            "a shape does not fit: gy2 is (N, C_out, L), col (N, C*k*k, L), W2 (C_out, "
+            "C*k*k); gy2 @ col^T is (N, C_out, C*k*k): F.sum over axis 0 before the "
+            "reshape to W.shape; W2.T @ gy2 is (N, C*k*k, L)",
+        ),
+    ):
         grads = f.backward(Variable(gy))
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
     if len(grads) != 2 or any(g is None for g in grads):
@@ -324,6 +485,10 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
     gx, gW = (np.asarray(getattr(g, "data", g), dtype=np.float64) for g in grads)
     k = w.shape[2]
     col = reference_im2col(x, k)
+    if gx.shape == w.shape and gW.shape == x.shape:
+        raise AssertionError(
+            "the gradients are swapped: return (gx, gW), in the order of the inputs (x, W)"
+        )
     if gx.shape != x.shape:
         folded = gx.shape == col.shape
         raise AssertionError(
@@ -470,11 +635,16 @@ def lstm_diagnosis(h_got: np.ndarray, c_got: np.ndarray, args: list[np.ndarray])
     names = {"i": "input", "f": "forget", "g": "candidate", "o": "output"}
     if close(c_got, right_c):
         c_new = right_c
-        o = 1 / (1 + np.exp(-np.split(x @ W.T + h @ U.T + b, 4, axis=1)[3]))
+        zo = np.split(x @ W.T + h @ U.T + b, 4, axis=1)[3]
+        o = 1 / (1 + np.exp(-zo))
         for text, value in [
             ("h should be o * tanh(c_new), the *new* cell state, not the old one", o * np.tanh(c)),
             ("h is o * tanh(c_new): the tanh is missing", o * c_new),
             ("h is o * tanh(c_new): the output gate o is missing", np.tanh(c_new)),
+            (
+                "the output gate o uses tanh (i, f, o are sigmoids, in 0..1)",
+                np.tanh(zo) * np.tanh(c_new),
+            ),
         ]:
             if close(h_got, value):
                 return text
@@ -503,3 +673,75 @@ def lstm_diagnosis(h_got: np.ndarray, c_got: np.ndarray, args: list[np.ndarray])
                     )
                 return "; ".join(parts)
     return ""
+
+
+# -- exercise 2: the output size ---------------------------------------------------------
+_SIZE_CASES = [
+    (6, 3, 1, 0),
+    (8, 3, 1, 1),
+    (28, 5, 1, 2),
+    (7, 3, 2, 0),
+    (8, 2, 2, 0),
+    (5, 3, 2, 1),
+    (8, 3, 2, 0),
+    (10, 4, 3, 1),
+]
+
+#: Wrong formulas ``(h, k, s, p) -> size`` and what each one gets wrong.
+_SIZE_MISTAKES: list[tuple[str, Callable[[int, int, int, int], float]]] = [
+    (
+        "a window fits only whole times: use floor division // (here (H + 2P - K) / S is "
+        "not a whole number)",
+        lambda h, k, s, p: (h + 2 * p - k) / s + 1,
+    ),
+    ("the padding goes on both sides: H + 2P", lambda h, k, s, p: (h + p - k) // s + 1),
+    ("don't forget the + 1 (the first window)", lambda h, k, s, p: (h + 2 * p - k) // s),
+    (
+        "divide by the stride: the window moves S pixels at a time",
+        lambda h, k, s, p: h + 2 * p - k + 1,
+    ),
+    (
+        "the padding adds to the size: H + 2P, not H - 2P",
+        lambda h, k, s, p: (h - 2 * p - k) // s + 1,
+    ),
+    (
+        "round down: a window that does not fit whole is dropped (floor, //)",
+        lambda h, k, s, p: -(-(h + 2 * p - k) // s) + 1,
+    ),
+    (
+        "the + 1 comes after the division: (H + 2P - K) // S + 1",
+        lambda h, k, s, p: (h + 2 * p - k + 1) // s,
+    ),
+    ("subtract the filter size K", lambda h, k, s, p: (h + 2 * p + k) // s + 1),
+]
+
+
+def check_conv_output_size(f: Callable[..., Any]) -> None:
+    """Check ``conv_output_size(h, k, stride, padding)`` on all cases at once.
+
+    A wrong formula is named only if it explains *every* case (two slips can agree on
+    one case, never on all of them).
+    """
+    got = []
+    for h, k, s, p in _SIZE_CASES:
+        with exercise(f"conv_output_size(h={h}, k={k}, stride={s}, padding={p})"):
+            got.append(f(h, k, s, p))
+    right = [(h + 2 * p - k) // s + 1 for h, k, s, p in _SIZE_CASES]
+    values = np.asarray(got, dtype=np.float64)
+    if not np.allclose(values, right):
+        for text, rule in _SIZE_MISTAKES:
+            wrong = np.array([rule(*case) for case in _SIZE_CASES], dtype=np.float64)
+            if np.allclose(values, wrong):
+                raise AssertionError(f"conv_output_size: {text}")
+        bad = int(np.argmax(~np.isclose(values, right)))
+        h, k, s, p = _SIZE_CASES[bad]
+        raise AssertionError(
+            f"conv_output_size(h={h}, k={k}, stride={s}, padding={p}) is {got[bad]} but "
+            f"should be {right[bad]} = floor((H + 2P - K) / S) + 1"
+        )
+    for value, (h, k, s, p) in zip(got, _SIZE_CASES):
+        if not isinstance(value, (int, np.integer)):
+            raise AssertionError(
+                f"conv_output_size(h={h}, k={k}, stride={s}, padding={p}) should be an int, "
+                f"got {type(value).__name__}: use // (floor division)"
+            )

@@ -27,6 +27,7 @@ from checks_build import (check_close_diagnosed, check_connected, exercise, piec
                           yours_or_reference)
 from checks_nb08 import check_backward
 from checks_nb11 import (check_clip, check_col2im, check_conv2d_naive, check_conv_backward,
+                         check_conv_output_size,
                          check_im2col, check_rnn_step, dead_filters, lstm_diagnosis,
                          lstm_reference, maxpool_variants, reference_clip,
                          reference_im2col)
@@ -284,19 +285,7 @@ def conv_output_size(h, k, stride=1, padding=0):
     ### END SOLUTION
 
 # %% tags=["check"]
-cases = [((6, 3, 1, 0), 4), ((8, 3, 1, 1), 8), ((28, 5, 1, 2), 28), ((7, 3, 2, 0), 3),
-         ((8, 2, 2, 0), 4), ((5, 3, 2, 1), 3), ((8, 3, 2, 0), 3), ((10, 4, 3, 1), 3)]
-for (h, k, stride, padding), expected in cases:
-    with exercise("conv_output_size"):
-        got = conv_output_size(h, k, stride, padding)
-    what = f"conv_output_size(h={h}, k={k}, stride={stride}, padding={padding})"
-    check_close_diagnosed(what, got, expected, {
-        "a window fits only whole times: use floor division // (here (H + 2P - K) / S is "
-        "not a whole number)": (h + 2 * padding - k) / stride + 1,
-        "the padding goes on both sides: H + 2P": (h + padding - k) // stride + 1,
-        "don't forget the + 1 (the first window)": (h + 2 * padding - k) // stride})
-    check_true(isinstance(got, (int, np.integer)),
-               f"{what} should be an int, got {type(got).__name__}: use // (floor division)")
+check_conv_output_size(conv_output_size)
 ok("conv_output_size follows floor((H + 2P - K) / S) + 1")
 
 # %% [markdown]
@@ -459,20 +448,22 @@ check_rng = np.random.default_rng(6)
 x_pool = check_rng.permutation(32).reshape(1, 2, 4, 4).astype(float)  # no ties
 gy_pool = check_rng.standard_normal((1, 2, 2, 2))
 with exercise("MaxPool2x2", ("IndexError", "the winner of window (i, j) is at row 2*i + r "
-              "and column 2*j + s of x, with r, s = divmod(a, 2)")):
+              "and column 2*j + s of x, with r, s = divmod(a, 2)"),
+              ("ValueError", "gy has the pooled shape (N, C, H/2, W/2): upsample(gy) has x's "
+               "shape, like the mask")):
     xv = Variable(x_pool)
     (MaxPool2x2()(xv) * gy_pool).sum().backward()
 xr = Variable(x_pool)
 (F.max_pool2d(xr, 2) * gy_pool).sum().backward()
 spread = np.repeat(np.repeat(gy_pool, 2, axis=2), 2, axis=3)
 at_max = (xr.grad.data != 0).astype(float)
-check_close_diagnosed("MaxPool2x2's gradient", xv.grad, xr.grad.data, {
-    **maxpool_variants(x_pool, gy_pool),
-    "you sent gy to all four entries of each window: only the maximum gets it": spread,
-    "that is average pooling's gradient (gy / 4 everywhere): only the maximum gets gy":
-    spread / 4,
-    "the winners are right, but each should get its window's gy, not 1": at_max,
-    "the sign is flipped": -xr.grad.data},
+check_close_diagnosed("MaxPool2x2's gradient", xv.grad, xr.grad.data, [
+    *maxpool_variants(x_pool, gy_pool),
+    ("you sent gy to all four entries of each window: only the maximum gets it", spread),
+    ("that is average pooling's gradient (gy / 4 everywhere): only the maximum gets gy",
+     spread / 4),
+    ("the winners are right, but each should get its window's gy, not 1", at_max),
+    ("the sign is flipped", -xr.grad.data)],
     hint="gx is zero except at each window's argmax, which gets that window's gy")
 check_backward("MaxPool2x2", MaxPool2x2, x_pool)
 ok("MaxPool2x2 sends each gradient to its window's maximum")
@@ -540,7 +531,7 @@ def lstm_cell(x, h, c, W, U, b):
 check_rng = np.random.default_rng(8)
 lstm_args = [check_rng.standard_normal(s) * 0.6 for s in [(3, 4), (3, 2), (3, 2), (8, 4),
                                                          (8, 2), (8,)]]  # N=3, D=4, H=2
-with exercise("lstm_cell", ("broadcast", "H = h.shape[1], the state size: each gate is "
+with exercise("lstm_cell", ("ValueError", "H = h.shape[1], the state size: each gate is "
               "z[:, k*H:(k+1)*H], shaped like h and c")):
     result = lstm_cell(*[Variable(a) for a in lstm_args])
 check_true(isinstance(result, (tuple, list)) and len(result) == 2,

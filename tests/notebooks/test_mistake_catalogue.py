@@ -32,6 +32,9 @@ matplotlib.use("Agg")
 
 import inprocess  # noqa: E402
 
+#: An edit ``(CELL, code)`` replaces the whole exercise cell by ``code``.
+CELL = "<the whole cell>"
+
 # (notebook, exercise number) -> [(label, [(old, new), ...], phrase naming the mistake)]
 Entry = tuple[str, list[tuple[str, str]], str]
 CATALOGUE: dict[tuple[str, int], list[Entry]] = {
@@ -239,6 +242,240 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ("t local", [("        self.t += 1\n", "        t = 1\n"), ("beta1**self.t)", "beta1**t)"),
                      ("beta2**self.t)", "beta2**t)")], "stays at 1"),
     ],
+    # -- 11 -----------------------------------------------------------------------------
+    ("11", 1): [
+        ("flipped", [("* w)", "* w[::-1, ::-1])")], "the filter is flipped"),
+        ("rows flipped", [("* w)", "* w[::-1])")], "the filter's rows are flipped"),
+        ("columns flipped", [("* w)", "* w[:, ::-1])")], "the filter's columns are flipped"),
+        ("transposed filter", [("* w)", "* w.T)")], "the filter is transposed"),
+        ("mean", [("out[i, j] = np.sum(", "out[i, j] = np.mean(")], "not its mean"),
+        ("last window", [("x.shape[0] - k + 1, x.shape[1] - k + 1", "x.shape[0] - k, x.shape[1] - k")],
+         "the last window is missing"),
+        ("transposed output", [("out[i, j] =", "out[j, i] =")], "the output is transposed"),
+        ("window too big", [("x[i : i + k, j : j + k]", "x[i : i + k + 1, j : j + k + 1]")],
+         "each window is x[i:i+K, j:j+K]"),
+        ("index slip", [("x[i : i + k, j : j + k]", "x[i : i + k, i : i + k]")], "the window of out[i, j]"),
+    ],
+    ("11", 2): [
+        ("true division", [("// stride + 1", "/ stride + 1")], "floor division"),
+        ("one-sided padding", [("h + 2 * padding - k", "h + padding - k")], "the padding goes on both sides"),
+        ("no + 1", [("// stride + 1", "// stride")], "don't forget the + 1"),
+        ("no stride", [("(h + 2 * padding - k) // stride + 1", "h + 2 * padding - k + 1")],
+         "divide by the stride"),
+        ("padding subtracted", [("h + 2 * padding - k", "h - 2 * padding - k")], "H + 2P, not H - 2P"),
+        ("ceil", [("(h + 2 * padding - k) // stride + 1", "-(-(h + 2 * padding - k) // stride) + 1")],
+         "round down"),
+        ("+1 inside", [("(h + 2 * padding - k) // stride + 1", "(h + 2 * padding - k + 1) // stride")],
+         "the + 1 comes after the division"),
+        ("plus k", [("h + 2 * padding - k", "h + 2 * padding + k")], "subtract the filter size K"),
+    ],
+    ("11", 3): [
+        ("order", [("col[:, :, i * ow + j] =", "col[:, :, j * oh + i] =")], "windows are in the wrong order"),
+        ("oh for ow", [("col[:, :, i * ow + j] =", "col[:, :, i * oh + j] =")], "an index runs past the end"),
+        ("slice swapped", [("x[:, :, i : i + k, j : j + k]", "x[:, :, j : j + k, i : i + k]")],
+         "windows are in the wrong order"),
+        ("channels last", [(".reshape(n, -1)", ".transpose(0, 2, 3, 1).reshape(n, -1)")],
+         "(channel, row, column) order"),
+        ("window transposed", [(".reshape(n, -1)", ".transpose(0, 1, 3, 2).reshape(n, -1)")],
+         "(channel, row, column) order"),
+        ("last windows", [("    for i in range(oh):\n        for j in range(ow):",
+                           "    for i in range(oh - 1):\n        for j in range(ow - 1):")],
+         "the last row and column of windows are missing"),
+        ("shape off by one", [("oh, ow = h - k + 1, w - k + 1", "oh, ow = h - k, w - k")],
+         "H_out = H - k + 1"),
+        ("flat reshape", [(".reshape(n, -1)", ".reshape(-1)")], "a window and a column do not fit"),
+        ("transposed layout", [("col = np.zeros((n, c * k * k, oh * ow))", "col = np.zeros((n, oh * ow, c * k * k))"),
+                               ("col[:, :, i * ow + j] =", "col[:, i * ow + j, :] =")],
+         "the transpose of each image's matrix"),
+    ],
+    ("11", 4): [
+        ("overwrite", [("] += col", "] = col")], "must add up (+=), not overwrite"),
+        ("reshape", [("    x = np.zeros(x_shape)\n", "    return col.reshape(x_shape)\n")],
+         "col2im is not a reshape"),
+        ("order", [("col[:, :, i * ow + j]", "col[:, :, j * oh + i]")], "windows are in the wrong order"),
+        ("oh for ow", [("col[:, :, i * ow + j]", "col[:, :, i * oh + j]")], "an index runs past the end"),
+        ("slice swapped", [("x[:, :, i : i + k, j : j + k]", "x[:, :, j : j + k, i : i + k]")],
+         "windows are in the wrong order"),
+        ("channels last", [(".reshape(n, c, k, k)", ".reshape(n, k, k, c).transpose(0, 3, 1, 2)")],
+         "(channel, row, column) order"),
+        ("last windows", [("    for i in range(oh):\n        for j in range(ow):",
+                           "    for i in range(oh - 1):\n        for j in range(ow - 1):")],
+         "the last row and column of windows are missing"),
+        ("averaged", [("    return x\n", "    return x / col2im_counts(x_shape, k)\n\n\n"
+                       "def col2im_counts(x_shape, k):\n    n, c, h, w = x_shape\n    counts = np.zeros(x_shape)\n"
+                       "    for i in range(h - k + 1):\n        for j in range(w - k + 1):\n"
+                       "            counts[:, :, i : i + k, j : j + k] += 1\n    return counts\n")],
+         "do not divide"),
+    ],
+    ("11", 5): [
+        ("first image", [("F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)", "(gy2 @ F.transpose(col, (0, 2, 1)))[0]")],
+         "summed over the batch"),
+        ("mean", [("F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)", "F.mean(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)")],
+         "not the mean"),
+        ("transposed", [("F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)",
+                         "F.sum(col @ F.transpose(gy2, (0, 2, 1)), axis=0)")],
+         "transposed before the reshape"),
+        ("no fold", [("gx = F.col2im(W2.T @ gy2, x.shape[2:], self.k)", "gx = W2.T @ gy2")],
+         "fold it back with"),
+        ("no batch sum", [("F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)", "gy2 @ F.transpose(col, (0, 2, 1))")],
+         "a shape does not fit"),
+        ("swapped", [("return gx, gW", "return gW, gx")], "the gradients are swapped"),
+        ("sign", [("return gx, gW", "return -gx, -gW")], "the sign of gW is flipped"),
+        ("gy ignored", [("gy2 = F.reshape(gy,", "gy2 = F.reshape(gy * 0 + 1,")], "gy is left out"),
+        ("numpy sum", [("F.sum(gy2 @", "np.sum(gy2 @")], "NumPy functions need arrays"),
+        ("forward order", [("y = W.reshape(W.shape[0], -1) @ col", "y = col @ W.reshape(W.shape[0], -1)")],
+         "go on the left: W2 @ col"),
+    ],
+    ("11", 6): [
+        ("all four", [("mask[n, c, 2 * i + r, 2 * j + s] = 1.0", "mask[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2] = 1.0")],
+         "only the maximum gets it"),
+        ("divmod swapped", [("r, s = divmod(", "s, r = divmod(")], "rows and columns are swapped"),
+        ("no stride", [("mask[n, c, 2 * i + r, 2 * j + s]", "mask[n, c, i + r, j + s]")], "starts at row 2*i"),
+        ("average", [("return upsample(gy) * mask", "return upsample(gy) / 4")], "average pooling"),
+        ("mask only", [("return upsample(gy) * mask", "return mask")], "not 1"),
+        ("sign", [("return upsample(gy) * mask", "return -upsample(gy) * mask")], "the sign is flipped"),
+        ("gy not upsampled", [("return upsample(gy) * mask", "return gy * mask")], "upsample(gy) has x's"),
+        ("mask too small", [("mask = np.zeros(x.shape)", "mask = np.zeros(self.argmax.shape)")],
+         "the winner of window (i, j)"),
+        ("numpy upsample", [("return upsample(gy) * mask", "return np.repeat(np.repeat(gy, 2, axis=2), 2, axis=3) * mask")],
+         "NumPy functions need arrays"),
+    ],
+    ("11", 7): [
+        ("no bias", [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(x @ Wx.T + h @ Wh.T)")],
+         "the bias b is missing"),
+        ("sigmoid", [("return F.tanh(", "return F.sigmoid(")], "not sigmoid"),
+        ("relu", [("return F.tanh(", "return F.relu(")], "not ReLU"),
+        ("no tanh", [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return x @ Wx.T + h @ Wh.T + b")],
+         "the tanh is missing"),
+        ("no recurrence", [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(x @ Wx.T + b)")],
+         "the recurrent term"),
+        ("no input", [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(h @ Wh.T + b)")],
+         "the input term"),
+        ("Wh not transposed", [("h @ Wh.T", "h @ Wh")], "Wh is transposed"),
+        ("bias outside", [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(x @ Wx.T + h @ Wh.T) + b")],
+         "the bias goes inside the tanh"),
+        ("Wx not transposed", [("x @ Wx.T", "x @ Wx")], "check the shapes"),
+        ("numpy tanh", [("return F.tanh(", "return np.tanh(")], "NumPy functions need arrays"),
+    ],
+    ("11", 8): [
+        ("numpy tanh", [("g = F.tanh(z[:, 2 * H : 3 * H])", "g = np.tanh(z[:, 2 * H : 3 * H])")],
+         "NumPy functions need arrays"),
+        ("old cell", [("return o * F.tanh(c_new), c_new", "return o * F.tanh(c), c_new")], "the *new* cell"),
+        ("i f swapped", [("c_new = f * c + i * g", "c_new = i * c + f * g")], "gates are in the order f, i, g, o"),
+        ("one value", [("return o * F.tanh(c_new), c_new", "return o * F.tanh(c_new)")], "two values"),
+        ("graph cut", [("z = x @ W.T + h @ U.T + b", "z = (x @ W.T + h @ U.T + b).data")], "cut the graph"),
+        ("H wrong", [("    H = h.shape[1]", "    H = h.shape[0]")], "H = h.shape[1], the state size"),
+        ("g sigmoid", [("g = F.tanh(z[:, 2 * H : 3 * H])", "g = F.sigmoid(z[:, 2 * H : 3 * H])")],
+         "the candidate gate g uses sigmoid"),
+        ("o tanh", [("o = F.sigmoid(z[:, 3 * H : 4 * H])", "o = F.tanh(z[:, 3 * H : 4 * H])")],
+         "the output gate o uses tanh"),
+        ("order ifog", [("g = F.tanh(z[:, 2 * H : 3 * H])", "g = F.tanh(z[:, 3 * H : 4 * H])"),
+                        ("o = F.sigmoid(z[:, 3 * H : 4 * H])", "o = F.sigmoid(z[:, 2 * H : 3 * H])")],
+         "gates are in the order i, f, o, g"),
+        ("no tanh in h", [("return o * F.tanh(c_new), c_new", "return o * c_new, c_new")], "the tanh is missing"),
+        ("no output gate", [("return o * F.tanh(c_new), c_new", "return F.tanh(c_new), c_new")],
+         "the output gate o is missing"),
+    ],
+    ("11", 9): [
+        ("clipped norm", [("    return norm", "    return min(norm, max_norm)")], "the norm *before* clipping"),
+        ("ndarray grad", [("p.grad = Variable(p.grad.data * (max_norm / norm))", "p.grad = p.grad.data * (max_norm / norm)")],
+         "a gradient is a Variable"),
+        ("per parameter", [("    norm = float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))\n    if norm > max_norm:\n"
+                            "        for p in grads:\n            p.grad = Variable(p.grad.data * (max_norm / norm))\n",
+                            "    norm = float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))\n    for p in grads:\n"
+                            "        own = float(np.sqrt(np.sum(p.grad.data**2)))\n        if own > max_norm:\n"
+                            "            p.grad = Variable(p.grad.data * (max_norm / own))\n")],
+         "clipped by its own norm"),
+        ("always", [("    if norm > max_norm:\n        for p in grads:\n            p.grad",
+                     "    if True:\n        for p in grads:\n            p.grad")], "leave the gradients alone"),
+        ("no sqrt", [("float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))",
+                      "float(sum(np.sum(p.grad.data**2) for p in grads))")], "the square root of the sum of squares"),
+        ("inverted", [("(max_norm / norm)", "(norm / max_norm)")], "the scale is inverted"),
+        ("L1", [("float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))",
+                 "float(sum(np.sum(np.abs(p.grad.data)) for p in grads))")], "not the sum of absolute values"),
+        ("values clipped", [("p.grad = Variable(p.grad.data * (max_norm / norm))",
+                             "p.grad = Variable(np.clip(p.grad.data, -max_norm, max_norm))")], "clip the norm, not each value"),
+        ("largest", [("float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))",
+                      "max(float(np.sqrt(np.sum(p.grad.data**2))) for p in grads)")], "not the largest one's"),
+    ],
+    # -- 12 -----------------------------------------------------------------------------
+    ("12", 2): [
+        ("jacfwd", [(CELL, "def jacobian_by_columns(f, x):\n    return mf.jacfwd(f)(x).data\n")],
+         "used mf.jacfwd"),
+        ("jacrev", [(CELL, "def jacobian_by_columns(f, x):\n    return mf.jacrev(f)(x).data\n")],
+         "used mf.jacrev"),
+        ("rows", [("np.stack(columns, axis=1)", "np.stack(columns, axis=0)")], "stacked as rows"),
+        ("ones", [("(np.eye(x.size)[j],)", "(np.ones(x.size),)")], "every column is the same"),
+        ("vjp", [(CELL, "def jacobian_by_columns(f, x):\n    out, back = mf.vjp(f, x)\n"
+                         "    return np.stack([back(e)[0].data for e in np.eye(out.size)])\n")],
+         "a vjp gives a *row*"),
+        ("one short", [("for j in range(x.size):", "for j in range(x.size - 1):")], "one column too few"),
+        ("probe", [("    columns = []\n", "    columns = []\n    f(x)\n")], "2 forward passes suffice"),
+        ("flat", [("np.stack(columns, axis=1)", "np.concatenate(columns)")], "stack the columns into a matrix"),
+    ],
+    ("12", 3): [
+        ("swapped", [("if x.size <= m:", "if x.size > m:")], "the modes are swapped"),
+        ("always forward", [("if x.size <= m:", "if True:")], "for the wide Jacobian use reverse mode"),
+        ("always reverse", [("if x.size <= m:", "if False:")], "for the tall Jacobian use forward mode"),
+        ("two probes", [("m = f(x).size", "m = f(x).size + 0 * f(x).size")], "f ran"),
+        ("both", [("    if x.size <= m:\n        return mf.jacfwd(f)(x).data\n    return mf.jacrev(f)(x).data",
+                   "    a, b = mf.jacfwd(f)(x).data, mf.jacrev(f)(x).data\n    return a if x.size <= m else b")],
+         "ran both modes"),
+        ("no mode", [("    if x.size <= m:\n        return mf.jacfwd(f)(x).data\n    return mf.jacrev(f)(x).data",
+                      "    return np.stack([mf.jvp(f, (x,), (e,))[1].data for e in np.eye(x.size)], axis=1)")],
+         "called neither mf.jacfwd nor mf.jacrev"),
+    ],
+    ("12", 4): [
+        ("hessian", [("    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
+                      "    return mf.hessian(f)(x).data @ v")], "built the whole Hessian"),
+        ("gradient", [("_, Hv = mf.jvp", "Hv, _ = mf.jvp")], "that is the gradient of f"),
+        ("g dot v", [("    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
+                      "    return mf.grad(f)(x).data @ v")], "the gradient in the direction v"),
+        ("no direction", [("(x,), (v,))", "(x,), (np.ones(x.size),))")], "the direction v is left out"),
+        ("sign", [("return Hv.data", "return -Hv.data")], "the sign is flipped"),
+        ("finite differences", [("    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
+                                 "    g = mf.grad(f)\n    return (g(x + 1e-6 * v).data - g(x - 1e-6 * v).data) / 2e-6")],
+         "no finite differences"),
+    ],
+    # -- 12 -----------------------------------------------------------------------------
+    ("12", 2): [
+        ("jacfwd", [(CELL, "def jacobian_by_columns(f, x):\n    return mf.jacfwd(f)(x).data\n")],
+         "used mf.jacfwd"),
+        ("jacrev", [(CELL, "def jacobian_by_columns(f, x):\n    return mf.jacrev(f)(x).data\n")],
+         "used mf.jacrev"),
+        ("rows", [("np.stack(columns, axis=1)", "np.stack(columns, axis=0)")], "stacked as rows"),
+        ("ones", [("(np.eye(x.size)[j],)", "(np.ones(x.size),)")], "every column is the same"),
+        ("vjp", [(CELL, "def jacobian_by_columns(f, x):\n    out, back = mf.vjp(f, x)\n"
+                         "    return np.stack([back(e)[0].data for e in np.eye(out.size)])\n")],
+         "a vjp gives a *row*"),
+        ("one short", [("for j in range(x.size):", "for j in range(x.size - 1):")], "one column too few"),
+        ("probe", [("    columns = []\n", "    columns = []\n    f(x)\n")], "2 forward passes suffice"),
+        ("flat", [("np.stack(columns, axis=1)", "np.concatenate(columns)")], "stack the columns into a matrix"),
+    ],
+    ("12", 3): [
+        ("swapped", [("if x.size <= m:", "if x.size > m:")], "the modes are swapped"),
+        ("always forward", [("if x.size <= m:", "if True:")], "for the wide Jacobian use reverse mode"),
+        ("always reverse", [("if x.size <= m:", "if False:")], "for the tall Jacobian use forward mode"),
+        ("two probes", [("m = f(x).size", "m = f(x).size + 0 * f(x).size")], "f ran"),
+        ("both", [("    if x.size <= m:\n        return mf.jacfwd(f)(x).data\n    return mf.jacrev(f)(x).data",
+                   "    a, b = mf.jacfwd(f)(x).data, mf.jacrev(f)(x).data\n    return a if x.size <= m else b")],
+         "ran both modes"),
+        ("no mode", [("    if x.size <= m:\n        return mf.jacfwd(f)(x).data\n    return mf.jacrev(f)(x).data",
+                      "    return np.stack([mf.jvp(f, (x,), (e,))[1].data for e in np.eye(x.size)], axis=1)")],
+         "called neither mf.jacfwd nor mf.jacrev"),
+    ],
+    ("12", 4): [
+        ("hessian", [("    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
+                      "    return mf.hessian(f)(x).data @ v")], "built the whole Hessian"),
+        ("gradient", [("_, Hv = mf.jvp", "Hv, _ = mf.jvp")], "that is the gradient of f"),
+        ("g dot v", [("    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
+                      "    return mf.grad(f)(x).data @ v")], "the gradient in the direction v"),
+        ("no direction", [("(x,), (v,))", "(x,), (np.ones(x.size),))")], "the direction v is left out"),
+        ("sign", [("return Hv.data", "return -Hv.data")], "the sign is flipped"),
+        ("finite differences", [("    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
+                                 "    g = mf.grad(f)\n    return (g(x + 1e-6 * v).data - g(x - 1e-6 * v).data) / 2e-6")],
+         "no finite differences"),
+    ],
 }
 
 
@@ -254,7 +491,10 @@ def _params() -> list[object]:
 def test_a_catalogued_mistake_is_named(
     prefix: str, k: int, edits: list[tuple[str, str]], phrase: str
 ) -> None:
-    error = inprocess.solve_alone(prefix, k, edits)
+    if edits and edits[0][0] == CELL:
+        error = inprocess.solve_alone(prefix, k, replace=edits[0][1])
+    else:
+        error = inprocess.solve_alone(prefix, k, edits)
     assert error is not None, f"{prefix} exercise {k}: the mistake passed the check"
     message = str(error)
     assert isinstance(error, AssertionError), f"{type(error).__name__}: {message}"
