@@ -44,8 +44,15 @@ def diagnose_history(history: Any) -> str:
     return ""
 
 
-def check_registration(module_class: type, parameter_class: type) -> None:
-    """Check a student's ``Module.__setattr__`` registration (notebook 09, exercise 4)."""
+def check_registration(
+    module_class: type, parameter_class: type, tensor_class: type | None = None
+) -> None:
+    """Check a student's ``Module.__setattr__`` registration (notebook 09, exercise 4).
+
+    ``tensor_class`` is the framework's plain tensor (a Parameter's base class), which
+    must not be registered: minitorch's Variable by default, the capstone's Tensor in
+    notebook 13.
+    """
 
     def fresh(cls_name: str, body: Callable[[Any], None]) -> Any:
         cls = type(cls_name, (module_class,), {})
@@ -82,7 +89,7 @@ def check_registration(module_class: type, parameter_class: type) -> None:
         m.b = arrays(3)
         m.scale = 2.0
         m.note = np.ones(3)
-        m.cache = Variable(np.ones(2))  # a Variable, but not a Parameter
+        m.cache = (tensor_class or Variable)(np.ones(2))  # a tensor, but not a Parameter
 
     flat = fresh("Flat", setup_flat)
     if not (

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from checks import check_close
 from checks_build import NOT_DONE, check_close_diagnosed, exercise
+from checks_nb08 import diagnose_gradient
 from checks_nb10 import _numpy_trace, _problem, adam_variants
 
 
@@ -18,7 +19,11 @@ from checks_nb10 import _numpy_trace, _problem, adam_variants
 # The checks below build their test graphs by hand (setting ``inputs``/``output``), so
 # each exercise is checked without the others.
 class _Op:
-    """A hand-made node for the engine check: ``backward`` returns fixed formulas."""
+    """A hand-made node for the engine check: ``backward`` returns fixed formulas.
+
+    It counts its ``backward`` calls and notes whether its output's gradient had arrived,
+    so the check can say *how* an engine went wrong.
+    """
 
     def __init__(
         self,
@@ -30,8 +35,16 @@ class _Op:
         self.inputs = inputs
         self.output = tensor_class(value, creator=self)
         self._grads = grads
+        self.calls = 0
+        self.early = False  # ran before its output had a gradient
+        self.foreign = False  # was given a gradient that is not its output's
 
     def backward(self, gy: np.ndarray) -> tuple[np.ndarray, ...]:
+        self.calls += 1
+        if gy is None:
+            self.early = True
+        elif gy is not self.output.grad:
+            self.foreign = True
         return self._grads(gy)
 
 
@@ -48,15 +61,21 @@ def check_call(call: Callable[..., Any], tensor_class: type, function_class: typ
 
     a = tensor_class(np.array([1.0, 2.0]))
     f = Twice()
-    with exercise(
-        "call(f, a, np.array([10.0, 20.0]))",
-        (
-            "'Tensor'",
-            "a Tensor ended up where an array belongs: wrap only the inputs that are not "
-            "Tensors yet (isinstance(x, Tensor)), and give f.forward their arrays, x.data",
-        ),
-    ):
-        y = call(f, a, np.array([10.0, 20.0]))
+    try:
+        with exercise("call(f, a, np.array([10.0, 20.0]))"):
+            y = call(f, a, np.array([10.0, 20.0]))
+    except AssertionError as err:
+        seen = getattr(f, "seen", None)
+        if seen is not None and any(isinstance(s, tensor_class) for s in seen):
+            raise AssertionError(
+                "forward received Tensors: give f.forward their arrays, x.data"
+            ) from None
+        if seen is None and "Tensor" in str(err):
+            raise AssertionError(
+                "a Tensor was wrapped in a Tensor: wrap only the inputs that are not Tensors "
+                "yet (x if isinstance(x, Tensor) else Tensor(x))"
+            ) from None
+        raise
     if not isinstance(y, tensor_class):
         raise AssertionError(
             f"call should return a Tensor, got {type(y).__name__}: wrap forward's result, "
@@ -83,25 +102,57 @@ def check_call(call: Callable[..., Any], tensor_class: type, function_class: typ
         raise AssertionError("store the output on the Function too, f.output = the Tensor")
 
 
+def _engine_fault(y: Any, ops: list[_Op]) -> str:
+    """Name what a failed or wrong engine run did, from the nodes' records; else ``""``."""
+    if y.grad is None:
+        return "y.grad was never set: start the engine with y.grad = np.ones_like(y.data)"
+    if any(op.foreign for op in ops):
+        return (
+            "a Function's backward was given another Tensor's gradient: call it with the "
+            "gradient of *its own* output, f.backward(f.output.grad)"
+        )
+    if any(op.calls > 1 for op in ops):
+        return (
+            "a Function's backward ran more than once: the depth-first search must add each "
+            "Function to the order once (remember the visited ones in a set)"
+        )
+    if any(op.early for op in ops):
+        return (
+            "a Function's backward ran before its output's gradient had arrived: visit the "
+            "Functions in reverse topological order (a depth-first search that appends a "
+            "Function after its inputs' creators, walked *reversed*, last appended first)"
+        )
+    if any(op.calls == 0 for op in ops):
+        return "some Functions never ran their backward: walk the whole graph from y.creator"
+    return ""
+
+
 def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
     """Check the capstone's ``backward(y)`` on hand-built graphs with known gradients."""
     T = tensor_class
+
+    def run(what: str, y: Any, ops: list[_Op]) -> None:
+        try:
+            with exercise(what):
+                backward(y)
+        except AssertionError as err:
+            fault = _engine_fault(y, ops)
+            if fault:
+                raise AssertionError(f"{what}: {fault}") from None
+            raise err from None
+        fault = _engine_fault(y, ops)
+        if fault:
+            raise AssertionError(f"{what}: {fault}")
+
     # 1. y = x * x + x: x is used three times
     x = T(np.array([1.0, 2.0, -3.0]))
     sq = _Op(T, [x, x], x.data**2, lambda g: (g * x.data, g * x.data))
-    y = _Op(T, [sq.output, x], sq.output.data + x.data, lambda g: (g, g)).output
-    none_hint = (
-        "NoneType",
-        "a gradient is None: either y.grad was never set (start with "
-        "y.grad = np.ones_like(y.data)), or a Function ran before its output's gradient "
-        "arrived - walk the depth-first list *reversed*, last appended first",
-    )
-    with exercise("backward(y) for y = x*x + x", none_hint):
-        backward(y)
+    top = _Op(T, [sq.output, x], sq.output.data + x.data, lambda g: (g, g))
+    y = top.output
+    run("backward(y) for y = x*x + x", y, [sq, top])
     if x.grad is None:
         raise AssertionError(
-            "x.grad is None after backward(y): set y.grad = np.ones_like(y.data), then give "
-            "each input of each Function its gradient"
+            "x.grad is None after backward(y): give each input of each Function its gradient"
         )
     overwritten = (
         "only the last contribution survived: a Tensor used several times must *add* its "
@@ -121,15 +172,25 @@ def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
     check_close(
         "y.grad (the seed)", y.grad, np.ones(3), hint="start with y.grad = np.ones_like(y.data)"
     )
-    # 2. a diamond: a = exp(u); b = a * a; c = b + a. a's creator must wait for both uses.
+    # 2. a product with different gradients per input: each gradient goes to its input
+    p, q = T(np.array([2.0, -1.0])), T(np.array([3.0, 5.0]))
+    prod = _Op(T, [p, q], p.data * q.data, lambda g: (g * q.data, g * p.data))
+    run("backward(m) for m = p * q", prod.output, [prod])
+    if p.grad is not None and np.allclose(p.grad, p.data) and np.allclose(q.grad, q.data):
+        raise AssertionError(
+            "m = p * q: p got q's gradient and q got p's: pair the gradients with the inputs "
+            "in order, zip(f.inputs, grads)"
+        )
+    check_close("p.grad for m = p * q", p.grad, q.data, hint="dm/dp = q")
+    # 3. a diamond: a = exp(u); b = a * a; c = b + a. a's creator must wait for both uses.
     u = T(np.array([0.5, -1.0]))
     ea = np.exp(u.data)
     exp = _Op(T, [u], ea, lambda g: (g * ea,))
     a = exp.output
-    b = _Op(T, [a, a], ea**2, lambda g: (g * ea, g * ea)).output
-    c = _Op(T, [b, a], ea**2 + ea, lambda g: (g, g)).output
-    with exercise("backward(c) for c = exp(u)**2 + exp(u)", none_hint):
-        backward(c)
+    square = _Op(T, [a, a], ea**2, lambda g: (g * ea, g * ea))
+    total = _Op(T, [square.output, a], ea**2 + ea, lambda g: (g, g))
+    c = total.output
+    run("backward(c) for c = exp(u)**2 + exp(u)", c, [exp, square, total])
     expected = (2 * ea + 1) * ea
     if u.grad is not None and np.allclose(u.grad, ea) and not np.allclose(ea, expected):
         raise AssertionError(
@@ -209,6 +270,14 @@ def check_function_backward(
             f"{', '.join(names)}), got {len(grads)}"
         )
     wrong = mistakes(gy) if mistakes else {}
+    shapes = [None if g is None else np.shape(g) for g in grads]
+    wanted = [a.shape for a in arrays]
+    if shapes != wanted and sorted(map(str, shapes)) == sorted(map(str, wanted)):
+        raise AssertionError(
+            f"{name}.backward returns the right gradients in the wrong order: return them in "
+            f"the order of the inputs ({', '.join(names)})"
+        )
+    numerics = [_numeric(make, tensor_class, arrays, k, gy) for k in range(len(arrays))]
     for k, (g, a) in enumerate(zip(grads, arrays)):
         if g is None or np.shape(g) != a.shape:
             shape = None if g is None else np.shape(g)
@@ -217,14 +286,22 @@ def check_function_backward(
                 f"{name}.backward: the gradient of {names[k]} has shape {shape}, but "
                 f"{names[k]} has shape {a.shape} (a gradient has its input's shape){extra}"
             )
-        numeric = _numeric(make, tensor_class, arrays, k, gy)
+        numeric = numerics[k]
+        unweighted = _numeric(make, tensor_class, arrays, k, np.ones_like(gy))
+        kind = diagnose_gradient(np.asarray(g, dtype=np.float64), numerics, k, unweighted)
+        if kind and not np.allclose(g, numeric, atol=1e-5, rtol=1e-4):
+            kind = kind.replace("it is the gradient of input", "it is the gradient of")
+            for j, other in enumerate(names):
+                kind = kind.replace(f"gradient of {j}:", f"gradient of {other}:")
+        known = dict(wrong.get(k, {}))
         check_close_diagnosed(
             f"{name}.backward's gradient of {names[k]}",
             g,
             numeric,
-            wrong.get(k, {}),
+            known,
             atol=1e-5,
             rtol=1e-4,
+            hint=kind,
         )
 
 
@@ -246,18 +323,22 @@ def check_softmax_ce(make: Callable[[np.ndarray], Any], tensor_class: type) -> N
     zv = Variable(z.copy())
     ref = F.softmax_cross_entropy(zv, t)
     ref.backward()
-    probs = np.exp(z - z.max(axis=1, keepdims=True))
-    probs /= probs.sum(axis=1, keepdims=True)
-    picked = -np.log(probs[np.arange(3), t])
+    shifted = z - z.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    probs = np.exp(log_probs)
+    picked = -log_probs[np.arange(3), t]
     check_close_diagnosed(
         "SoftmaxCrossEntropy forward",
         got,
         ref.data,
         {
             "that is the sum over the batch: take the mean": picked.sum(),
-            "the loss is -log of the probability of the *true* class, p[arange(N), t]": -np.log(
-                probs[np.arange(3), [1, 0, 0]]
+            "the loss is -log of the probability of the *true* class, p[arange(N), t]": -(
+                log_probs[np.arange(3), [1, 0, 0]]
             ).mean(),
+            "log_p[:, t] picks column t[j] of every row, for every j: index rows and columns "
+            "together, log_p[np.arange(N), t]": -log_probs[:, t].mean(),
+            "the sign: the loss is -log p, a positive number": -picked.mean(),
         },
         atol=1e-6,
     )
@@ -279,6 +360,11 @@ def check_softmax_ce(make: Callable[[np.ndarray], Any], tensor_class: type) -> N
             "divide by N: the loss is a mean over the batch": probs - onehot,
             "the sign is flipped: the gradient is softmax - one_hot": (onehot - probs) / 3,
             "subtract the one-hot labels: the gradient is (softmax - one_hot) / N": probs / 3,
+            "exponentiate: softmax is exp(log_p), the gradient (softmax - one_hot) / N": (
+                log_probs - onehot
+            )
+            / 3,
+            "subtract 1 only at each row's true class, [np.arange(N), t]": (probs - 1) / 3,
         },
         hint="the gradient is (softmax - one_hot(t)) / N: subtract 1 only at the entries "
         "[np.arange(N), t], one per row",
@@ -309,6 +395,7 @@ def check_capstone_adam(make: Callable[[list[Any]], Any], parameter_class: type)
     ref = Adam(theirs, lr=0.1)
     hints = adam_variants(0.1, (0.9, 0.999), 1e-8)
     traces = {h: _numpy_trace(rule, 6) for h, rule in hints.items()}
+    history: list[list[np.ndarray]] = []
     for step in range(6):
         for p, v, s in zip(mine, theirs, scales):
             p.grad = 2 * p.data * s + s
@@ -316,6 +403,7 @@ def check_capstone_adam(make: Callable[[list[Any]], Any], parameter_class: type)
         with exercise("Adam.step()"):
             opt.step()
         ref.step()
+        history.append([np.array(p.data, copy=True) for p in mine])
         for k, (p, v) in enumerate(zip(mine, theirs)):
             if np.allclose(p.data, v.data, atol=1e-7, rtol=1e-6):
                 continue
@@ -325,8 +413,12 @@ def check_capstone_adam(make: Callable[[list[Any]], Any], parameter_class: type)
                     "zero? (1 - beta**t) is 0 when t = 0, so count t up (self.t += 1) before "
                     "using it"
                 )
-            for hint, trace in traces.items():
-                if np.allclose(p.data, trace[step][k], atol=1e-7, rtol=1e-6):
+            for hint, trace in traces.items():  # a rule must explain every step so far
+                if all(
+                    np.allclose(history[i][j], trace[i][j], atol=1e-7, rtol=1e-6)
+                    for i in range(step + 1)
+                    for j in range(len(mine))
+                ):
                     raise AssertionError(f"your Adam differs at step {step + 1}: {hint}")
             check_close(
                 f"parameter {k} after step {step + 1} of your Adam",
@@ -384,6 +476,11 @@ def check_batch_gradients(
                 f"batch_gradients returned a {type(result).__name__}: return a list of the "
                 "gradients, in the order of model.parameters()"
             )
+        if any(g is None for g in result):
+            raise AssertionError(
+                "a gradient is None: run the backward pass, "
+                "SoftmaxCrossEntropy(t)(model(x)).backward(), before reading p.grad"
+            )
         grads = [np.asarray(getattr(g, "data", g), dtype=np.float64) for g in result]
     params = list(model.parameters())
     if len(grads) != len(params):
@@ -399,6 +496,13 @@ def check_batch_gradients(
     loss.backward()
     reference = [l1.W.grad.data, l1.b.grad.data, l2.W.grad.data, l2.b.grad.data]
     names = ["l1.W", "l1.b", "l2.W", "l2.b"]
+    if [g.shape for g in grads] != [r.shape for r in reference] and sorted(
+        map(str, (g.shape for g in grads))
+    ) == sorted(map(str, (r.shape for r in reference))):
+        raise AssertionError(
+            "batch_gradients returns the gradients in another order: keep the order of "
+            "model.parameters() (l1.W, l1.b, l2.W, l2.b)"
+        )
     gap = 0.0
     for name, g, r, p in zip(names, grads, reference, params):
         if np.array_equal(g, p.data):
@@ -407,6 +511,8 @@ def check_batch_gradients(
             )
         if g.shape != r.shape:
             raise AssertionError(f"the gradient of {name} has shape {g.shape}, expected {r.shape}")
+        if np.allclose(g, -r, atol=1e-9) and not np.allclose(r, 0):
+            raise AssertionError(f"the gradient of {name} has the wrong sign")
         if np.allclose(g, 2 * r, atol=1e-9):
             raise AssertionError(
                 f"the gradient of {name} is twice minitorch's: the gradients of an earlier "
@@ -419,23 +525,79 @@ def check_batch_gradients(
     return gap
 
 
+def record_training(model: Any, optimizer: Any) -> list[str]:
+    """Record the training loop's ``model.zero_grad()`` and ``optimizer.step()`` calls.
+
+    Returns the list the events go into: ``"zero_grad"`` (there were gradients to clear)
+    or ``"zero_grad of nothing"``, and ``"step"`` or ``"empty step"`` (no gradient there).
+    The wrappers are set on the two instances with ``object.__setattr__``, past any
+    ``__setattr__`` of the student's Module; they call the real methods.
+    """
+    events: list[str] = []
+    params = list(model.parameters())
+    zero_grad, step = model.zero_grad, optimizer.step
+
+    def recorded_zero_grad() -> None:
+        had = any(p.grad is not None for p in params)
+        events.append("zero_grad" if had else "zero_grad of nothing")
+        zero_grad()
+
+    def recorded_step() -> None:
+        events.append("step" if any(p.grad is not None for p in params) else "empty step")
+        step()
+
+    object.__setattr__(model, "zero_grad", recorded_zero_grad)
+    object.__setattr__(optimizer, "step", recorded_step)
+    return events
+
+
+def _loop_fault(events: list[str]) -> str:
+    """Name what the recorded calls of a training loop got wrong, else ``""``."""
+    steps = [e for e in events if e.endswith("step")]
+    if not steps:
+        return "optimizer.step() never ran: call it after loss.backward(), for every batch"
+    if "step" not in steps:
+        if "zero_grad" in events:
+            return (
+                "every optimizer.step() found no gradients: model.zero_grad() ran between "
+                "loss.backward() and step and cleared them; call it before loss.backward()"
+            )
+        return "no gradient was computed: call loss.backward() for every batch, before step"
+    if steps[0] == "empty step":
+        return (
+            "the first optimizer.step() ran before any loss.backward(): per batch, "
+            "model.zero_grad(), loss.backward(), then optimizer.step()"
+        )
+    if not any(e.startswith("zero_grad") for e in events):
+        return (
+            "model.zero_grad() never ran: the gradients piled up over all steps. Call it "
+            "before each loss.backward()"
+        )
+    return ""
+
+
 def diagnose_training(
     model: Any,
     untrained: list[np.ndarray],
     loader: Any,
     rng_state: Any,
     loss_of: Callable[[Any, Any, Any], Any],
+    events: list[str] | None = None,
 ) -> None:
     """Say what went wrong in the capstone's training loop (notebook 13, exercise 7).
 
     ``untrained`` are the weights before the loop, ``rng_state`` the loader's generator
     state then (it moves on with every epoch, so it tells whether the loop ran).
-    ``loss_of(model, x, t)`` computes a loss Tensor with the student's framework.
+    ``loss_of(model, x, t)`` computes a loss Tensor with the student's framework;
+    ``events`` is what :func:`record_training` recorded.
     """
     params = list(model.parameters())
     unchanged = all(np.array_equal(p.data, u) for p, u in zip(params, untrained))
     if unchanged and loader.rng.bit_generator.state == rng_state:
         raise NotImplementedError(NOT_DONE.format(what="Exercise 7 (the training loop)"))
+    fault = _loop_fault(events) if events is not None else ""
+    if fault:
+        raise AssertionError(fault)
     if unchanged:
         if all(p.grad is None for p in params):
             raise AssertionError(

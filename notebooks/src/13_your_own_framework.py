@@ -41,7 +41,7 @@ from checks_build import pieces_used, yours_or_reference
 from checks_nb09 import check_registration
 from checks_nb13 import (check_batch_gradients, check_call, check_capstone_adam, check_engine,
                          check_function_backward, check_no_minitorch, check_softmax_ce,
-                         diagnose_training)
+                         diagnose_training, record_training)
 from checks_nb13_reference import reference_pieces
 from minitorch.data import DataLoader, Digits  # the only thing taken from minitorch
 
@@ -191,14 +191,19 @@ xs3, Ws3, bs3 = (check_rng.standard_normal((5, 4)), check_rng.standard_normal((3
                  check_rng.standard_normal(3))
 check_function_backward(
     "Linear", Linear, Tensor, [xs3, Ws3, bs3], ["x", "W", "b"],
+    lambda gy: {2: {"b's gradient is the *sum* of gy over the batch, not the mean":
+                    gy.mean(axis=0)}},
     shape_hints=["g_x = gy @ W: (N, D_out) @ (D_out, D_in)",
                  "W is (D_out, D_in), so g_W = gy.T @ x (not x.T @ gy, which is transposed)",
                  "b was broadcast over the batch: sum gy over axis 0"])
-check_function_backward("ReLU", ReLU, Tensor,
-                        [np.array([[-1.5, 0.5, 2.0], [0.3, -0.2, -3.0]])], ["x"],
-                        lambda gy: {0: {"multiply by gy: the gradient is gy where x > 0, "
-                                        "else 0": (np.array([[-1.5, 0.5, 2.0],
-                                                             [0.3, -0.2, -3.0]]) > 0) * 1.0}})
+x_relu = np.array([[-1.5, 0.5, 2.0], [0.3, -0.2, -3.0]])
+check_function_backward("ReLU", ReLU, Tensor, [x_relu], ["x"], lambda gy: {0: {
+    "multiply by gy: the gradient is gy where x > 0, else 0": (x_relu > 0) * 1.0,
+    "gy passes where x > 0 (where the unit is active), not where x < 0": gy * (x_relu < 0),
+    "the mask is missing: gy * (x > 0)": gy,
+    "that is gy * x: the derivative of max(x, 0) is 1 where x > 0, 0 elsewhere": gy * x_relu,
+    "that is gy * max(x, 0), the output: the derivative is the mask (x > 0)":
+    gy * np.maximum(x_relu, 0)}})
 ok("Linear and ReLU give the right gradients for every input")
 
 # %% [markdown]
@@ -275,7 +280,7 @@ class Module:
         return self.forward(*args)
 
 # %% tags=["check"]
-check_registration(Module, Parameter)
+check_registration(Module, Parameter, Tensor)
 ok("Module registers Parameters and sub-modules")
 
 # %% [markdown]
@@ -345,7 +350,7 @@ SoftmaxCrossEntropy = yours_or_reference("SoftmaxCrossEntropy",
                                          reference["SoftmaxCrossEntropy"],
                                          lambda cls: check_softmax_ce(cls, Tensor))
 Module = yours_or_reference("Module", globals().get("Module"), reference["Module"],
-                            lambda cls: check_registration(cls, Parameter))
+                            lambda cls: check_registration(cls, Parameter, Tensor))
 Adam = yours_or_reference("Adam", globals().get("Adam"), reference["Adam"],
                           lambda cls: check_capstone_adam(lambda ps: cls(ps, lr=0.1),
                                                           Parameter))
@@ -394,6 +399,7 @@ optimizer = Adam(model.parameters(), lr=0.005)
 loader = DataLoader(train_set, batch_size=64, shuffle=True, seed=0)
 untrained = [p.data.copy() for p in model.parameters()]  # so the check can tell
 loader_state = loader.rng.bit_generator.state  # whether the loop ran
+events = record_training(model, optimizer)  # what the loop calls, for the check
 ### BEGIN SOLUTION
 for epoch in range(15):
     for xb, tb in loader:
@@ -407,11 +413,12 @@ print(f"test accuracy: {accuracy(model, test_set.data, test_set.label):.3f}")
 # %% tags=["check"]
 check_no_minitorch(globals())
 diagnose_training(model, untrained, loader, loader_state,
-                  lambda m, x, t: SoftmaxCrossEntropy(t)(m(x)))
+                  lambda m, x, t: SoftmaxCrossEntropy(t)(m(x)), events)
 test_accuracy = accuracy(model, test_set.data, test_set.label)
 check_true(test_accuracy > 0.2,
-           f"test accuracy {test_accuracy:.2f} is chance level: did the loop run, and did "
-           "it call loss.backward() and optimizer.step() for every batch?")
+           f"test accuracy {test_accuracy:.2f} is chance level although the weights were "
+           "trained: the loss of a batch must compare the model's scores with that batch's "
+           "labels, SoftmaxCrossEntropy(tb)(model(xb))")
 check_true(test_accuracy >= 0.95,
            f"test accuracy {test_accuracy:.3f} is below 0.95: train longer (15 epochs "
            "of batches of 64 with Adam, lr=0.005, reach about 0.98)")
