@@ -36,6 +36,7 @@ def diagnose_gradient(
     numeric: list[np.ndarray],
     k: int,
     unweighted: np.ndarray,
+    others: list[np.ndarray] | None = None,
 ) -> str:
     """Name the kind of mistake in input ``k``'s gradient ``got``, or ``""`` if none fits.
 
@@ -44,6 +45,8 @@ def diagnose_gradient(
         numeric: the finite-difference gradients of every input.
         k: which input.
         unweighted: input ``k``'s finite-difference gradient for ``gy = 1`` everywhere.
+        others: for a broadcasting op, the other inputs' elementwise gradients reduced to
+            input ``k``'s shape (what a swap of the formulas gives); ``numeric`` otherwise.
     """
     right = numeric[k]
     close = lambda a, b: a.shape == b.shape and np.allclose(a, b, atol=1e-5, rtol=1e-4)  # noqa: E731
@@ -54,7 +57,7 @@ def diagnose_gradient(
         )
     if close(got, -right):
         return "the sign is flipped"
-    for j, other in enumerate(numeric):
+    for j, other in enumerate(others if others is not None else numeric):
         if j != k and close(got, other) and not close(other, right):
             return (
                 f"it is the gradient of input {j}: the gradients are swapped; return them in "
@@ -68,6 +71,25 @@ def diagnose_gradient(
         if np.allclose(ratio, ratio[0], rtol=1e-4) and abs(ratio[0]) > 1e-6:
             return f"it is {ratio[0]:.4g} times the right gradient: a constant factor is off"
     return ""
+
+
+def _swapped_gradients(
+    make: Callable[[], Any], arrays: list[np.ndarray], w: np.ndarray
+) -> list[list[np.ndarray]] | None:
+    """For an elementwise op on broadcast inputs: ``swaps[k][j]`` is input ``j``'s
+    elementwise gradient reduced to input ``k``'s shape — what input ``k`` gets when the
+    two formulas are swapped. ``None`` if the inputs do not broadcast to ``w``'s shape.
+    """
+    from minitorch.ops import sum_to_array
+
+    try:
+        full = [np.broadcast_to(a, w.shape).copy() for a in arrays]
+        parts = [
+            _numeric_gradient(lambda *xs: make()(*xs) * w, full, j) for j in range(len(arrays))
+        ]
+        return [[sum_to_array(p, a.shape) for p in parts] for a in arrays]
+    except ValueError:
+        return None
 
 
 def check_backward(
@@ -120,6 +142,7 @@ def check_backward(
     numeric = [
         _numeric_gradient(lambda *xs: make()(*xs) * w, arrays, k) for k in range(len(arrays))
     ]
+    swaps = _swapped_gradients(make, arrays, w)
     for path in paths:
         variables = [Variable(a.copy()) for a in arrays]
         with exercise(f"{name} on a {path}"):
@@ -135,7 +158,7 @@ def check_backward(
             if not bad.any():
                 continue
             unweighted = _numeric_gradient(lambda *xs: make()(*xs), arrays, k)
-            kind = diagnose_gradient(got, numeric, k, unweighted)
+            kind = diagnose_gradient(got, numeric, k, unweighted, swaps[k] if swaps else None)
             index = tuple(int(i) for i in np.argwhere(bad)[0])
             values = (
                 f"at index {index} finite differences give {numeric[k][index]:.6g}, yours "

@@ -22,7 +22,7 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_backward_is_differentiable, check_close, check_gradient, check_true, ok
-from checks_build import exercise
+from checks_build import check_close_diagnosed, exercise
 from checks_nb08 import check_backward, check_skips_constant
 from minitorch import Function, GradcheckError, Variable, gradcheck, gradgradcheck
 
@@ -241,7 +241,9 @@ x_test = np.array([-3.0, -0.5, 0.0, 0.7, 2.5])
 with exercise("LogCosh forward"):
     small = LogCosh()(Variable(x_test))
     big = LogCosh()(Variable(np.array([-1000.0, 1000.0])))
-check_close("LogCosh forward", small, np.log(np.cosh(x_test)))
+check_close_diagnosed("LogCosh forward", small, np.log(np.cosh(x_test)), {
+    "subtract log 2: |x| + log(1 + exp(-2|x|)) - log 2": np.log(np.cosh(x_test)) + np.log(2.0),
+    "that is tanh(x), the derivative: forward returns log cosh x": np.tanh(x_test)})
 check_close("LogCosh forward at +-1000", big, np.array([1000 - np.log(2)] * 2),
             hint="use the stable form with |x|: np.cosh(1000) overflows")
 # the gradient on both of the engine's paths against finite differences, then the
@@ -299,7 +301,15 @@ def swish(x):
 x_test = np.linspace(-4, 4, 9)
 with exercise("swish(x)"):
     out = swish(Variable(x_test))
-check_close("swish forward", out, x_test / (1 + np.exp(-x_test)))
+check_true(hasattr(out, "creator"), f"swish returned a {type(out).__name__}: this is an "
+           "ndarray; build swish from minitorch ops on the Variable (x * F.sigmoid(x)), no "
+           ".data and no np.*, so that autograd can differentiate it")
+sig = 1 / (1 + np.exp(-x_test))
+check_close_diagnosed("swish forward", out, x_test * sig, {
+    "the factor x is missing: swish is x * sigmoid(x)": sig,
+    "sigma is the sigmoid, not tanh": x_test * np.tanh(x_test),
+    "sigmoid(x), not sigmoid(-x)": x_test * (1 - sig),
+    "multiply x by sigmoid(x), don't add": x_test + sig})
 check_true(type(out.creator).__module__.startswith("minitorch."),
            "swish should be built from minitorch ops, not from a new Function")
 check_gradient("swish", swish, x_test)
