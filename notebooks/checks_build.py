@@ -40,6 +40,7 @@ __all__ = [
     "check_returns_variables",
     "pieces_used",
     "refusal_hint",
+    "require",
     "exercise",
     "is_done",
     "ok",
@@ -177,7 +178,7 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             tb = err.__traceback__
             while tb is not None and tb.tb_next is not None:
                 tb = tb.tb_next
-            if tb is not None and tb.tb_frame.f_code.co_name == "<module>":
+            if tb is not None and tb.tb_frame.f_code.co_name in ("<module>", "<lambda>"):
                 # raised at a cell's top level, not inside the student's function: a name
                 # the exercise defines is missing
                 raise NotImplementedError(NOT_DONE.format(what=what) + f" ({err})") from None
@@ -195,6 +196,23 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
         found = (("", refusal),) if refusal else ()  # "" occurs in every message
         with explain_errors(what, *found, *hints, *TYPE_HINTS):
             raise err from None
+
+
+def require(what: str, answer: Any) -> None:
+    """Say "not done yet" if the student's ``answer`` is ``None``.
+
+    Check cells pass the student's names as ``globals().get("name")``: a cell that never
+    defined the name (not run yet, or stopped by a syntax error) then gives ``None`` here
+    and the check says so, instead of a ``NameError`` in the check cell.
+
+    Raises:
+        NotImplementedError: "this exercise is not done yet", naming ``what``.
+    """
+    if answer is None:
+        raise NotImplementedError(
+            NOT_DONE.format(what=what) + f" ({what} is not defined: its cell has not run, "
+            "or it stopped with an error before defining it)"
+        )
 
 
 def _array(name: str, value: Any) -> np.ndarray:

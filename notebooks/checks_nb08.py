@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from checks_build import _numeric_gradient, exercise
+from checks_build import _numeric_gradient, exercise, require
 
 PATHS = {
     "plain backward()": False,
@@ -115,6 +115,7 @@ def check_backward(
         AssertionError: naming the path, the input, the kind of mistake (if one fits) or
             the first wrong element with both values.
     """
+    require(name, make)
     from minitorch import Variable
 
     arrays = [np.array(a, dtype=np.float64) for a in inputs]
@@ -176,6 +177,7 @@ def check_skips_constant(name: str, make: Callable[[], Any], x: np.ndarray, c: n
     The engine marks ``self.needs_input_grad = (True, False)`` for a plain-array second
     input; the op should skip that gradient's work and return ``None`` for it.
     """
+    require(name, make)
     from minitorch import Variable
 
     f = make()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from checks_build import check_close_diagnosed, exercise
+from checks_build import check_close_diagnosed, exercise, require
 
 
 def diagnose_history(history: Any) -> str:
@@ -53,6 +53,7 @@ def check_registration(
     must not be registered: minitorch's Variable by default, the capstone's Tensor in
     notebook 13.
     """
+    require("the Module class", module_class)
 
     def fresh(cls_name: str, body: Callable[[Any], None]) -> Any:
         cls = type(cls_name, (module_class,), {})
@@ -171,6 +172,7 @@ def check_registration(
 
 def check_loader(loader_class: type) -> None:
     """Check a student's DataLoader with ``shuffle`` and ``drop_last`` (notebook 09)."""
+    require("SimpleLoader", loader_class)
     x = np.arange(10.0).reshape(10, 1) * 10.0
     t = np.arange(10)
 
@@ -251,6 +253,7 @@ def check_loader(loader_class: type) -> None:
 
 def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
     """Check notebook 09's exercise 2: two ``nn.Linear`` layers and ``l2(tanh(l1(x)))``."""
+    require("TwoLayerNet", net_class)
     from minitorch import Parameter
 
     with exercise("TwoLayerNet(3, 5, 2)"):
@@ -338,6 +341,7 @@ class ReferenceTwoLayerNet:
 
 def check_sgd_step(sgd_step: Callable[..., Any]) -> None:
     """Check notebook 09's ``sgd_step(params, lr)``: the values, in place, grads cleared."""
+    require("sgd_step", sgd_step)
     from minitorch import Variable
 
     p1, p2, p3 = (

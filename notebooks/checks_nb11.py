@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 from checks import check_close, check_true
-from checks_build import check_close_diagnosed, exercise
+from checks_build import check_close_diagnosed, exercise, require
 from checks_nb08 import check_backward
 
 
 def check_clip(clip: Callable[..., Any]) -> None:
     """Check a student's ``clip_grad_norm(params, max_norm)`` against minitorch's ClipGrad."""
+    require("clip_grad_norm", clip)
     from minitorch import Variable
     from minitorch.optim import ClipGrad
 
@@ -200,6 +201,7 @@ _INDEX_HINTS = (
 
 def check_im2col(f: Callable[..., Any]) -> None:
     """Check notebook 11's ``im2col_np(x, k)`` against ``F.im2col``, naming index slips."""
+    require("im2col_np", f)
     import minitorch.ops as F
     from minitorch import Variable
 
@@ -232,6 +234,7 @@ def check_im2col(f: Callable[..., Any]) -> None:
 
 def check_col2im(f: Callable[..., Any]) -> None:
     """Check notebook 11's ``col2im_np(col, x_shape, k)``: sums, index slips, adjointness."""
+    require("col2im_np", f)
     import minitorch.ops as F
     from minitorch import Variable
 
@@ -394,6 +397,7 @@ def check_conv2d_naive(f: Callable[..., Any]) -> None:
     convolution), turned, the output transposed, the window averaged, or an output of
     the wrong size.
     """
+    require("conv2d_naive", f)
     rng_ = np.random.default_rng(0)
     for shape in [(4, 4), (7, 6)]:
         x, w = rng_.standard_normal(shape), rng_.standard_normal((3, 3))
@@ -462,6 +466,7 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
     the values with the typical wrong variants, then both engine paths against finite
     differences (:func:`checks_nb08.check_backward`) on a small case.
     """
+    require("ConvIm2col", make)
     import minitorch.ops as F
     from minitorch import Variable
 
@@ -552,6 +557,7 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
 # -- exercise 7: one RNN step ------------------------------------------------------------
 def check_rnn_step(f: Callable[..., Any]) -> None:
     """Check ``rnn_step(x, h, Wx, Wh, b) = tanh(x @ Wx.T + h @ Wh.T + b)`` by kind of slip."""
+    require("rnn_step", f)
     from minitorch import Variable
 
     rng_ = np.random.default_rng(3)
@@ -722,6 +728,7 @@ def check_conv_output_size(f: Callable[..., Any]) -> None:
     A wrong formula is named only if it explains *every* case (two slips can agree on
     one case, never on all of them).
     """
+    require("conv_output_size", f)
     got = []
     for h, k, s, p in _SIZE_CASES:
         with exercise(f"conv_output_size(h={h}, k={k}, stride={s}, padding={p})"):

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from checks import check_close
-from checks_build import NOT_DONE, check_close_diagnosed, exercise
+from checks_build import NOT_DONE, check_close_diagnosed, exercise, require
 from checks_nb08 import diagnose_gradient
 from checks_nb10 import _numpy_trace, _problem, adam_variants
 
@@ -50,6 +50,7 @@ class _Op:
 
 def check_call(call: Callable[..., Any], tensor_class: type, function_class: type) -> None:
     """Check the capstone's ``call(f, *inputs)``: wrap, run forward, record the graph."""
+    require("call", call)
 
     class Twice(function_class):  # type: ignore[misc, valid-type]
         def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -129,6 +130,7 @@ def _engine_fault(y: Any, ops: list[_Op]) -> str:
 
 def check_engine(backward: Callable[[Any], None], tensor_class: type) -> None:
     """Check the capstone's ``backward(y)`` on hand-built graphs with known gradients."""
+    require("backward", backward)
     T = tensor_class
 
     def run(what: str, y: Any, ops: list[_Op]) -> None:
@@ -249,6 +251,7 @@ def check_function_backward(
     ``mistakes(gy)`` may return ``{input index: {hint: wrong gradient}}``;
     ``shape_hints[k]`` is added when input k's gradient has the wrong shape.
     """
+    require(name, make)
     arrays = [np.array(a, dtype=np.float64) for a in arrays]
     f = make()
     with exercise(f"{name}.forward"):
@@ -307,6 +310,7 @@ def check_function_backward(
 
 def check_softmax_ce(make: Callable[[np.ndarray], Any], tensor_class: type) -> None:
     """Check the capstone's ``SoftmaxCrossEntropy(labels)``: values, stability, gradient."""
+    require("SoftmaxCrossEntropy", make)
     import minitorch.ops as F
     from minitorch import Variable
 
@@ -464,6 +468,7 @@ def check_batch_gradients(
     batch_gradients: Callable[..., Any], mlp_class: type, x: np.ndarray, t: np.ndarray
 ) -> float:
     """Compare the capstone model's gradients on one batch with minitorch's; return the gap."""
+    require("batch_gradients", batch_gradients)
     import minitorch.ops as F
     from minitorch import Variable, nn
 

@@ -189,7 +189,7 @@ def sgd_step(params, lr):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_sgd_step(sgd_step)
+check_sgd_step(globals().get("sgd_step"))
 ok("sgd_step updates in place and clears the gradients")
 
 # %% [markdown]
@@ -214,7 +214,7 @@ class TwoLayerNet(nn.Module):
         ### END SOLUTION
 
 # %% tags=["check"]
-check_two_layer_net(TwoLayerNet)
+check_two_layer_net(globals().get("TwoLayerNet"))
 ok("TwoLayerNet registers its layers and computes l2(tanh(l1(x)))")
 
 # %% [markdown]
@@ -301,7 +301,7 @@ class MyModule:
         ### END SOLUTION
 
 # %% tags=["check"]
-check_registration(MyModule, Parameter)
+check_registration(globals().get("MyModule"), Parameter)
 ok("MyModule registers Parameters and sub-modules, in order, and keeps plain attributes")
 
 # %% [markdown]
@@ -346,7 +346,7 @@ class SimpleLoader:
         ### END SOLUTION
 
 # %% tags=["check"]
-check_loader(SimpleLoader)
+check_loader(globals().get("SimpleLoader"))
 ok("SimpleLoader batches, shuffles every epoch, keeps x and t together, and drops the "
    "short batch on request")
 

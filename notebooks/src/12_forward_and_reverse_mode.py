@@ -280,7 +280,7 @@ class LogCosh(Function):
 
 
 # %% tags=["check"]
-check_tangent_rule(LogCosh)
+check_tangent_rule(globals().get("LogCosh"))
 ok("LogCosh has a tangent rule that matches finite differences, to second order")
 
 # %% [markdown]
@@ -303,7 +303,7 @@ def jacobian_by_columns(f, x):
 
 
 # %% tags=["check"]
-check_jacobian_by_columns(jacobian_by_columns)  # counts the jvp calls too
+check_jacobian_by_columns(globals().get("jacobian_by_columns"))  # counts the jvp calls too
 ok("one jvp per input builds the Jacobian column by column")
 
 # %% [markdown]
@@ -325,7 +325,7 @@ def cheapest_jacobian(f, x):
 
 
 # %% tags=["check"]
-check_cheapest_jacobian(cheapest_jacobian)
+check_cheapest_jacobian(globals().get("cheapest_jacobian"))
 ok("forward mode for the tall Jacobian, reverse mode for the wide one")
 
 # %% [markdown]
@@ -345,7 +345,7 @@ def hessian_vector_product(f, x, v):
 
 
 # %% tags=["check"]
-check_hessian_vector_product(hessian_vector_product)
+check_hessian_vector_product(globals().get("hessian_vector_product"))
 ok("a Hessian-vector product in one forward pass over one backward pass")
 
 # %% [markdown]

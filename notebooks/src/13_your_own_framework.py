@@ -106,7 +106,7 @@ def call(f, *inputs):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_call(call, Tensor, Function)
+check_call(globals().get("call"), Tensor, Function)
 ok("call wraps the inputs, runs forward on arrays and records inputs, output and creator")
 
 # %% [markdown]
@@ -150,7 +150,7 @@ def backward(y):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_engine(backward, Tensor)
+check_engine(globals().get("backward"), Tensor)
 ok("backward visits the graph in reverse topological order and adds up shared gradients")
 
 # %% [markdown]
@@ -190,14 +190,14 @@ check_rng = np.random.default_rng(0)
 xs3, Ws3, bs3 = (check_rng.standard_normal((5, 4)), check_rng.standard_normal((3, 4)),
                  check_rng.standard_normal(3))
 check_function_backward(
-    "Linear", Linear, Tensor, [xs3, Ws3, bs3], ["x", "W", "b"],
+    "Linear", globals().get("Linear"), Tensor, [xs3, Ws3, bs3], ["x", "W", "b"],
     lambda gy: {2: {"b's gradient is the *sum* of gy over the batch, not the mean":
                     gy.mean(axis=0)}},
     shape_hints=["g_x = gy @ W: (N, D_out) @ (D_out, D_in)",
                  "W is (D_out, D_in), so g_W = gy.T @ x (not x.T @ gy, which is transposed)",
                  "b was broadcast over the batch: sum gy over axis 0"])
 x_relu = np.array([[-1.5, 0.5, 2.0], [0.3, -0.2, -3.0]])
-check_function_backward("ReLU", ReLU, Tensor, [x_relu], ["x"], lambda gy: {0: {
+check_function_backward("ReLU", globals().get("ReLU"), Tensor, [x_relu], ["x"], lambda gy: {0: {
     "multiply by gy: the gradient is gy where x > 0, else 0": (x_relu > 0) * 1.0,
     "gy passes where x > 0 (where the unit is active), not where x < 0": gy * (x_relu < 0),
     "the mask is missing: gy * (x > 0)": gy,
@@ -237,7 +237,7 @@ class SoftmaxCrossEntropy(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
-check_softmax_ce(SoftmaxCrossEntropy, Tensor)
+check_softmax_ce(globals().get("SoftmaxCrossEntropy"), Tensor)
 ok("SoftmaxCrossEntropy is stable, and its gradient is (softmax - one_hot) / N")
 
 # %% [markdown]
@@ -280,7 +280,7 @@ class Module:
         return self.forward(*args)
 
 # %% tags=["check"]
-check_registration(Module, Parameter, Tensor)
+check_registration(globals().get("Module"), Parameter, Tensor)
 ok("Module registers Parameters and sub-modules")
 
 # %% [markdown]
@@ -472,7 +472,8 @@ def batch_gradients(model, x, t):
     ### END SOLUTION
 
 # %% tags=["check"]
-gap = check_batch_gradients(batch_gradients, MLP, test_set.data[:32], test_set.label[:32])
+gap = check_batch_gradients(globals().get("batch_gradients"), MLP, test_set.data[:32],
+                            test_set.label[:32])
 check_true(gap < 1e-10, f"the gradients differ from minitorch's by up to {gap:.2g}")
 ok("your framework's gradients equal minitorch's on the same batch (to 1e-10)")
 

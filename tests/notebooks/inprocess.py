@@ -105,3 +105,42 @@ def solve_alone(
         finally:
             plt.close("all")
     return None
+
+
+def run_whole(
+    prefix: str, solved: set[int] | None = None, broken: dict[int, str] | None = None
+) -> dict[int, tuple[BaseException | None, str]]:
+    """Run a whole notebook in-process as a student who solved the exercises ``solved``
+    (1-based; all by default) and wrote ``broken[k]`` as exercise k's cell; return, per
+    exercise, its check cell's error and printed output."""
+    import matplotlib.pyplot as plt
+
+    make_student = load_script("make_student")
+    cells = _cells(prefix)
+    exercises = [i for i, c in enumerate(cells) if "### BEGIN SOLUTION" in c[2]]
+    checks = [
+        next(j for j in range(i + 1, len(cells)) if "check" in cells[j][1]) for i in exercises
+    ]
+    broken = broken or {}
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    results: dict[int, tuple[BaseException | None, str]] = {}
+    old = os.getcwd()
+    os.chdir(NOTEBOOKS)
+    try:
+        for i, (_, _, source) in enumerate(cells):
+            k = exercises.index(i) + 1 if i in exercises else None
+            if k is not None and k in broken:
+                source = broken[k]
+            elif k is not None and solved is not None and k not in solved:
+                source = make_student.strip_source(source)
+            elif k is None:
+                source = make_student.strip_source(source)  # hidden tests out, as released
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                error = run_cell(source, namespace)
+            plt.close("all")
+            if i in checks:
+                results[checks.index(i) + 1] = (error, out.getvalue())
+    finally:
+        os.chdir(old)
+    return results

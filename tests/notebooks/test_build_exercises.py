@@ -855,3 +855,35 @@ def test_every_build_notebook_has_checks_that_say_not_done() -> None:
     for prefix in BUILD_NOTEBOOKS:
         text = next((NOTEBOOKS / "src").glob(f"{prefix}_*.py")).read_text()
         assert re.search(r"checks_(build|nb\d\d) import", text), prefix
+
+
+# -- a syntax error costs one exercise; success lines say what ran ------------------------
+SYNTAX_ERROR = "def broken(:  # a typo: this cell defines nothing\n"
+
+
+@pytest.mark.parametrize(
+    ("prefix", "k"),
+    [("09", 2), ("11", 3), ("11", 9), ("13", 1), ("13", 2), ("13", 3), ("13", 4), ("13", 6)],
+    ids=lambda v: str(v),
+)
+def test_a_cell_that_does_not_parse_fails_only_its_own_check(prefix: str, k: int) -> None:
+    """The exercises built on exercise k fall back to stand-ins (globals().get), so only
+    exercise k's check fails — with "not done yet", as the name it defines is missing."""
+    results = inprocess.run_whole(prefix, broken={k: SYNTAX_ERROR})
+    failed = {j: f"{type(e).__name__}: {e}"[:300] for j, (e, _) in results.items() if e}
+    assert set(failed) == {k}, failed
+    assert "not done yet" in failed[k], failed[k]
+
+
+def test_the_capstone_says_how_many_pieces_were_yours() -> None:
+    """13 Ex7 with every piece a stand-in must not praise "your framework"."""
+    results = inprocess.run_whole("13", solved={7})
+    error, printed = results[7]
+    assert error is None, error
+    assert "stand-ins only" in printed, printed
+    assert "your framework reads" not in printed
+    results = inprocess.run_whole("13", solved={1, 2, 3, 7})
+    assert (
+        "with 4 of your pieces and 3 stand-ins (SoftmaxCrossEntropy, Module, Adam)"
+        in (results[7][1])
+    ), results[7][1]
