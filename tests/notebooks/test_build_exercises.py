@@ -887,3 +887,49 @@ def test_the_capstone_says_how_many_pieces_were_yours() -> None:
         "with 4 of your pieces and 3 stand-ins (SoftmaxCrossEntropy, Module, Adam)"
         in (results[7][1])
     ), results[7][1]
+
+
+# -- the checks do not read minitorch's wording --------------------------------------------
+def test_a_reworded_refusal_keeps_its_hint() -> None:
+    """A refusal is recognised by the Variable method that raised it, not by its text."""
+
+    class Reworded(Variable):
+        def __lt__(self, other: Any) -> bool:
+            raise TypeError("any wording at all")
+
+        def __array_ufunc__(self, *args: Any, **kwargs: Any) -> Any:
+            raise TypeError("any other wording")
+
+    with pytest.raises(AssertionError, match="compare its values"):
+        with cb.exercise("f(x)"):
+            _ = Reworded(np.ones(2)) < 0.5
+    with pytest.raises(AssertionError, match="NumPy functions need arrays"):
+        with cb.exercise("f(x)"):
+            np.exp(Reworded(np.ones(2)))
+
+
+def test_the_course_checks_match_no_minitorch_message() -> None:
+    fragments = [
+        "records no graph",
+        "does not record a graph",
+        "does not support ufuncs",
+        "backward is not defined",
+        "gradient for input",
+        "reduce broadcast dimensions",
+    ]
+    for path in NOTEBOOKS.glob("checks_*.py"):
+        text = path.read_text()
+        found = [f for f in fragments if f in text]
+        assert not found, f"{path.name} matches minitorch's wording: {found}"
+    for prefix in ["08", "09", "10", "11", "12", "13"]:
+        text = next((NOTEBOOKS / "src").glob(f"{prefix}_*.py")).read_text()
+        assert not [f for f in fragments if f in text], prefix
+
+
+def test_11_a_wrong_conv_backward_is_not_told_about_an_unwritten_method() -> None:
+    """Second edition: a wrong ConvIm2col.backward_array was told its unwritten backward
+    "gives nan, the right value". There is one backward now, and NaN is no value."""
+    error = inprocess.solve_alone("11", 5, ("return gx, gW", "return gx, 2 * gW"))
+    assert isinstance(error, AssertionError), error
+    assert "nan" not in str(error) and "backward_array" not in str(error), error
+    assert "gW" in str(error), error
