@@ -39,6 +39,32 @@ CELL = "<the whole cell>"
 # (notebook, exercise number) -> [(label, [(old, new), ...], phrase naming the mistake)]
 Entry = tuple[str, list[tuple[str, str]], str]
 CATALOGUE: dict[tuple[str, int], list[Entry]] = {
+    # -- 08 -----------------------------------------------------------------------------
+    ("08", 1): [
+        ("sign", [("return gy * F.tanh(x)", "return -gy * F.tanh(x)")], "the sign is flipped"),
+        ("no gy", [("return gy * F.tanh(x)", "return F.tanh(x)")], "gy is left out"),
+        ("np.tanh", [("return gy * F.tanh(x)", "return gy * np.tanh(x)")], "NumPy functions need arrays"),
+        ("raw arrays", [("return gy * F.tanh(x)", "return gy * np.tanh(x.data)")], "computed on raw"),
+        ("factor 2", [("return gy * F.tanh(x)", "return 2 * gy * F.tanh(x)")], "2 times the right gradient"),
+        ("unstable", [("        ax = np.abs(x)\n        return ax + np.log1p(np.exp(-2.0 * ax)) - np.log(2.0)",
+                       "        return np.log(np.cosh(x))")], "use the stable form"),
+        ("no abs", [("ax = np.abs(x)", "ax = x")], "use the stable form"),
+        ("no log 2", [(" - np.log(2.0)", "")], "subtract log 2"),
+        ("derivative as forward", [("        ax = np.abs(x)\n        return ax + np.log1p(np.exp(-2.0 * ax)) - np.log(2.0)",
+                                    "        return np.tanh(x)")], "that is tanh(x), the derivative"),
+    ],
+    ("08", 3): [
+        ("no x", [("return x * F.sigmoid(x)", "return F.sigmoid(x)")], "the factor x is missing"),
+        ("tanh", [("return x * F.sigmoid(x)", "return x * F.tanh(x)")], "not tanh"),
+        ("sigmoid(-x)", [("return x * F.sigmoid(x)", "return x * F.sigmoid(-x)")], "not sigmoid(-x)"),
+        ("added", [("return x * F.sigmoid(x)", "return x + F.sigmoid(x)")], "don't add"),
+        ("numpy", [("return x * F.sigmoid(x)", "return x / (1 + np.exp(-x))")], "NumPy functions need arrays"),
+        ("ndarray", [("return x * F.sigmoid(x)", "return x.data / (1 + np.exp(-x.data))")], "this is an ndarray"),
+        ("new Function", [("return x * F.sigmoid(x)", "return _Swish()(x)\n\n\nclass _Swish(Function):\n"
+                           "    def forward(self, x):\n        return x / (1 + np.exp(-x))\n\n"
+                           "    def backward(self, gy):\n        (x,) = self.inputs\n        s = F.sigmoid(x)\n"
+                           "        return gy * (s + x * s * (1 - s))\n")], "not from a new Function"),
+    ],
     # -- 09 -----------------------------------------------------------------------------
     ("09", 1): [
         ("sign", [("p.data -= lr * p.grad.data", "p.data += lr * p.grad.data")], "downhill"),
