@@ -180,11 +180,18 @@ def check_skips_constant(name: str, make: Callable[[], Any], x: np.ndarray, c: n
     require(name, make)
     from minitorch import Variable
 
-    f = make()
+    class Recorded(make):  # type: ignore[misc, valid-type]
+        """The student's class, keeping what its vjp returned."""
+
+        def vjp(self, *args: Any) -> Any:
+            self.returned = super().vjp(*args)
+            return self.returned
+
+    f = Recorded()
     v = Variable(np.array(x, dtype=np.float64))
     with exercise(f"{name} with a constant second input"):
-        y = f(v, np.array(c, dtype=np.float64))
-        grads = f.backward_array(np.ones(y.shape))  # the fast path, as a plain backward()
+        f(v, np.array(c, dtype=np.float64)).sum().backward()  # the fast path
+    grads = getattr(f, "returned", None)
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
     if len(grads) != 2 or grads[1] is not None:
         raise AssertionError(
