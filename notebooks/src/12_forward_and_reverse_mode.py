@@ -313,9 +313,9 @@ ok("one jvp per input builds the Jacobian column by column")
 #
 # Write `cheapest_jacobian(f, x)` for a 1-D input and output: evaluate `f` once to learn
 # the number of outputs $m$, then return `mf.jacfwd(f)(x).data` when the number of inputs
-# $n \le m$ and `mf.jacrev(f)(x).data` otherwise. The check counts the passes through
-# `f`'s last op: forward mode pushes $n$ tangents through it, reverse mode runs $m$
-# backward passes (and each runs `f` itself once).
+# $n \le m$ and `mf.jacrev(f)(x).data` otherwise. The check records which transform ran
+# and counts the runs of `f`: the probe, and one run inside the transform (forward mode
+# then pushes $n$ tangents through that run, reverse mode runs $m$ backward passes).
 
 # %%
 def cheapest_jacobian(f, x):
