@@ -3,7 +3,7 @@
 A *tangent level* is one active forward-mode transform (one ``minitorch.func.jvp``). It
 maps each primal Variable to its tangent ``dx`` (a Variable of the same shape). While a
 level is active, ``Function.__call__`` hands every op whose inputs carry tangents to
-:func:`push_tangents`, which calls the op's tangent rule ``Function.jvp(*txs)`` and
+:func:`push_tangents`, which calls the op's tangent rule ``Function.jvp(xs, y, *txs)`` and
 records the output tangents on the same level: the dual-number idea, one op at a time.
 
 Levels nest (forward-over-forward). While the rule of level ``k`` runs, only the levels
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch.core.config import _state, _with
+from minitorch.core.graph import functions
 from minitorch.core.variable import Variable
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ def push_level(
     _give_rule_its_inputs(func, xs, outputs)
     token = _levels.set(outer)
     try:
-        tys = _call_rule(func, txs)
+        tys = _call_rule(func, xs, outputs, txs)
     finally:
         _levels.reset(token)
     given = {id(v) for v in (*xs, *outputs, *txs) if v is not None}
@@ -144,18 +145,18 @@ def _mark_rule_graph(ty: Variable, given: set[int]) -> None:
     The rule sees only its op's inputs, outputs and input tangents (``given``), so
     walking back from its result until one of those is reached finds exactly its ops.
     """
-    pending = [ty]
-    while pending:
-        var = pending.pop()
-        func = var.creator
-        if id(var) in given or func is None or func.created_in_jvp:
-            continue
+    if id(ty) in given:
+        return
+
+    def made_before(x: Variable) -> bool:  # given to the rule, or marked by an earlier one
+        return id(x) in given or bool(x.creator and x.creator.created_in_jvp)
+
+    for func in functions(ty, stop=made_before):
         func.created_in_jvp = True
-        pending.extend(func.inputs)
 
 
 def _give_rule_its_inputs(func: Function, xs: Sequence[Variable], outputs: list[Variable]) -> None:
-    """A Function that recorded no graph (constants in) still lets its rule read
+    """A Function that recorded no graph (constants in) still lets the fallback read
     ``self.inputs`` and ``self.output(i)``, exactly as ``backward`` does."""
     if getattr(func, "inputs", None) is None:
         func.inputs = list(xs)
@@ -163,7 +164,10 @@ def _give_rule_its_inputs(func: Function, xs: Sequence[Variable], outputs: list[
         func.needs_input_grad = (False,) * len(xs)
 
 
-def _call_rule(func: Function, txs: list[Variable | None]) -> tuple[Any, ...]:
+def _call_rule(
+    func: Function, xs: Sequence[Variable], outputs: list[Variable], txs: list[Variable | None]
+) -> tuple[Any, ...]:
+    """The output tangents: ``func.jvp(xs, y, *txs)``, or the fallback's."""
     from minitorch.core.function import Function  # the base class, to see an override
 
     if type(func).jvp is Function.jvp:
@@ -173,7 +177,7 @@ def _call_rule(func: Function, txs: list[Variable | None]) -> tuple[Any, ...]:
                 "installed; import minitorch.func"
             )
         return tuple(fallback(func, txs))
-    tys = func.jvp(*txs)
+    tys = func.jvp(xs, outputs[0] if len(outputs) == 1 else tuple(outputs), *txs)
     tys = tuple(tys) if isinstance(tys, (tuple, list)) else (tys,)
     if len(tys) != len(func.outputs):
         raise ValueError(

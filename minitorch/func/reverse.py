@@ -119,7 +119,7 @@ class Primal(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return tx
 
     def backward(self, gy: Variable) -> Variable:

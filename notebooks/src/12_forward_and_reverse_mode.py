@@ -257,9 +257,10 @@ plt.show()
 # ### Exercise 1 — write a tangent rule
 #
 # `LogCosh` computes $y = \log\cosh x$ (a smooth absolute value, used as a robust loss).
-# Its `forward` and `backward` are given. Write its tangent rule `jvp(self, tx)`: return
-# the tangent of $y$ given the tangent `tx` of $x$, with minitorch ops on Variables
-# (`self.inputs[0]` is $x$). Hint: $\frac{d}{dx} \log\cosh x = \tanh x$.
+# Its `forward` and `backward` are given. Write its tangent rule `jvp(self, xs, y, tx)`:
+# return the tangent of $y$ given the inputs `xs` (`xs[0]` is $x$), the output `y` and the
+# tangent `tx` of $x$, with minitorch ops on Variables. Hint:
+# $\frac{d}{dx} \log\cosh x = \tanh x$.
 #
 # The check compares `mf.jvp` with central differences, and the second derivative (a
 # `jvp` of your `jvp`) too — which works only if your rule uses minitorch ops.
@@ -269,9 +270,9 @@ class LogCosh(Function):
     def forward(self, x):
         return np.logaddexp(x, -x) - np.log(2.0)  # log(cosh x), without overflow
 
-    def jvp(self, tx):
+    def jvp(self, xs, y, tx):
         ### BEGIN SOLUTION
-        return tx * F.tanh(self.inputs[0])  # dy = tanh(x) dx
+        return tx * F.tanh(xs[0])  # dy = tanh(x) dx
         ### END SOLUTION
 
     def backward(self, gy):

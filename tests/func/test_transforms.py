@@ -6,7 +6,7 @@ autograd, a fallback that cannot differentiate a NumPy backward), against torch.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,8 +28,8 @@ class CubeNoBackward(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x**3
 
-    def jvp(self, tx: Variable) -> Variable:
-        return 3 * self.inputs[0] ** 2 * tx
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return 3 * xs[0] ** 2 * tx
 
     def backward(self, gy: Variable) -> Variable:
         raise AssertionError("backward ran under jvp")
@@ -281,7 +281,7 @@ def test_a_wrong_tangent_rule_is_reported_by_name() -> None:
         def forward(self, x: np.ndarray) -> np.ndarray:
             return np.stack([x, x])
 
-        def jvp(self, tx: Variable) -> Variable:
+        def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
             return tx  # forgot to stack
 
         def backward(self, gy: Variable) -> Variable:
