@@ -193,6 +193,11 @@ def check_skips_constant(name: str, make: Callable[[], Any], x: np.ndarray, c: n
         f(v, np.array(c, dtype=np.float64)).sum().backward()  # the fast path
     grads = getattr(f, "returned", None)
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+    if len(grads) == 2 and grads[0] is None and grads[1] is not None:
+        raise AssertionError(
+            f"{name} skipped input 0, which needs its gradient, and computed input 1's, a "
+            "constant: self.needs_input_grad[i] belongs to input i"
+        )
     if len(grads) != 2 or grads[1] is not None:
         raise AssertionError(
             f"the gradient of a constant input should be None: {name} computed it anyway "

@@ -53,6 +53,19 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ("derivative as forward", [("        ax = np.abs(x)\n        return ax + np.log1p(np.exp(-2.0 * ax)) - np.log(2.0)",
                                     "        return np.tanh(x)")], "that is tanh(x), the derivative"),
     ],
+    ("08", 2): [
+        ("swapped", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape"), ("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
+         "the gradients are swapped"),
+        ("no sum_to", [("xp.sum_to(gy * x1 / y, x1.shape)", "gy * x1 / y")], "xp.sum_to(g, x.shape)"),
+        ("needs_input_grad ignored", [(" if self.needs_input_grad[1] else None", "")], "computed it anyway"),
+        ("None always", [("xp.sum_to(gy * x1 / y, x1.shape) if self.needs_input_grad[1] else None", "None")],
+         "gave no gradient of input 1"),
+        ("sign", [("return gx0, gx1", "return -gx0, -gx1")], "the sign is flipped"),
+        ("no gy", [("gy * x0 / y", "x0 / y"), ("gy * x1 / y", "x1 / y")], "gy is left out"),
+        ("numpy in vjp", [("gy * x0 / y", "gy * x0 / np.hypot(x0, x1)")], "NumPy functions need arrays"),
+        ("flags swapped", [("self.needs_input_grad[0]", "self.needs_input_grad[9]"), ("self.needs_input_grad[1]", "self.needs_input_grad[0]"),
+                           ("self.needs_input_grad[9]", "self.needs_input_grad[1]")], "belongs to input i"),
+    ],
     ("08", 3): [
         ("no x", [("return x * F.sigmoid(x)", "return F.sigmoid(x)")], "the factor x is missing"),
         ("tanh", [("return x * F.sigmoid(x)", "return x * F.tanh(x)")], "not tanh"),
@@ -1090,6 +1103,17 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
     ],
     # -- 12 -----------------------------------------------------------------------------
+    ("12", 1): [
+        ("sign", [("return tx * F.tanh(xs[0])", "return -tx * F.tanh(xs[0])")], "the sign is flipped"),
+        ("no tx", [("return tx * F.tanh(xs[0])", "return F.tanh(xs[0])")], "the tangent tx is left out"),
+        ("tanh(y)", [("return tx * F.tanh(xs[0])", "return tx * F.tanh(y)")], "tanh of the *input* x"),
+        ("second derivative", [("return tx * F.tanh(xs[0])", "return tx * (1 - F.tanh(xs[0]) ** 2)")],
+         "that is 1 - tanh(x)**2"),
+        ("tx alone", [("return tx * F.tanh(xs[0])", "return tx")], "the tangent tx itself"),
+        ("cosh", [("return tx * F.tanh(xs[0])", "return tx * (F.exp(xs[0]) + F.exp(-xs[0])) / 2")], "that is cosh(x) * tx"),
+        ("numpy on data", [("return tx * F.tanh(xs[0])", "return tx * np.tanh(xs[0].data)")], "so that it nests"),
+        ("numpy", [("return tx * F.tanh(xs[0])", "return tx * np.tanh(xs[0])")], "NumPy functions need arrays"),
+    ],
     ("12", 2): [
         (
             "jacfwd",
