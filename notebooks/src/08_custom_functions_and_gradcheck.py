@@ -137,8 +137,8 @@ except GradcheckError as err:
 # numbers you cannot check by hand. The course's `check_gradient` therefore first compares
 # the plain derivative, the gradient of $\sum_i f(x_i)$, element by element — numbers you
 # can recognise — and only then runs `gradcheck`. The second example is a slip in a
-# `backward` that only `create_graph=True` would expose if it were the only path tested;
-# both paths run it, so it is caught either way:
+# `backward` written directly (`SquaredSoftplus`): both of the engine's paths run it, so
+# the same check catches it:
 
 # %%
 try:
