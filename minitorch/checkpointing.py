@@ -38,7 +38,7 @@ import numpy as np
 
 from minitorch import random as _random
 from minitorch.autograd import grad
-from minitorch.core import Config, Function, Variable, graph, using_config
+from minitorch.core import Config, Function, Variable, forward, graph, using_config
 
 
 def checkpoint(
@@ -109,6 +109,19 @@ class Checkpoint(Function):
         assert value is not None, "a Checkpoint Function records one call"
         return value
 
+    def jvp(self, xs: tuple[Variable, ...], y: Variable, *txs: Variable | None) -> Variable | None:
+        """Forward mode: run the block again on a new tangent level seeded with ``txs``.
+
+        The block's leaves are inputs of this Function, and the block reads the very same
+        objects, so seeding them seeds the block; the generator is rewound as in backward.
+        """
+        with forward.tangent_level() as level:
+            for x, tx in zip(xs, txs):
+                if tx is not None:
+                    level.set(x, tx)
+            out = self._rerun(list(xs[: self._n_args()]))
+            return level.get(out)
+
     def backward(self, gy: Variable) -> tuple[Variable | None, ...]:
         return self._recompute(gy, create_graph=True)
 
@@ -116,8 +129,26 @@ class Checkpoint(Function):
         grads = self._recompute(gy, create_graph=False)
         return tuple(None if g is None else g.data for g in grads)
 
+    def _n_args(self) -> int:
+        return sum(t is None for t in self.template)
+
+    def _rerun(self, variables: list[Variable]) -> Variable:
+        """``fn`` again on ``variables`` (in the Variable arguments' places), graph on,
+        the generator rewound to the forward call's state and then put back."""
+        values = iter(variables)
+        args = [next(values) if t is None else t for t in self.template]
+        generator = _random.default_generator()
+        after = generator.bit_generator.state
+        if self.rng_state is not None:
+            generator.bit_generator.state = self.rng_state
+        try:
+            with using_config("enable_backprop", True):
+                return self.fn(*args, **self.kwargs)
+        finally:
+            generator.bit_generator.state = after  # training goes on as if not rerun
+
     def _recompute(self, gy: Any, create_graph: bool) -> tuple[Variable | None, ...]:
-        n_args = sum(t is None for t in self.template)
+        n_args = self._n_args()
         inputs = self.inputs[:n_args]
         leaves = self.inputs[n_args:]
         # Under create_graph the recomputation must hang off the real inputs, so that the
@@ -127,17 +158,7 @@ class Checkpoint(Function):
             fresh = list(inputs)
         else:
             fresh = [Variable(x.data, requires_grad=x.requires_grad) for x in inputs]
-        values = iter(fresh)
-        args = [next(values) if t is None else t for t in self.template]
-        generator = _random.default_generator()
-        after = generator.bit_generator.state
-        if self.rng_state is not None:
-            generator.bit_generator.state = self.rng_state
-        try:
-            with using_config("enable_backprop", True):
-                out = self.fn(*args, **self.kwargs)
-        finally:
-            generator.bit_generator.state = after  # training goes on as if not rerun
+        out = self._rerun(fresh)
         everything = [*fresh, *leaves]
         wrt = [x for x in everything if x.requires_grad]
         found = iter(

@@ -9,8 +9,7 @@ import pytest
 
 import minitorch
 import minitorch.ops as F
-from minitorch import Variable, autograd, nn
-from minitorch import checkpoint
+from minitorch import Variable, autograd, checkpoint, nn
 
 
 def blocks(n: int, width: int, dropout: float = 0.0) -> list[nn.Module]:
@@ -114,3 +113,19 @@ def _peak_bytes(use_checkpoint: bool) -> int:
 def test_a_32_layer_mlp_needs_at_least_40_percent_less_peak_memory() -> None:
     plain, checked = _peak_bytes(False), _peak_bytes(True)
     assert checked <= 0.6 * plain, (plain, checked)
+
+
+def test_forward_mode_through_a_checkpoint_matches_torch_func() -> None:
+    torch = pytest.importorskip("torch")
+    import minitorch.func as mf
+
+    layer = nn.Linear(3, 2, rng=0)
+    layer.W.data = layer.W.data.astype(np.float64)
+    layer.b.data = layer.b.data.astype(np.float64)
+    x0, t0 = np.array([[0.2, -0.4, 0.9]]), np.array([[1.0, 0.5, -2.0]])
+    _, tangent = mf.jvp(lambda a: checkpoint(lambda h: F.tanh(layer(h)), a), (x0,), (t0,))
+    W, b = torch.tensor(layer.W.data), torch.tensor(layer.b.data)
+    _, expected = torch.func.jvp(
+        lambda a: torch.tanh(a @ W.T + b), (torch.tensor(x0),), (torch.tensor(t0),)
+    )
+    np.testing.assert_allclose(tangent.data, expected.numpy(), rtol=1e-12)

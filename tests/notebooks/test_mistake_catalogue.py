@@ -1,1711 +1,1412 @@
-# ruff: noqa: E501 - a table of code edits: long string literals read better unbroken
-"""The mistake catalogue of notebooks 08-13: classic mistakes get a message naming them.
+# ruff: noqa: E501  (the catalogue quotes student code verbatim)
+"""The mistake catalogue of notebooks 01-07: classic mistakes, injected automatically.
 
-For every exercise, the classic mistakes of that kind of code — a flipped sign, swapped
+For every exercise, each entry edits the solution cell (``old`` -> ``new``, or a whole
+answer) the way a student typically gets that kind of code wrong — a sign, swapped
 inputs, a missing reduction or accumulation, a wrong axis, an off-by-one, a forgotten
-``zero_grad``, state lost by rebinding, bias-correction variants, gate or axis order,
-index formulas — are injected into the solution (an edit of its text), the exercise is
-replayed in-process with the other exercises left as stubs (:mod:`inprocess`), and:
+``create_graph``/``retain_grad``/clear, a rebinding — runs the exercise's check in the
+fast in-process harness (``mistake_harness``), and asserts that
 
-* the check must fail with an ``AssertionError`` (a message, not a bare traceback);
-* the message must contain the phrase that names that mistake;
-* it must contain no phrase of the same exercise's catalogue that names a *different*
-  cause.
+* the check fails with a :class:`checks.CheckFailed` whose message contains the phrase
+  that names this mistake,
+* the message contains no phrase of another mistake of the same exercise (it never
+  names a different cause), and
+* it is shown in at most 3 lines (``checks.render``: wrapped at 100 columns).
 
-The checks were written for the general kind of mistake (a gradient that is the negative,
-or another input's, or a constant multiple of the right one; an optimizer trajectory that
-matches a known wrong rule), so that mistakes nobody listed here are named too.
+The untouched stub and a missing answer cell (a ``SyntaxError`` left the names undefined)
+must say "not done yet" in at most 3 lines too.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+from mistake_harness import checks_module, notebook
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "notebooks"))
-
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-
-import inprocess  # noqa: E402
-
-#: An edit ``(CELL, code)`` replaces the whole exercise cell by ``code``.
-CELL = "<the whole cell>"
-
-# (notebook, exercise number) -> [(label, [(old, new), ...], phrase naming the mistake)]
-Entry = tuple[str, list[tuple[str, str]], str]
-CATALOGUE: dict[tuple[str, int], list[Entry]] = {
-    # -- 08 -----------------------------------------------------------------------------
-    ("08", 1): [
-        ("sign", [("return gy * F.tanh(x)", "return -gy * F.tanh(x)")], "the sign is flipped"),
-        ("no gy", [("return gy * F.tanh(x)", "return F.tanh(x)")], "gy is left out"),
-        ("np.tanh", [("return gy * F.tanh(x)", "return gy * np.tanh(x)")], "NumPy functions need arrays"),
-        ("raw arrays", [("return gy * F.tanh(x)", "return gy * np.tanh(x.data)")], "computed on raw"),
-        ("factor 2", [("return gy * F.tanh(x)", "return 2 * gy * F.tanh(x)")], "2 times the right gradient"),
-        ("unstable", [("        ax = np.abs(x)\n        return ax + np.log1p(np.exp(-2.0 * ax)) - np.log(2.0)",
-                       "        return np.log(np.cosh(x))")], "use the stable form"),
-        ("no abs", [("ax = np.abs(x)", "ax = x")], "use the stable form"),
-        ("no log 2", [(" - np.log(2.0)", "")], "subtract log 2"),
-        ("derivative as forward", [("        ax = np.abs(x)\n        return ax + np.log1p(np.exp(-2.0 * ax)) - np.log(2.0)",
-                                    "        return np.tanh(x)")], "that is tanh(x), the derivative"),
-    ],
-    ("08", 2): [
-        ("swapped", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape"), ("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
-         "the gradients are swapped"),
-        ("no sum_to", [("xp.sum_to(gy * x1 / y, x1.shape)", "gy * x1 / y")], "xp.sum_to(g, x.shape)"),
-        ("needs_input_grad ignored", [(" if self.needs_input_grad[1] else None", "")], "computed it anyway"),
-        ("None always", [("xp.sum_to(gy * x1 / y, x1.shape) if self.needs_input_grad[1] else None", "None")],
-         "gave no gradient of input 1"),
-        ("sign", [("return gx0, gx1", "return -gx0, -gx1")], "the sign is flipped"),
-        ("no gy", [("gy * x0 / y", "x0 / y"), ("gy * x1 / y", "x1 / y")], "gy is left out"),
-        ("numpy in vjp", [("gy * x0 / y", "gy * x0 / np.hypot(x0, x1)")], "NumPy functions need arrays"),
-        ("flags swapped", [("self.needs_input_grad[0]", "self.needs_input_grad[9]"), ("self.needs_input_grad[1]", "self.needs_input_grad[0]"),
-                           ("self.needs_input_grad[9]", "self.needs_input_grad[1]")], "belongs to input i"),
-    ],
-    ("08", 3): [
-        ("no x", [("return x * F.sigmoid(x)", "return F.sigmoid(x)")], "the factor x is missing"),
-        ("tanh", [("return x * F.sigmoid(x)", "return x * F.tanh(x)")], "not tanh"),
-        ("sigmoid(-x)", [("return x * F.sigmoid(x)", "return x * F.sigmoid(-x)")], "not sigmoid(-x)"),
-        ("added", [("return x * F.sigmoid(x)", "return x + F.sigmoid(x)")], "don't add"),
-        ("numpy", [("return x * F.sigmoid(x)", "return x / (1 + np.exp(-x))")], "NumPy functions need arrays"),
-        ("ndarray", [("return x * F.sigmoid(x)", "return x.data / (1 + np.exp(-x.data))")], "this is an ndarray"),
-        ("new Function", [("return x * F.sigmoid(x)", "return _Swish()(x)\n\n\nclass _Swish(Function):\n"
-                           "    def forward(self, x):\n        return x / (1 + np.exp(-x))\n\n"
-                           "    def backward(self, gy):\n        (x,) = self.inputs\n        s = F.sigmoid(x)\n"
-                           "        return gy * (s + x * s * (1 - s))\n")], "not from a new Function"),
-    ],
-    # -- 09 -----------------------------------------------------------------------------
-    ("09", 1): [
-        ("sign", [("p.data -= lr * p.grad.data", "p.data += lr * p.grad.data")], "downhill"),
-        ("no lr", [("p.data -= lr * p.grad.data", "p.data -= p.grad.data")], "learning rate lr"),
-        (
-            "not in place",
-            [("p.data -= lr * p.grad.data", "p.data = p.data - lr * p.grad.data")],
-            "in place",
-        ),
-        ("no clear", [("        p.clear_grad()\n", "")], "clear each gradient"),
-        (
-            "no skip",
-            [("        if p.grad is None:\n            continue\n", "")],
-            "skip a parameter without a gradient",
-        ),
-        (
-            "Variable grad",
-            [("p.data -= lr * p.grad.data", "p.data -= lr * p.grad")],
-            "this is a Variable",
-        ),
-        (
-            "stops early",
-            [("        p.clear_grad()\n", "        p.clear_grad()\n        return\n")],
-            "loop stop early",
-        ),
-        (
-            "updates grad",
-            [("p.data -= lr * p.grad.data", "p.grad.data -= lr * p.data")],
-            "p1 did not move",
-        ),
-        (
-            "weight decay",
-            [("p.data -= lr * p.grad.data", "p.data -= lr * p.data")],
-            "not the value",
-        ),
-    ],
-    ("09", 2): [
-        (
-            "no tanh",
-            [("return self.l2(F.tanh(self.l1(x)))", "return self.l2(self.l1(x))")],
-            "apply tanh between the two layers",
-        ),
-        (
-            "tanh last",
-            [("return self.l2(F.tanh(self.l1(x)))", "return F.tanh(self.l2(self.l1(x)))")],
-            "not after the last one",
-        ),
-        ("sigmoid", [("F.tanh(self.l1(x))", "F.sigmoid(self.l1(x))")], "not sigmoid"),
-        ("relu", [("F.tanh(self.l1(x))", "F.relu(self.l1(x))")], "not ReLU"),
-        (
-            "np.tanh",
-            [("F.tanh(self.l1(x))", "np.tanh(self.l1(x))")],
-            "NumPy functions need arrays",
-        ),
-        (".data", [("F.tanh(self.l1(x))", "F.tanh(self.l1(x)).data")], "the graph is cut"),
-        (
-            "names",
-            [
-                (
-                    "self.l1 = nn.Linear(n_in, hidden)\n        self.l2 = nn.Linear(hidden, n_out)",
-                    "self.first = nn.Linear(n_in, hidden)\n        self.l2 = nn.Linear(hidden, n_out)"
-                    "\n        self.l1 = self.first",
-                )
-            ],
-            "store the layers as self.l1 and self.l2",
-        ),
-        (
-            "list",
-            [
-                (
-                    "self.l1 = nn.Linear(n_in, hidden)\n        self.l2 = nn.Linear(hidden, n_out)",
-                    "self.layers = [nn.Linear(n_in, hidden), nn.Linear(hidden, n_out)]\n"
-                    "        self.l1, self.l2 = self.layers",
-                )
-            ],
-            "is not registered",
-        ),
-        (
-            "sizes",
-            [("self.l1 = nn.Linear(n_in, hidden)", "self.l1 = nn.Linear(hidden, n_in)")],
-            "the shapes do not chain",
-        ),
-        (
-            "order",
-            [("return self.l2(F.tanh(self.l1(x)))", "return self.l1(F.tanh(self.l2(x)))")],
-            "the shapes do not chain",
-        ),
-    ],
-    ("09", 3): [
-        (
-            "no zero_grad",
-            [
-                (
-                    "history = fit(trained, optim.Adam(trained.parameters(), lr=0.05), 1500)",
-                    "opt = optim.Adam(trained.parameters(), lr=0.05)\nhistory = []\n"
-                    "for _ in range(1500):\n    loss = F.mean_squared_error(trained(xs), ys)\n"
-                    "    loss.backward()\n    opt.step()\n    history.append(loss.item())",
-                )
-            ],
-            "zero_grad",
-        ),
-        ("too short", [("lr=0.05), 1500)", "lr=0.05), 20)")], "train longer"),
-        ("tiny lr", [("lr=0.05), 1500)", "lr=1e-5), 1500)")], "larger learning rate"),
-        (
-            "other model",
-            [("optim.Adam(trained.parameters()", "optim.Adam(Net(1, 10, 1).parameters()")],
-            "never changed",
-        ),
-        (
-            "last loss only",
-            [("lr=0.05), 1500)\n", "lr=0.05), 1500)[-1:]\n")],
-            "loss of every step",
-        ),
-        (
-            "untrained",
-            [
-                (
-                    "history = fit(trained, optim.Adam(trained.parameters(), lr=0.05), 1500)",
-                    "history = fit(Net(1, 10, 1), optim.Adam(trained.parameters(), lr=0.05), 2)",
-                )
-            ],
-            "never changed",
-        ),
-    ],
-    ("09", 4): [
-        (
-            "setattr recursion",
-            [
-                (
-                    "        object.__setattr__(self, name, value)\n        ### END",
-                    "        setattr(self, name, value)\n        ### END",
-                )
-            ],
-            "calls itself without end",
-        ),
-        (
-            "no set",
-            [
-                (
-                    "        object.__setattr__(self, name, value)\n        ### END",
-                    "        ### END",
-                )
-            ],
-            "the attributes themselves are missing",
-        ),
-        (
-            "Variable",
-            [("if isinstance(value, Parameter):", "if isinstance(value, Variable):")],
-            "only the Parameters W and b should be registered",
-        ),
-        (
-            "keys",
-            [("yield from self._params.values()", "yield from self._params")],
-            "iterating over a dict gives its keys",
-        ),
-        (
-            "into _modules",
-            [
-                (
-                    "if isinstance(value, Parameter):\n            self._params[name] = value",
-                    "if isinstance(value, Parameter):\n            self._modules[name] = value",
-                )
-            ],
-            "a Parameter was stored there",
-        ),
-        (
-            "no submodules",
-            [
-                (
-                    "        elif isinstance(value, MyModule):\n            self._modules[name] = value\n",
-                    "",
-                )
-            ],
-            "register sub-modules too",
-        ),
-        (
-            "no pop",
-            [
-                (
-                    "        self._params.pop(name, None)\n        self._modules.pop(name, None)\n",
-                    "",
-                )
-            ],
-            "should unregister W",
-        ),
-        (
-            "order",
-            [
-                (
-                    "        yield from self._params.values()\n        for module in self._modules.values():\n"
-                    "            yield from module.parameters()",
-                    "        for module in self._modules.values():\n            yield from module.parameters()\n"
-                    "        yield from self._params.values()",
-                )
-            ],
-            "order: first the module's own",
-        ),
-        (
-            "yield module",
-            [("            yield from module.parameters()", "            yield module")],
-            "yielded a sub-module itself",
-        ),
-        (
-            "list registry",
-            [("self._params[name] = value", "self._params[len(self._params)] = value")],
-            "key the registry by the attribute's name",
-        ),
-    ],
-    ("09", 5): [
-        (
-            "true division",
-            [
-                (
-                    "return n // self.batch_size if self.drop_last else -(-n // self.batch_size)",
-                    "return n / self.batch_size",
-                )
-            ],
-            "a count must be an int",
-        ),
-        (
-            "same order",
-            [("self.rng.permutation(n) if", "np.random.default_rng(0).permutation(n) if")],
-            "both epochs had the same order",
-        ),
-        (
-            "integers",
-            [("self.rng.permutation(n) if", "self.rng.integers(0, n, n) if")],
-            "exactly once (a permutation)",
-        ),
-        (
-            "always shuffle",
-            [
-                (
-                    "order = self.rng.permutation(n) if self.shuffle else np.arange(n)",
-                    "order = self.rng.permutation(n)",
-                )
-            ],
-            "with shuffle=False the batches should follow",
-        ),
-        (
-            "drop_last ignored",
-            [
-                (
-                    "return n // self.batch_size if self.drop_last else -(-n // self.batch_size)",
-                    "return -(-n // self.batch_size)",
-                )
-            ],
-            "drop_last=True should drop",
-        ),
-        (
-            "always drop",
-            [
-                (
-                    "return n // self.batch_size if self.drop_last else -(-n // self.batch_size)",
-                    "return n // self.batch_size",
-                )
-            ],
-            "keep the last, smaller batch",
-        ),
-        (
-            "one short",
-            [("(i + 1) * self.batch_size]", "(i + 1) * self.batch_size - 1]")],
-            "each batch is one short",
-        ),
-        (
-            "x and t apart",
-            [("yield self.x[idx], self.t[idx]", "yield self.x[idx], self.t[np.sort(idx)]")],
-            "no longer belong together",
-        ),
-        (
-            "seed ignored",
-            [("np.random.default_rng(seed)", "np.random.default_rng()")],
-            "same seed should give the same order",
-        ),
-    ],
-    # -- 10 -----------------------------------------------------------------------------
-    ("10", 1): [
-        (
-            "no shift",
-            [("np.exp(z - z.max(axis=1, keepdims=True))", "np.exp(z)")],
-            "subtract each row's maximum",
-        ),
-        (
-            "sum of all",
-            [("e / e.sum(axis=1, keepdims=True)", "e / e.sum()")],
-            "normalise each row separately",
-        ),
-        (
-            "axis 0",
-            [("e / e.sum(axis=1, keepdims=True)", "e / e.sum(axis=0, keepdims=True)")],
-            "each *row* is normalised",
-        ),
-        (
-            "no keepdims",
-            [("e / e.sum(axis=1, keepdims=True)", "e / e.sum(axis=1)")],
-            "which divides the columns",
-        ),
-        (
-            "no division",
-            [("return e / e.sum(axis=1, keepdims=True)", "return e")],
-            "must add up to 1",
-        ),
-        (
-            "log-softmax",
-            [
-                (
-                    "return e / e.sum(axis=1, keepdims=True)",
-                    "return np.log(e / e.sum(axis=1, keepdims=True))",
-                )
-            ],
-            "log-softmax",
-        ),
-        (
-            "sign",
-            [
-                (
-                    "np.exp(z - z.max(axis=1, keepdims=True))",
-                    "np.exp(z.min(axis=1, keepdims=True) - z)",
-                )
-            ],
-            "the sign",
-        ),
-        (
-            "global max",
-            [("z.max(axis=1, keepdims=True)", "z.max()")],
-            "subtract each row's maximum",
-        ),
-        (
-            "shape",
-            [
-                (
-                    "return e / e.sum(axis=1, keepdims=True)",
-                    "return (e / e.sum(axis=1, keepdims=True))[:, :2]",
-                )
-            ],
-            "should have z's shape",
-        ),
-    ],
-    ("10", 2): [
-        ("sum", [(".mean())", ".sum())")], "take the mean"),
-        ("sign", [("return float(-log_p", "return float(log_p")], "a positive number"),
-        (
-            "every class",
-            [("-log_p[np.arange(len(t)), t].mean()", "-log_p.mean()")],
-            "averaged over every class",
-        ),
-        (
-            "column index",
-            [("-log_p[np.arange(len(t)), t].mean()", "-log_p[:, t].mean()")],
-            "index rows and columns together",
-        ),
-        (
-            "column 0",
-            [("-log_p[np.arange(len(t)), t].mean()", "-log_p[np.arange(len(t)), 0].mean()")],
-            "use each row's label t",
-        ),
-        (
-            "max inside",
-            [("np.log(np.exp(shifted).sum(", "np.log(np.exp(z).sum(")],
-            "subtract the same maximum inside",
-        ),
-        (
-            "unstable",
-            [
-                (
-                    "log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))",
-                    "p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)\n    log_p = np.log(p)",
-                )
-            ],
-            "log-sum-exp form",
-        ),
-        (
-            "probability",
-            [
-                (
-                    "return float(-log_p[np.arange(len(t)), t].mean())",
-                    "return float(-np.exp(log_p[np.arange(len(t)), t]).mean())",
-                )
-            ],
-            "not -log p[label]",
-        ),
-    ],
-    ("10", 3): [
-        ("no step", [("        optimizer.step()\n", "")], "optimizer.step() never ran"),
-        ("no backward", [("        loss.backward()\n", "")], "call loss.backward() before"),
-        ("no zero_grad", [("        optimizer.zero_grad()\n", "")], "zero_grad() never ran"),
-        (
-            "zero between",
-            [
-                (
-                    "        optimizer.zero_grad()\n        loss.backward()\n",
-                    "        loss.backward()\n        optimizer.zero_grad()\n",
-                )
-            ],
-            "between backward and step",
-        ),
-        (
-            "sum",
-            [("return float(np.mean(losses))", "return float(np.sum(losses))")],
-            "not their sum",
-        ),
-        (
-            "last",
-            [("return float(np.mean(losses))", "return float(losses[-1])")],
-            "the last batch's loss",
-        ),
-        (
-            "Variable",
-            [
-                ("losses.append(loss.item())", "losses.append(loss)"),
-                ("return float(np.mean(losses))", "return sum(losses) / len(losses)"),
-            ],
-            "return the mean loss as a float",
-        ),
-        (
-            "step once",
-            [
-                ("        optimizer.step()\n", ""),
-                (
-                    "    return float(np.mean(losses))",
-                    "    optimizer.step()\n    return float(np.mean(losses))",
-                ),
-            ],
-            "steps for",
-        ),
-        (
-            "step first",
-            [
-                (
-                    "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n",
-                    "        optimizer.step()\n        optimizer.zero_grad()\n        loss.backward()\n",
-                )
-            ],
-            "in that order",
-        ),
-    ],
-    ("10", 4): [
-        (
-            "Variable grad",
-            [
-                (
-                    "            v += p.grad.data\n            p.data -= self.lr * v",
-                    "            v += p.grad.data\n            p.data -= self.lr * p.grad",
-                )
-            ],
-            "this is a Variable",
-        ),
-        (
-            "no momentum factor",
-            [("            v *= self.momentum\n", "")],
-            "the velocity only grows",
-        ),
-        (
-            "rebinding",
-            [
-                (
-                    "            v *= self.momentum\n            v += p.grad.data\n",
-                    "            v = self.momentum * v + p.grad.data\n",
-                )
-            ],
-            "rebinds a local name",
-        ),
-        ("sign", [("p.data -= self.lr * v", "p.data += self.lr * v")], "move uphill"),
-        (
-            "dampening",
-            [("v += p.grad.data", "v += (1 - self.momentum) * p.grad.data")],
-            "without a (1 - momentum) factor",
-        ),
-        (
-            "momentum after",
-            [
-                (
-                    "            v *= self.momentum\n            v += p.grad.data\n",
-                    "            v += p.grad.data\n            v *= self.momentum\n",
-                )
-            ],
-            "you multiplied the gradient too",
-        ),
-        ("no lr", [("p.data -= self.lr * v", "p.data -= v")], "lr times the velocity"),
-        (
-            "one buffer",
-            [
-                (
-                    "self.velocities = [np.zeros_like(p.data) for p in self.params]",
-                    "self.velocities = [np.zeros_like(self.params[0].data)] * len(self.params)",
-                )
-            ],
-            "one state array per parameter",
-        ),
-        (
-            "lr in buffer",
-            [
-                (
-                    "            v += p.grad.data\n            p.data -= self.lr * v",
-                    "            v += self.lr * p.grad.data\n            p.data += v",
-                )
-            ],
-            "move uphill",
-        ),
-    ],
-    ("10", 5): [
-        (
-            "no correction",
-            [
-                (
-                    "m_hat = m / (1 - beta1**self.t)\n            v_hat = v / (1 - beta2**self.t)",
-                    "m_hat, v_hat = m, v",
-                )
-            ],
-            "no bias correction",
-        ),
-        ("t never counted", [("        self.t += 1\n", "")], "count t up before using it"),
-        (
-            "no square",
-            [("v += (1 - beta2) * g * g", "v += (1 - beta2) * g")],
-            "square root of a negative",
-        ),
-        (
-            "eps inside",
-            [("np.sqrt(v_hat) + self.eps)", "np.sqrt(v_hat + self.eps))")],
-            "eps goes outside the square root",
-        ),
-        (
-            "off by one",
-            [
-                ("beta1**self.t)", "beta1 ** (self.t + 1))"),
-                ("beta2**self.t)", "beta2 ** (self.t + 1))"),
-            ],
-            "should be 1 at the first step",
-        ),
-        (
-            "v_hat only",
-            [("m_hat = m / (1 - beta1**self.t)", "m_hat = m")],
-            "only v is bias-corrected",
-        ),
-        (
-            "m_hat only",
-            [("v_hat = v / (1 - beta2**self.t)", "v_hat = v")],
-            "only m is bias-corrected",
-        ),
-        (
-            "t per parameter",
-            [
-                ("        self.t += 1\n", ""),
-                (
-                    "            g = p.grad.data\n",
-                    "            self.t += 1\n            g = p.grad.data\n",
-                ),
-            ],
-            "not the parameters",
-        ),
-        (
-            "rebinding",
-            [
-                (
-                    "            m *= beta1\n            m += (1 - beta1) * g\n            v *= beta2\n"
-                    "            v += (1 - beta2) * g * g\n",
-                    "            m = beta1 * m + (1 - beta1) * g\n            v = beta2 * v + (1 - beta2) * g * g\n",
-                )
-            ],
-            "rebinds a local name",
-        ),
-        (
-            "betas swapped",
-            [("beta1, beta2 = self.betas", "beta2, beta1 = self.betas")],
-            "beta1 = 0.9 goes with m",
-        ),
-        (
-            "no sqrt",
-            [("np.sqrt(v_hat) + self.eps)", "v_hat + self.eps)")],
-            "divide by the square root",
-        ),
-        ("sign", [("p.data -= self.lr * m_hat", "p.data += self.lr * m_hat")], "move uphill"),
-        (
-            "t local",
-            [
-                ("        self.t += 1\n", "        t = 1\n"),
-                ("beta1**self.t)", "beta1**t)"),
-                ("beta2**self.t)", "beta2**t)"),
-            ],
-            "stays at 1",
-        ),
-    ],
-    # -- 11 -----------------------------------------------------------------------------
-    ("11", 1): [
-        ("flipped", [("* w)", "* w[::-1, ::-1])")], "the filter is flipped"),
-        ("rows flipped", [("* w)", "* w[::-1])")], "the filter's rows are flipped"),
-        ("columns flipped", [("* w)", "* w[:, ::-1])")], "the filter's columns are flipped"),
-        ("transposed filter", [("* w)", "* w.T)")], "the filter is transposed"),
-        ("mean", [("out[i, j] = np.sum(", "out[i, j] = np.mean(")], "not its mean"),
-        (
-            "last window",
-            [("x.shape[0] - k + 1, x.shape[1] - k + 1", "x.shape[0] - k, x.shape[1] - k")],
-            "the last window is missing",
-        ),
-        ("transposed output", [("out[i, j] =", "out[j, i] =")], "the output is transposed"),
-        (
-            "window too big",
-            [("x[i : i + k, j : j + k]", "x[i : i + k + 1, j : j + k + 1]")],
-            "each window is x[i:i+K, j:j+K]",
-        ),
-        (
-            "index slip",
-            [("x[i : i + k, j : j + k]", "x[i : i + k, i : i + k]")],
-            "the window of out[i, j]",
-        ),
-    ],
-    ("11", 2): [
-        ("true division", [("// stride + 1", "/ stride + 1")], "floor division"),
-        (
-            "one-sided padding",
-            [("h + 2 * padding - k", "h + padding - k")],
-            "the padding goes on both sides",
-        ),
-        ("no + 1", [("// stride + 1", "// stride")], "don't forget the + 1"),
-        (
-            "no stride",
-            [("(h + 2 * padding - k) // stride + 1", "h + 2 * padding - k + 1")],
-            "divide by the stride",
-        ),
-        (
-            "padding subtracted",
-            [("h + 2 * padding - k", "h - 2 * padding - k")],
-            "H + 2P, not H - 2P",
-        ),
-        (
-            "ceil",
-            [("(h + 2 * padding - k) // stride + 1", "-(-(h + 2 * padding - k) // stride) + 1")],
-            "round down",
-        ),
-        (
-            "+1 inside",
-            [("(h + 2 * padding - k) // stride + 1", "(h + 2 * padding - k + 1) // stride")],
-            "the + 1 comes after the division",
-        ),
-        ("plus k", [("h + 2 * padding - k", "h + 2 * padding + k")], "subtract the filter size K"),
-    ],
-    ("11", 3): [
-        (
-            "order",
-            [("col[:, :, i * ow + j] =", "col[:, :, j * oh + i] =")],
-            "windows are in the wrong order",
-        ),
-        (
-            "oh for ow",
-            [("col[:, :, i * ow + j] =", "col[:, :, i * oh + j] =")],
-            "an index runs past the end",
-        ),
-        (
-            "slice swapped",
-            [("x[:, :, i : i + k, j : j + k]", "x[:, :, j : j + k, i : i + k]")],
-            "windows are in the wrong order",
-        ),
-        (
-            "channels last",
-            [(".reshape(n, -1)", ".transpose(0, 2, 3, 1).reshape(n, -1)")],
-            "(channel, row, column) order",
-        ),
-        (
-            "window transposed",
-            [(".reshape(n, -1)", ".transpose(0, 1, 3, 2).reshape(n, -1)")],
-            "(channel, row, column) order",
-        ),
-        (
-            "last windows",
-            [
-                (
-                    "    for i in range(oh):\n        for j in range(ow):",
-                    "    for i in range(oh - 1):\n        for j in range(ow - 1):",
-                )
-            ],
-            "the last row and column of windows are missing",
-        ),
-        (
-            "shape off by one",
-            [("oh, ow = h - k + 1, w - k + 1", "oh, ow = h - k, w - k")],
-            "H_out = H - k + 1",
-        ),
-        (
-            "flat reshape",
-            [(".reshape(n, -1)", ".reshape(-1)")],
-            "a window and a column do not fit",
-        ),
-        (
-            "transposed layout",
-            [
-                (
-                    "col = np.zeros((n, c * k * k, oh * ow))",
-                    "col = np.zeros((n, oh * ow, c * k * k))",
-                ),
-                ("col[:, :, i * ow + j] =", "col[:, i * ow + j, :] ="),
-            ],
-            "the transpose of each image's matrix",
-        ),
-    ],
-    ("11", 4): [
-        ("overwrite", [("] += col", "] = col")], "must add up (+=), not overwrite"),
-        (
-            "reshape",
-            [("    x = np.zeros(x_shape)\n", "    return col.reshape(x_shape)\n")],
-            "col2im is not a reshape",
-        ),
-        (
-            "order",
-            [("col[:, :, i * ow + j]", "col[:, :, j * oh + i]")],
-            "windows are in the wrong order",
-        ),
-        (
-            "oh for ow",
-            [("col[:, :, i * ow + j]", "col[:, :, i * oh + j]")],
-            "an index runs past the end",
-        ),
-        (
-            "slice swapped",
-            [("x[:, :, i : i + k, j : j + k]", "x[:, :, j : j + k, i : i + k]")],
-            "windows are in the wrong order",
-        ),
-        (
-            "channels last",
-            [(".reshape(n, c, k, k)", ".reshape(n, k, k, c).transpose(0, 3, 1, 2)")],
-            "(channel, row, column) order",
-        ),
-        (
-            "last windows",
-            [
-                (
-                    "    for i in range(oh):\n        for j in range(ow):",
-                    "    for i in range(oh - 1):\n        for j in range(ow - 1):",
-                )
-            ],
-            "the last row and column of windows are missing",
-        ),
-        (
-            "averaged",
-            [
-                (
-                    "    return x\n",
-                    "    return x / col2im_counts(x_shape, k)\n\n\n"
-                    "def col2im_counts(x_shape, k):\n    n, c, h, w = x_shape\n    counts = np.zeros(x_shape)\n"
-                    "    for i in range(h - k + 1):\n        for j in range(w - k + 1):\n"
-                    "            counts[:, :, i : i + k, j : j + k] += 1\n    return counts\n",
-                )
-            ],
-            "do not divide",
-        ),
-    ],
-    ("11", 5): [
-        (
-            "first image",
-            [
-                (
-                    "F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)",
-                    "(gy2 @ F.transpose(col, (0, 2, 1)))[0]",
-                )
-            ],
-            "summed over the batch",
-        ),
-        (
-            "mean",
-            [
-                (
-                    "F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)",
-                    "F.mean(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)",
-                )
-            ],
-            "not the mean",
-        ),
-        (
-            "transposed",
-            [
-                (
-                    "F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)",
-                    "F.sum(col @ F.transpose(gy2, (0, 2, 1)), axis=0)",
-                )
-            ],
-            "transposed before the reshape",
-        ),
-        (
-            "no fold",
-            [("gx = F.col2im(W2.T @ gy2, x.shape[2:], self.k)", "gx = W2.T @ gy2")],
-            "fold it back with",
-        ),
-        (
-            "no batch sum",
-            [
-                (
-                    "F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0)",
-                    "gy2 @ F.transpose(col, (0, 2, 1))",
-                )
-            ],
-            "a shape does not fit",
-        ),
-        ("swapped", [("return gx, gW", "return gW, gx")], "the gradients are swapped"),
-        ("sign", [("return gx, gW", "return -gx, -gW")], "the sign of gW is flipped"),
-        ("gy ignored", [("gy2 = F.reshape(gy,", "gy2 = F.reshape(gy * 0 + 1,")], "gy is left out"),
-        ("numpy sum", [("F.sum(gy2 @", "np.sum(gy2 @")], "NumPy functions need arrays"),
-        (
-            "forward order",
-            [("y = W.reshape(W.shape[0], -1) @ col", "y = col @ W.reshape(W.shape[0], -1)")],
-            "go on the left: W2 @ col",
-        ),
-    ],
-    ("11", 6): [
-        (
-            "all four",
-            [
-                (
-                    "mask[n, c, 2 * i + r, 2 * j + s] = 1.0",
-                    "mask[n, c, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2] = 1.0",
-                )
-            ],
-            "only the maximum gets it",
-        ),
-        ("divmod swapped", [("r, s = divmod(", "s, r = divmod(")], "rows and columns are swapped"),
-        (
-            "no stride",
-            [("mask[n, c, 2 * i + r, 2 * j + s]", "mask[n, c, i + r, j + s]")],
-            "starts at row 2*i",
-        ),
-        (
-            "average",
-            [("return upsample(gy) * mask", "return upsample(gy) / 4")],
-            "average pooling",
-        ),
-        ("mask only", [("return upsample(gy) * mask", "return mask")], "not 1"),
-        (
-            "sign",
-            [("return upsample(gy) * mask", "return -upsample(gy) * mask")],
-            "the sign is flipped",
-        ),
-        (
-            "gy not upsampled",
-            [("return upsample(gy) * mask", "return gy * mask")],
-            "upsample(gy) has x's",
-        ),
-        (
-            "mask too small",
-            [("mask = np.zeros(x.shape)", "mask = np.zeros(self.argmax.shape)")],
-            "the winner of window (i, j)",
-        ),
-        (
-            "numpy upsample",
-            [
-                (
-                    "return upsample(gy) * mask",
-                    "return np.repeat(np.repeat(gy, 2, axis=2), 2, axis=3) * mask",
-                )
-            ],
-            "NumPy functions need arrays",
-        ),
-    ],
-    ("11", 7): [
-        (
-            "no bias",
-            [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(x @ Wx.T + h @ Wh.T)")],
-            "the bias b is missing",
-        ),
-        ("sigmoid", [("return F.tanh(", "return F.sigmoid(")], "not sigmoid"),
-        ("relu", [("return F.tanh(", "return F.relu(")], "not ReLU"),
-        (
-            "no tanh",
-            [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return x @ Wx.T + h @ Wh.T + b")],
-            "the tanh is missing",
-        ),
-        (
-            "no recurrence",
-            [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(x @ Wx.T + b)")],
-            "the recurrent term",
-        ),
-        (
-            "no input",
-            [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(h @ Wh.T + b)")],
-            "the input term",
-        ),
-        ("Wh not transposed", [("h @ Wh.T", "h @ Wh")], "Wh is transposed"),
-        (
-            "bias outside",
-            [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(x @ Wx.T + h @ Wh.T) + b")],
-            "the bias goes inside the tanh",
-        ),
-        ("Wx not transposed", [("x @ Wx.T", "x @ Wx")], "check the shapes"),
-        ("numpy tanh", [("return F.tanh(", "return np.tanh(")], "NumPy functions need arrays"),
-    ],
-    ("11", 8): [
-        (
-            "numpy tanh",
-            [("g = F.tanh(z[:, 2 * H : 3 * H])", "g = np.tanh(z[:, 2 * H : 3 * H])")],
-            "NumPy functions need arrays",
-        ),
-        (
-            "old cell",
-            [("return o * F.tanh(c_new), c_new", "return o * F.tanh(c), c_new")],
-            "the *new* cell",
-        ),
-        (
-            "i f swapped",
-            [("c_new = f * c + i * g", "c_new = i * c + f * g")],
-            "gates are in the order f, i, g, o",
-        ),
-        (
-            "one value",
-            [("return o * F.tanh(c_new), c_new", "return o * F.tanh(c_new)")],
-            "two values",
-        ),
-        (
-            "graph cut",
-            [("z = x @ W.T + h @ U.T + b", "z = (x @ W.T + h @ U.T + b).data")],
-            "cut the graph",
-        ),
-        (
-            "H wrong",
-            [("    H = h.shape[1]", "    H = h.shape[0]")],
-            "H = h.shape[1], the state size",
-        ),
-        (
-            "g sigmoid",
-            [("g = F.tanh(z[:, 2 * H : 3 * H])", "g = F.sigmoid(z[:, 2 * H : 3 * H])")],
-            "the candidate gate g uses sigmoid",
-        ),
-        (
-            "o tanh",
-            [("o = F.sigmoid(z[:, 3 * H : 4 * H])", "o = F.tanh(z[:, 3 * H : 4 * H])")],
-            "the output gate o uses tanh",
-        ),
-        (
-            "order ifog",
-            [
-                ("g = F.tanh(z[:, 2 * H : 3 * H])", "g = F.tanh(z[:, 3 * H : 4 * H])"),
-                ("o = F.sigmoid(z[:, 3 * H : 4 * H])", "o = F.sigmoid(z[:, 2 * H : 3 * H])"),
-            ],
-            "gates are in the order i, f, o, g",
-        ),
-        (
-            "no tanh in h",
-            [("return o * F.tanh(c_new), c_new", "return o * c_new, c_new")],
-            "the tanh is missing",
-        ),
-        (
-            "no output gate",
-            [("return o * F.tanh(c_new), c_new", "return F.tanh(c_new), c_new")],
-            "the output gate o is missing",
-        ),
-    ],
-    ("11", 9): [
-        (
-            "clipped norm",
-            [("    return norm", "    return min(norm, max_norm)")],
-            "the norm *before* clipping",
-        ),
-        (
-            "ndarray grad",
-            [
-                (
-                    "p.grad = Variable(p.grad.data * (max_norm / norm))",
-                    "p.grad = p.grad.data * (max_norm / norm)",
-                )
-            ],
-            "a gradient is a Variable",
-        ),
-        (
-            "per parameter",
-            [
-                (
-                    "    norm = float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))\n    if norm > max_norm:\n"
-                    "        for p in grads:\n            p.grad = Variable(p.grad.data * (max_norm / norm))\n",
-                    "    norm = float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))\n    for p in grads:\n"
-                    "        own = float(np.sqrt(np.sum(p.grad.data**2)))\n        if own > max_norm:\n"
-                    "            p.grad = Variable(p.grad.data * (max_norm / own))\n",
-                )
-            ],
-            "clipped by its own norm",
-        ),
-        (
-            "always",
-            [
-                (
-                    "    if norm > max_norm:\n        for p in grads:\n            p.grad",
-                    "    if True:\n        for p in grads:\n            p.grad",
-                )
-            ],
-            "leave the gradients alone",
-        ),
-        (
-            "no sqrt",
-            [
-                (
-                    "float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))",
-                    "float(sum(np.sum(p.grad.data**2) for p in grads))",
-                )
-            ],
-            "the square root of the sum of squares",
-        ),
-        ("inverted", [("(max_norm / norm)", "(norm / max_norm)")], "the scale is inverted"),
-        (
-            "L1",
-            [
-                (
-                    "float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))",
-                    "float(sum(np.sum(np.abs(p.grad.data)) for p in grads))",
-                )
-            ],
-            "not the sum of absolute values",
-        ),
-        (
-            "values clipped",
-            [
-                (
-                    "p.grad = Variable(p.grad.data * (max_norm / norm))",
-                    "p.grad = Variable(np.clip(p.grad.data, -max_norm, max_norm))",
-                )
-            ],
-            "clip the norm, not each value",
-        ),
-        (
-            "largest",
-            [
-                (
-                    "float(np.sqrt(sum(np.sum(p.grad.data**2) for p in grads)))",
-                    "max(float(np.sqrt(np.sum(p.grad.data**2))) for p in grads)",
-                )
-            ],
-            "not the largest one's",
-        ),
-    ],
-    # -- 12 -----------------------------------------------------------------------------
-    ("12", 1): [
-        ("sign", [("return tx * F.tanh(xs[0])", "return -tx * F.tanh(xs[0])")], "the sign is flipped"),
-        ("no tx", [("return tx * F.tanh(xs[0])", "return F.tanh(xs[0])")], "the tangent tx is left out"),
-        ("tanh(y)", [("return tx * F.tanh(xs[0])", "return tx * F.tanh(y)")], "tanh of the *input* x"),
-        ("second derivative", [("return tx * F.tanh(xs[0])", "return tx * (1 - F.tanh(xs[0]) ** 2)")],
-         "that is 1 - tanh(x)**2"),
-        ("tx alone", [("return tx * F.tanh(xs[0])", "return tx")], "the tangent tx itself"),
-        ("cosh", [("return tx * F.tanh(xs[0])", "return tx * (F.exp(xs[0]) + F.exp(-xs[0])) / 2")], "that is cosh(x) * tx"),
-        ("numpy on data", [("return tx * F.tanh(xs[0])", "return tx * np.tanh(xs[0].data)")], "so that it nests"),
-        ("numpy", [("return tx * F.tanh(xs[0])", "return tx * np.tanh(xs[0])")], "NumPy functions need arrays"),
-    ],
-    ("12", 2): [
-        (
-            "jacfwd",
-            [(CELL, "def jacobian_by_columns(f, x):\n    return mf.jacfwd(f)(x).data\n")],
-            "used mf.jacfwd",
-        ),
-        (
-            "jacrev",
-            [(CELL, "def jacobian_by_columns(f, x):\n    return mf.jacrev(f)(x).data\n")],
-            "used mf.jacrev",
-        ),
-        ("rows", [("np.stack(columns, axis=1)", "np.stack(columns, axis=0)")], "stacked as rows"),
-        ("ones", [("(np.eye(x.size)[j],)", "(np.ones(x.size),)")], "every column is the same"),
-        (
-            "vjp",
-            [
-                (
-                    CELL,
-                    "def jacobian_by_columns(f, x):\n    out, back = mf.vjp(f, x)\n"
-                    "    return np.stack([back(e)[0].data for e in np.eye(out.size)])\n",
-                )
-            ],
-            "a vjp gives a *row*",
-        ),
-        (
-            "one short",
-            [("for j in range(x.size):", "for j in range(x.size - 1):")],
-            "one column too few",
-        ),
-        (
-            "probe",
-            [("    columns = []\n", "    columns = []\n    f(x)\n")],
-            "2 forward passes suffice",
-        ),
-        (
-            "flat",
-            [("np.stack(columns, axis=1)", "np.concatenate(columns)")],
-            "stack the columns into a matrix",
-        ),
-    ],
-    ("12", 3): [
-        ("swapped", [("if x.size <= m:", "if x.size > m:")], "the modes are swapped"),
-        (
-            "always forward",
-            [("if x.size <= m:", "if True:")],
-            "for the wide Jacobian use reverse mode",
-        ),
-        (
-            "always reverse",
-            [("if x.size <= m:", "if False:")],
-            "for the tall Jacobian use forward mode",
-        ),
-        ("two probes", [("m = f(x).size", "m = f(x).size + 0 * f(x).size")], "f ran"),
-        (
-            "both",
-            [
-                (
-                    "    if x.size <= m:\n        return mf.jacfwd(f)(x).data\n    return mf.jacrev(f)(x).data",
-                    "    a, b = mf.jacfwd(f)(x).data, mf.jacrev(f)(x).data\n    return a if x.size <= m else b",
-                )
-            ],
-            "ran both modes",
-        ),
-        (
-            "no mode",
-            [
-                (
-                    "    if x.size <= m:\n        return mf.jacfwd(f)(x).data\n    return mf.jacrev(f)(x).data",
-                    "    return np.stack([mf.jvp(f, (x,), (e,))[1].data for e in np.eye(x.size)], axis=1)",
-                )
-            ],
-            "called neither mf.jacfwd nor mf.jacrev",
-        ),
-    ],
-    ("12", 4): [
-        (
-            "hessian",
-            [
-                (
-                    "    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
-                    "    return mf.hessian(f)(x).data @ v",
-                )
-            ],
-            "built the whole Hessian",
-        ),
-        ("gradient", [("_, Hv = mf.jvp", "Hv, _ = mf.jvp")], "that is the gradient of f"),
-        (
-            "g dot v",
-            [
-                (
-                    "    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
-                    "    return mf.grad(f)(x).data @ v",
-                )
-            ],
-            "the gradient in the direction v",
-        ),
-        (
-            "no direction",
-            [("(x,), (v,))", "(x,), (np.ones(x.size),))")],
-            "the direction v is left out",
-        ),
-        ("sign", [("return Hv.data", "return -Hv.data")], "the sign is flipped"),
-        (
-            "finite differences",
-            [
-                (
-                    "    _, Hv = mf.jvp(mf.grad(f), (x,), (v,))\n    return Hv.data",
-                    "    g = mf.grad(f)\n    return (g(x + 1e-6 * v).data - g(x - 1e-6 * v).data) / 2e-6",
-                )
-            ],
-            "no finite differences",
-        ),
-    ],
-    # -- 13 -----------------------------------------------------------------------------
-    ("13", 1): [
-        (
-            "forward on Tensors",
-            [
-                (
-                    "f.output = Tensor(f.forward(*[x.data for x in inputs]), creator=f)",
-                    "f.output = Tensor(f.forward(*inputs), creator=f)",
-                )
-            ],
-            "give f.forward their arrays",
-        ),
-        (
-            "no wrap",
-            [("    inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]\n", "")],
-            "should be wrapped in a Tensor",
-        ),
-        (
-            "wrap all",
-            [
-                (
-                    "inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]",
-                    "inputs = [Tensor(x) for x in inputs]",
-                )
-            ],
-            "wrap only the inputs that are not Tensors",
-        ),
-        ("no creator", [(", creator=f)", ")")], "the output's creator should be f"),
-        (
-            "returns array",
-            [("    return f.output", "    return f.output.data")],
-            "call should return a Tensor",
-        ),
-        (
-            "output not stored",
-            [
-                (
-                    "    f.output = Tensor(f.forward(*[x.data for x in inputs]), creator=f)\n    return f.output",
-                    "    out = Tensor(f.forward(*[x.data for x in inputs]), creator=f)\n    return out",
-                )
-            ],
-            "store the output on the Function too",
-        ),
-        (
-            "inputs not stored",
-            [("    f.inputs = inputs\n", "")],
-            "f.inputs should be the list of input Tensors",
-        ),
-        (
-            "arrays stored",
-            [("    f.inputs = inputs\n", "    f.inputs = [x.data for x in inputs]\n")],
-            "f.inputs should be the list of input Tensors",
-        ),
-    ],
-    ("13", 2): [
-        (
-            "overwrite",
-            [("x.grad = g if x.grad is None else x.grad + g", "x.grad = g")],
-            "*add* its gradients",
-        ),
-        (
-            "not reversed",
-            [("    for f in reversed(order):", "    for f in order:")],
-            "before its output's gradient",
-        ),
-        (
-            "y.grad for all",
-            [("        grads = f.backward(f.output.grad)", "        grads = f.backward(y.grad)")],
-            "of *its own* output",
-        ),
-        ("no seed", [("    y.grad = np.ones_like(y.data)\n", "")], "y.grad was never set"),
-        (
-            "no seen check",
-            [("if f is None or id(f) in seen:", "if f is None:")],
-            "ran more than once",
-        ),
-        ("no seen add", [("        seen.add(id(f))\n", "")], "ran more than once"),
-        (
-            "preorder",
-            [
-                (
-                    "        seen.add(id(f))\n        for x in f.inputs:\n            visit(x.creator)\n        order.append(f)",
-                    "        seen.add(id(f))\n        order.append(f)\n        for x in f.inputs:\n            visit(x.creator)",
-                )
-            ],
-            "before its output's gradient",
-        ),
-        (
-            "zip reversed",
-            [("zip(f.inputs, grads)", "zip(reversed(f.inputs), grads)")],
-            "pair the gradients with the inputs",
-        ),
-        (
-            "only y's creator",
-            [("            visit(x.creator)\n", "            pass\n")],
-            "never ran their backward",
-        ),
-    ],
-    ("13", 3): [
-        (
-            "x.T @ gy",
-            [
-                (
-                    "return gy @ W, gy.T @ x, gy.sum(axis=0)",
-                    "return gy @ W, x.T @ gy, gy.sum(axis=0)",
-                )
-            ],
-            "g_W = gy.T @ x",
-        ),
-        (
-            "b not summed",
-            [("return gy @ W, gy.T @ x, gy.sum(axis=0)", "return gy @ W, gy.T @ x, gy")],
-            "sum gy over axis 0",
-        ),
-        (
-            "W.T",
-            [
-                (
-                    "return gy @ W, gy.T @ x, gy.sum(axis=0)",
-                    "return gy @ W.T, gy.T @ x, gy.sum(axis=0)",
-                )
-            ],
-            "check the shapes of the product",
-        ),
-        ("b mean", [("gy.sum(axis=0)", "gy.mean(axis=0)")], "not the mean"),
-        (
-            "sign x",
-            [
-                (
-                    "return gy @ W, gy.T @ x, gy.sum(axis=0)",
-                    "return -gy @ W, gy.T @ x, gy.sum(axis=0)",
-                )
-            ],
-            "the sign is flipped",
-        ),
-        (
-            "order",
-            [
-                (
-                    "return gy @ W, gy.T @ x, gy.sum(axis=0)",
-                    "return gy.T @ x, gy @ W, gy.sum(axis=0)",
-                )
-            ],
-            "in the wrong order",
-        ),
-        ("relu no gy", [("return gy * (x > 0)", "return (x > 0) * 1.0")], "multiply by gy"),
-        ("relu mask flipped", [("return gy * (x > 0)", "return gy * (x < 0)")], "not where x < 0"),
-        ("relu no mask", [("return gy * (x > 0)", "return gy")], "the mask is missing"),
-        ("relu gy * x", [("return gy * (x > 0)", "return gy * x")], "that is gy * x"),
-    ],
-    ("13", 4): [
-        (
-            "unstable",
-            [("        shifted = z - z.max(axis=1, keepdims=True)\n", "        shifted = z\n")],
-            "subtract each row's maximum",
-        ),
-        ("no /N", [("return gy * grad / n", "return gy * grad")], "divide by N"),
-        (
-            "sum",
-            [
-                (
-                    "-self.log_p[np.arange(len(z)), self.labels].mean()",
-                    "-self.log_p[np.arange(len(z)), self.labels].sum()",
-                )
-            ],
-            "take the mean",
-        ),
-        (
-            "column index",
-            [
-                (
-                    "-self.log_p[np.arange(len(z)), self.labels].mean()",
-                    "-self.log_p[:, self.labels].mean()",
-                )
-            ],
-            "index rows and columns",
-        ),
-        ("sign forward", [("return -self.log_p[", "return self.log_p[")], "a positive number"),
-        (
-            "gradient sign",
-            [("return gy * grad / n", "return -gy * grad / n")],
-            "the sign is flipped",
-        ),
-        (
-            "no one-hot",
-            [("        grad[np.arange(n), self.labels] -= 1.0\n", "")],
-            "subtract the one-hot labels",
-        ),
-        ("no gy", [("return gy * grad / n", "return grad / n")], "multiply by the incoming gy"),
-        (
-            "not on self",
-            [
-                ("self.log_p = shifted", "log_p = shifted"),
-                ("return -self.log_p[", "return -log_p["),
-            ],
-            "keep what backward needs on self",
-        ),
-        ("no exp", [("grad = np.exp(self.log_p)", "grad = self.log_p.copy()")], "exponentiate"),
-        (
-            "subtract all",
-            [("grad[np.arange(n), self.labels] -= 1.0", "grad -= 1.0")],
-            "subtract 1 only at each row's true class",
-        ),
-    ],
-    ("13", 5): [
-        (
-            "setattr recursion",
-            [
-                (
-                    "        object.__setattr__(self, name, value)\n        ### END",
-                    "        setattr(self, name, value)\n        ### END",
-                )
-            ],
-            "calls itself without end",
-        ),
-        (
-            "no set",
-            [
-                (
-                    "        object.__setattr__(self, name, value)\n        ### END",
-                    "        ### END",
-                )
-            ],
-            "the attributes themselves are missing",
-        ),
-        (
-            "Tensor",
-            [("if isinstance(value, Parameter):", "if isinstance(value, Tensor):")],
-            "only the Parameters W and b should be registered",
-        ),
-        (
-            "keys",
-            [("yield from self._params.values()", "yield from self._params")],
-            "iterating over a dict gives its keys",
-        ),
-        (
-            "into _modules",
-            [
-                (
-                    "if isinstance(value, Parameter):\n            self._params[name] = value",
-                    "if isinstance(value, Parameter):\n            self._modules[name] = value",
-                )
-            ],
-            "a Parameter was stored there",
-        ),
-        (
-            "no submodules",
-            [
-                (
-                    "        elif isinstance(value, Module):\n            self._modules[name] = value\n",
-                    "",
-                )
-            ],
-            "register sub-modules too",
-        ),
-        (
-            "no pop",
-            [
-                (
-                    "        self._params.pop(name, None)\n        self._modules.pop(name, None)\n",
-                    "",
-                )
-            ],
-            "should unregister W",
-        ),
-        (
-            "yield module",
-            [("            yield from module.parameters()", "            yield module")],
-            "yielded a sub-module itself",
-        ),
-    ],
-    ("13", 6): [
-        (
-            "p.grad.data",
-            [("m += (1 - b1) * p.grad\n", "m += (1 - b1) * p.grad.data\n")],
-            "use p.grad itself",
-        ),
-        (
-            "no correction",
-            [("m_hat, v_hat = m / (1 - b1**self.t), v / (1 - b2**self.t)", "m_hat, v_hat = m, v")],
-            "no bias correction",
-        ),
-        (
-            "off by one",
-            [
-                (
-                    "m_hat, v_hat = m / (1 - b1**self.t), v / (1 - b2**self.t)",
-                    "m_hat, v_hat = m / (1 - b1 ** (self.t + 1)), v / (1 - b2 ** (self.t + 1))",
-                )
-            ],
-            "should be 1 at the first step",
-        ),
-        (
-            "v_hat only",
-            [
-                (
-                    "m_hat, v_hat = m / (1 - b1**self.t), v / (1 - b2**self.t)",
-                    "m_hat, v_hat = m, v / (1 - b2**self.t)",
-                )
-            ],
-            "only v is bias-corrected",
-        ),
-        (
-            "m_hat only",
-            [
-                (
-                    "m_hat, v_hat = m / (1 - b1**self.t), v / (1 - b2**self.t)",
-                    "m_hat, v_hat = m / (1 - b1**self.t), v",
-                )
-            ],
-            "only m is bias-corrected",
-        ),
-        (
-            "t per parameter",
-            [
-                ("        self.t += 1\n", ""),
-                ("            m *= b1\n", "            self.t += 1\n            m *= b1\n"),
-            ],
-            "not the parameters",
-        ),
-        (
-            "rebinding",
-            [
-                (
-                    "            m *= b1\n            m += (1 - b1) * p.grad\n            v *= b2\n            v += (1 - b2) * p.grad**2\n",
-                    "            m = b1 * m + (1 - b1) * p.grad\n            v = b2 * v + (1 - b2) * p.grad**2\n",
-                )
-            ],
-            "rebinds a local name",
-        ),
-        (
-            "betas swapped",
-            [("b1, b2 = self.betas", "b2, b1 = self.betas")],
-            "beta1 = 0.9 goes with m",
-        ),
-        (
-            "eps inside",
-            [("np.sqrt(v_hat) + self.eps)", "np.sqrt(v_hat + self.eps))")],
-            "eps goes outside",
-        ),
-        (
-            "no square",
-            [("v += (1 - b2) * p.grad**2", "v += (1 - b2) * np.abs(p.grad)")],
-            "the *squared* gradient",
-        ),
-        ("sign", [("p.data -= self.lr", "p.data += self.lr")], "move uphill"),
-    ],
-    ("13", 7): [
-        ("no zero_grad", [("        model.zero_grad()\n", "")], "model.zero_grad() never ran"),
-        ("no step", [("        optimizer.step()\n", "")], "optimizer.step() never ran"),
-        (
-            "no backward",
-            [("        loss.backward()\n", "")],
-            "call loss.backward() for every batch",
-        ),
-        (
-            "zero between",
-            [
-                (
-                    "        model.zero_grad()\n        loss.backward()\n",
-                    "        loss.backward()\n        model.zero_grad()\n",
-                )
-            ],
-            "ran between loss.backward() and step",
-        ),
-        (
-            "step first",
-            [
-                (
-                    "        model.zero_grad()\n        loss.backward()\n        optimizer.step()\n",
-                    "        optimizer.step()\n        model.zero_grad()\n        loss.backward()\n",
-                )
-            ],
-            "ran before any loss.backward()",
-        ),
-        ("one epoch", [("for epoch in range(15):", "for epoch in range(1):")], "train longer"),
-        (
-            "wrong labels",
-            [
-                (
-                    "SoftmaxCrossEntropy(tb)(model(xb))",
-                    "SoftmaxCrossEntropy(np.zeros_like(tb))(model(xb))",
-                )
-            ],
-            "that batch's labels",
-        ),
-    ],
-    ("13", 8): [
-        ("no zero_grad", [("    model.zero_grad()\n", "")], "call model.zero_grad() first"),
-        (
-            "params",
-            [
-                (
-                    "return [p.grad for p in model.parameters()]",
-                    "return [p for p in model.parameters()]",
-                )
-            ],
-            "return its gradient, p.grad",
-        ),
-        (
-            "generator",
-            [
-                (
-                    "return [p.grad for p in model.parameters()]",
-                    "return (p.grad for p in model.parameters())",
-                )
-            ],
-            "return a list of the",
-        ),
-        (
-            "reversed",
-            [
-                (
-                    "return [p.grad for p in model.parameters()]",
-                    "return [p.grad for p in model.parameters()][::-1]",
-                )
-            ],
-            "in another order",
-        ),
-        (
-            "first layer",
-            [
-                (
-                    "return [p.grad for p in model.parameters()]",
-                    "return [model.l1.W.grad, model.l1.b.grad]",
-                )
-            ],
-            "one gradient per parameter",
-        ),
-        (
-            "sign",
-            [
-                (
-                    "return [p.grad for p in model.parameters()]",
-                    "return [-p.grad for p in model.parameters()]",
-                )
-            ],
-            "the wrong sign",
-        ),
-        (
-            "no backward",
-            [
-                (
-                    "    SoftmaxCrossEntropy(t)(model(x)).backward()\n",
-                    "    SoftmaxCrossEntropy(t)(model(x))\n",
-                )
-            ],
-            "a gradient is None",
-        ),
-    ],
-}
+NB01, NB02, NB03 = "01_variables_and_numerical_diff", "02_backpropagation", "03_complex_graphs"
+NB04, NB05, NB06 = "04_operator_overloading", "05_seeing_the_graph", "06_higher_order_derivatives"
+NB07 = "07_tensors"
 
 
-def _params() -> list[object]:
-    out = []
-    for (prefix, k), entries in CATALOGUE.items():
-        for label, edits, phrase in entries:
-            out.append(pytest.param(prefix, k, edits, phrase, id=f"{prefix}-ex{k}-{label}"))
+class M(NamedTuple):
+    """A mistake: replace ``old`` by ``new`` in the solution (``old=None``: ``new`` is the
+    whole answer cell); the message must contain ``phrase``."""
+
+    label: str
+    old: str | None
+    new: str
+    phrase: str
+
+
+CATALOGUE: dict[tuple[str, int], list[M]] = {}
+
+CATALOGUE[(NB01, 1)] = [
+    M("returns a Variable", "return x**3", "return Variable(x**3)", "forward returned a Variable"),
+    M("no return", "return x**3", "x**3", "forward returned None"),
+    M("squares", "return x**3", "return x**2", "this is x**2"),
+    M("times three", "return x**3", "return 3 * x", "this is 3 * x;"),
+    M("the derivative", "return x**3", "return 3 * x**2", "the derivative of x**3"),
+    M("xor for power", "return x**3", "return x ^ 3", "^ is XOR"),
+    M(".data on the array", "return x**3", "return x.data**3", "drop the .data"),
+    M("a list", "return x**3", "return [v**3 for v in x]", "forward returned a list"),
+    M("in place", "return x**3", "x **= 3\n        return x", "changed its input array in place"),
+    M("cube of the sum", "return x**3", "return x.sum() ** 3", "has shape ()"),
+]
+
+CATALOGUE[(NB01, 2)] = [
+    M("divides by h", "/ (2 * h)", "/ h", "exactly twice the derivative"),
+    M("divides by 4h", "/ (2 * h)", "/ (4 * h)", "exactly half the derivative"),
+    M("precedence", "/ (2 * h)", "/ 2 * h", "multiplies by h"),
+    M(
+        "brackets",
+        "(y_plus.data - y_minus.data) / (2 * h)",
+        "y_plus.data - y_minus.data / (2 * h)",
+        "check the brackets",
+    ),
+    M(
+        "no division",
+        "(y_plus.data - y_minus.data) / (2 * h)",
+        "y_plus.data - y_minus.data",
+        "you did not divide",
+    ),
+    M(
+        "one-sided",
+        "return (y_plus.data - y_minus.data) / (2 * h)",
+        "return (y_plus.data - f(x).data) / h",
+        "one-sided difference",
+    ),
+    M("sign", "(y_plus.data - y_minus.data)", "(y_minus.data - y_plus.data)", "opposite sign"),
+    M(
+        "Variables",
+        "return (y_plus.data - y_minus.data) / (2 * h)",
+        "return (y_plus - y_minus) / (2 * h)",
+        "is a Variable: use .data",
+    ),
+    M(
+        "shifts the Variable",
+        "f(Variable(x.data + h))",
+        "f(Variable(x + h))",
+        "this is a Variable already: use its .data",
+    ),
+    M("fixed step", "h)", "1e-4)", "step by the argument h"),
+    M("an offset", "/ (2 * h)", "/ (2 * h) + 1e-3", "close, but off by about h"),
+    M(
+        "no return",
+        "return (y_plus.data - y_minus.data) / (2 * h)",
+        "(y_plus.data - y_minus.data) / (2 * h)",
+        "is None: did you forget to `return`",
+    ),
+]
+
+CATALOGUE[(NB01, 3)] = [
+    M(
+        "no mask",
+        "np.log10(hs[mask]), np.log10(err_central[mask])",
+        "np.log10(hs), np.log10(err_central)",
+        "only for 1e-3 <= h <= 1e-1",
+    ),
+    M(
+        "axes swapped",
+        "np.log10(hs[mask]), np.log10(err_central[mask])",
+        "np.log10(err_central[mask]), np.log10(hs[mask])",
+        "log10(h) against log10(error): np.polyfit(u, v, 1) takes u first",
+    ),
+    M("intercept", ", 1)[0]", ", 1)[1]", "the intercept"),
+    M("both coefficients", ", 1)[0]", ", 1)", "a single number"),
+    M(
+        "no logarithms",
+        "np.log10(hs[mask]), np.log10(err_central[mask])",
+        "hs[mask], err_central[mask]",
+        "fit the logarithms",
+    ),
+    M("forward errors", "err_central[mask]", "err_forward[mask]", "slope of err_forward"),
+    M(
+        "round-off region",
+        "mask = (hs >= 1e-3) & (hs <= 1e-1)",
+        "mask = (hs >= 1e-12) & (hs <= 1e-8)",
+        "only for 1e-3 <= h <= 1e-1",
+    ),
+    M("a quadratic fit", ", 1)[0]", ", 2)[0]", "a straight line"),
+]
+
+CATALOGUE[(NB01, 4)] = [
+    M(
+        "both inputs shifted",
+        None,
+        """
+def numerical_partials(f, x0, x1, h=1e-4):
+    up = f(Variable(x0.data + h), Variable(x1.data + h)).data
+    down = f(Variable(x0.data - h), Variable(x1.data - h)).data
+    return (up - down) / (2 * h), (up - down) / (2 * h)
+""",
+        "shifted both inputs at once",
+    ),
+    M("divided by h", "/ (2 * h)\n    d1", "/ h\n    d1", "exactly twice the derivative"),
+    M("swapped", "return d0, d1", "return d1, d0", "swapped"),
+    M(
+        "Variables",
+        "return d0, d1",
+        "return Variable(d0), Variable(d1)",
+        "d0 is a Variable: use .data",
+    ),
+    M(
+        "shifted the Variable",
+        "Variable(x0.data + h)",
+        "Variable(x0 + h)",
+        "this is a Variable already: use its .data",
+    ),
+    M(
+        "d1 wiggles x0 again",
+        "d1 = (f(x0, Variable(x1.data + h)).data - f(x0, Variable(x1.data - h)).data)",
+        "d1 = (f(Variable(x0.data + h), x1).data - f(Variable(x0.data - h), x1).data)",
+        "d1 equals d0",
+    ),
+    M(
+        "sign of d1",
+        "f(x0, Variable(x1.data + h)).data - f(x0, Variable(x1.data - h)).data",
+        "f(x0, Variable(x1.data - h)).data - f(x0, Variable(x1.data + h)).data",
+        "opposite sign",
+    ),
+    M(
+        "in place",
+        None,
+        """
+def numerical_partials(f, x0, x1, h=1e-4):
+    x0.data += h
+    up = f(x0, x1).data
+    x0.data -= 2 * h
+    d0 = (up - f(x0, x1).data) / (2 * h)
+    x1.data += h
+    up = f(x0, x1).data
+    x1.data -= 2 * h
+    d1 = (up - f(x0, x1).data) / (2 * h)
+    return d0, d1
+""",
+        "changed in place",
+    ),
+    M("one value", "return d0, d1", "return d0 + d1", "should return a pair (d0, d1)"),
+]
+
+CATALOGUE[(NB02, 1)] = [
+    M(
+        "ga at x",
+        "ga = np.exp(a) * gy",
+        "ga = np.exp(x) * gy",
+        "needs its derivative at a = sin(x)",
+    ),
+    M("no local derivative", "ga = np.exp(a) * gy", "ga = gy", "missing the local derivative"),
+    M("no ga in gx", "gx = np.cos(x) * ga", "gx = np.cos(x)", "leaves out ga"),
+    M("sin for cos", "gx = np.cos(x) * ga", "gx = np.sin(x) * ga", "the derivative of sin is cos"),
+    M("cos at a", "gx = np.cos(x) * ga", "gx = np.cos(a) * ga", "needs its derivative at x"),
+    M("adds", "gx = np.cos(x) * ga", "gx = np.cos(x) + ga", "not cos(x) + ga"),
+    M("minus cos", "gx = np.cos(x) * ga", "gx = -np.cos(x) * ga", "opposite sign"),
+    M(
+        "swapped",
+        "ga = np.exp(a) * gy\ngx = np.cos(x) * ga",
+        "ga_ = np.exp(a) * gy\nga, gx = np.cos(x) * ga_, ga_",
+        "this is gx: ga is dy/da",
+    ),
+    M("one left None", "gx = np.cos(x) * ga", "", "gx is still None"),
+]
+
+SIGMOID_FORWARD = "return 1 / (1 + np.exp(-x))"
+SIGMOID_BACKWARD = "return gy * y * (1 - y)"
+CATALOGUE[(NB02, 2)] = [
+    M("forward sign", SIGMOID_FORWARD, "return 1 / (1 + np.exp(x))", "opposite sign"),
+    M(
+        "forward returns a Variable",
+        SIGMOID_FORWARD,
+        "return 1 / (1 + F.exp(-Variable(x)))",
+        "forward returned a Variable",
+    ),
+    M("forward no return", SIGMOID_FORWARD, "1 / (1 + np.exp(-x))", "forward returned None"),
+    M("gy ignored", SIGMOID_BACKWARD, "return y * (1 - y)", "ignores gy"),
+    M("input for output", "y = self.output()", "y = self.inputs[0]", "of the input x"),
+    M("missing factor", SIGMOID_BACKWARD, "return gy * y", "needs both factors"),
+    M("backward sign", SIGMOID_BACKWARD, "return -gy * y * (1 - y)", "wrong sign"),
+    M("1 + y", SIGMOID_BACKWARD, "return gy * y * (1 + y)", "this is y * (1 + y)"),
+    M(
+        "raw arrays",
+        SIGMOID_BACKWARD,
+        "return Variable(gy.data * y.data * (1 - y.data))",
+        "computed on raw NumPy arrays",
+    ),
+    M(
+        "numpy exp on a Variable",
+        "y = self.output()\n        return gy * y * (1 - y)",
+        "x = self.inputs[0]\n        s = 1 / (1 + np.exp(-x))\n        return gy * s * (1 - s)",
+        "use F.exp(...)",
+    ),
+    M(
+        "tuple of inputs",
+        "y = self.output()\n        return gy * y * (1 - y)",
+        "s = 1 / (1 + F.exp(-self.inputs))\n        return gy * s * (1 - s)",
+        "a list of Variables",
+    ),
+]
+
+MUL_BACKWARD = "return gy * x1, gy * x0"
+CATALOGUE[(NB02, 3)] = [
+    M("swapped", MUL_BACKWARD, "return gy * x0, gy * x1", "this is input 1's gradient"),
+    M("one gradient", MUL_BACKWARD, "return gy * x1", "a tuple of two gradients"),
+    M("a list", MUL_BACKWARD, "return [gy * x1, gy * x0]", "a tuple of two gradients"),
+    M("gy ignored", MUL_BACKWARD, "return x1, x0", "ignores gy"),
+    M("sign", MUL_BACKWARD, "return -gy * x1, -gy * x0", "wrong sign"),
+    M("the sum rule", MUL_BACKWARD, "return gy * (x0 + x1), gy * (x0 + x1)", "gradient of a sum"),
+    M("the output", MUL_BACKWARD, "return gy * x0 * x1, gy * x0 * x1", "is the output"),
+    M("the same twice", MUL_BACKWARD, "return gy * x1, gy * x1", "this is input 0's gradient"),
+    M(
+        "raw arrays",
+        MUL_BACKWARD,
+        "return Variable(gy.data * x1.data), Variable(gy.data * x0.data)",
+        "computed on raw NumPy arrays",
+    ),
+    M(
+        "tuple unpacked wrong",
+        "x0, x1 = self.inputs\n        return gy * x1, gy * x0",
+        "return gy * self.inputs, gy * self.inputs",
+        "a list of Variables",
+    ),
+]
+
+CATALOGUE[(NB02, 4)] = [
+    M(
+        "numpy on a Variable",
+        "return gy / x",
+        "return gy * np.reciprocal(x)",
+        "minitorch has no np.reciprocal",
+    ),
+    M("raw arrays", "return gy / x", "return gy * (1 / x.data)", "computed on raw"),
+    M("gy ignored", "return gy / x", "return 1 / x", "ignores gy"),
+    M("log10", "return np.log(x)", "return np.log10(x)", "np.log10 is the base-10 logarithm"),
+    M("log1p", "return np.log(x)", "return np.log1p(x)", "np.log1p(x) is ln(1 + x)"),
+    M(
+        "divides by the output",
+        "return gy / x",
+        "return gy / self.output()",
+        "d ln(x)/dx = 1 / x, the input",
+    ),
+    M("multiplies", "return gy / x", "return gy * x", "this is gy * x"),
+    M("squared", "return gy / x", "return gy / x**2", "this is gy / x**2"),
+    M("sign", "return gy / x", "return -gy / x", "wrong sign"),
+    M(
+        "inputs tuple",
+        "(x,) = self.inputs\n        return gy / x",
+        "return gy / self.inputs",
+        "a list of Variables",
+    ),
+    M(
+        "forward on a Variable",
+        "return np.log(x)",
+        "return F.log(Variable(x))",
+        "forward returned a Variable",
+    ),
+]
+
+CATALOGUE[(NB02, 5)] = [
+    M("never moves on", "        v = x\n", "", "move to the creator's input"),
+    M(
+        "no seed",
+        "    y.grad = Variable(np.ones_like(y.data))\n",
+        "",
+        "seed y.grad = Variable(np.ones_like(y.data))",
+    ),
+    M(
+        "seed is an ndarray",
+        "y.grad = Variable(np.ones_like(y.data))",
+        "y.grad = np.ones_like(y.data)",
+        "is an ndarray, not a Variable",
+    ),
+    M(
+        "recursion",
+        None,
+        """
+def backward_chain(y):
+    if y.grad is None:
+        y.grad = Variable(np.ones_like(y.data))
+    if y.creator is not None:
+        x = y.creator.inputs[0]
+        x.grad = y.creator.backward(y.grad)
+        backward_chain(x)
+""",
+        "calls itself too deeply",
+    ),
+    M(
+        "stops one early",
+        "while v.creator is not None:",
+        "while v.creator.inputs[0].creator is not None:",
+        "x.grad is None after backward_chain",
+    ),
+    M(
+        "always y's gradient",
+        "x.grad = v.creator.backward(v.grad)",
+        "x.grad = v.creator.backward(y.grad)",
+        "stores the creator's backward result",
+    ),
+    M("seed of zeros", "np.ones_like(y.data)", "np.zeros_like(y.data)", "not zeros"),
+    M(
+        "seed of one element",
+        "Variable(np.ones_like(y.data))",
+        "Variable(np.ones(1))",
+        "has shape (1,) but should have shape (2,)",
+    ),
+    M(
+        "leaf not seeded",
+        "    y.grad = Variable(np.ones_like(y.data))\n    v = y\n",
+        "    if y.creator is None:\n        return\n    y.grad = Variable(np.ones_like(y.data))\n    v = y\n",
+        "a leaf's own gradient (the seed) is None",
+    ),
+]
+
+CATALOGUE[(NB03, 1)] = [
+    M(
+        "recursion",
+        None,
+        """
+def count_functions(y, seen=None):
+    seen = set() if seen is None else seen
+    f = y.creator
+    if f is None or id(f) in seen:
+        return len(seen)
+    seen.add(id(f))
+    for u in f.inputs:
+        count_functions(u, seen)
+    return len(seen)
+""",
+        "explicit stack",
+    ),
+    M(
+        "no seen set",
+        """        if id(f) in seen:
+            continue
+        seen.add(id(f))""",
+        """        seen.add(len(seen))""",
+        "counted twice",
+    ),
+    M(
+        "leaf pushed",
+        "[y.creator] if y.creator is not None else []",
+        "[y.creator]",
+        "push only creators that exist",
+    ),
+    M("minus one", "return len(seen)", "return len(seen) - 1", "off by -1"),
+    M("plus one", "return len(seen)", "return len(seen) + 1", "off by 1"),
+    M(
+        "first input only",
+        "stack.extend(u.creator for u in f.inputs if u.creator is not None)",
+        "stack.extend([f.inputs[0].creator] if f.inputs[0].creator is not None else [])",
+        "follow every input",
+    ),
+    M("the set", "return len(seen)", "return seen", "should return a number"),
+    M(
+        "Variables counted",
+        None,
+        """
+def count_functions(y):
+    seen, stack = set(), [y]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if v.creator is not None:
+            stack.extend(v.creator.inputs)
+    return len(seen)
+""",
+        "not the Variables",
+    ),
+    M(
+        "pushes Variables",
+        "stack.extend(u.creator for u in f.inputs if u.creator is not None)",
+        "stack.extend(f.inputs)",
+        "a Variable's Function is its .creator",
+    ),
+]
+
+GEN_PUSH = "heapq.heappush(heap, (-g.generation, id(g), g))"
+CATALOGUE[(NB03, 2)] = [
+    M(
+        "smallest first (push)",
+        GEN_PUSH,
+        "heapq.heappush(heap, (g.generation, id(g), g))",
+        "pop the largest generation first",
+    ),
+    M(
+        "queued twice",
+        "if g is not None and id(g) not in queued:",
+        "if g is not None:",
+        "run each Function once",
+    ),
+    M(
+        "overwrites",
+        "grads[id(u)] = grads.get(id(u), 0) + gx",
+        "grads[id(u)] = gx",
+        "do not overwrite",
+    ),
+    M(
+        "no tie-breaker",
+        None,
+        """
+import heapq
+
+
+def backward_by_generation(y):
+    grads = {id(y): np.ones_like(y.data)}
+    heap, queued = [(-y.creator.generation, y.creator)], {id(y.creator)}
+    while heap:
+        _, f = heapq.heappop(heap)
+        gys = [grads[id(ref())] for ref in f.outputs]
+        gxs = f.backward_array(*gys)
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            grads[id(u)] = grads.get(id(u), 0) + gx
+            g = u.creator
+            if g is not None and id(g) not in queued:
+                queued.add(id(g))
+                heapq.heappush(heap, (-g.generation, g))
+    return grads
+""",
+        "ties then compare ids",
+    ),
+    M(
+        "FIFO queue",
+        None,
+        """
+import heapq
+
+
+def backward_by_generation(y):
+    grads = {id(y): np.ones_like(y.data)}
+    queue, queued = [y.creator], {id(y.creator)}
+    while queue:
+        f = queue.pop(0)
+        gys = [grads[id(ref())] for ref in f.outputs]
+        gxs = f.backward_array(*gys)
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            grads[id(u)] = grads.get(id(u), 0) + gx
+            g = u.creator
+            if g is not None and id(g) not in queued:
+                queued.add(id(g))
+                queue.append(g)
+    return grads
+""",
+        "pop the largest generation first",
+    ),
+    M(
+        "no tuple",
+        "        gxs = gxs if isinstance(gxs, tuple) else (gxs,)\n",
+        "",
+        "make a single gradient a tuple",
+    ),
+    M("grads not returned", "    return grads", "    return {}", "no gradient for x"),
+]
+
+CATALOGUE[(NB03, 3)] = [
+    M(
+        "creator removed after",
+        None,
+        """
+def evaluate(f, x):
+    out = f(x)
+    out.creator = None
     return out
+""",
+        "removing the creator afterwards is too late",
+    ),
+    M("the data", "return f(x)", "return f(x).data", "not its .data"),
+    M(
+        "no_grad not entered",
+        "    with no_grad():\n        return f(x)",
+        "    no_grad()\n    return f(x)",
+        "use `with no_grad():`",
+    ),
+    M("no parentheses", "with no_grad():", "with no_grad:", "call the function, with no_grad():"),
+    M(
+        "graph afterwards",
+        "    with no_grad():\n        return f(x)",
+        "    out = f(x)\n    with no_grad():\n        return out",
+        "use `with no_grad():`",
+    ),
+    M("no return", "return f(x)", "f(x)", "did you forget to `return` f(x)"),
+    M(
+        "copied afterwards",
+        "    with no_grad():\n        return f(x)",
+        "    return Variable(f(x).data)",
+        "removing the creator afterwards is too late",
+    ),
+    M(
+        "empty block",
+        "    with no_grad():\n        return f(x)",
+        "    with no_grad():\n        pass\n    return f(x)",
+        "use `with no_grad():`",
+    ),
+]
+
+CATALOGUE[(NB03, 4)] = [
+    M(
+        "pushes every time",
+        """            g = u.creator
+            if g is not None:
+                pending[id(g)] -= 1
+                if pending[id(g)] == 0:
+                    ready.append(g)""",
+        """            g = u.creator
+            if g is not None:
+                ready.append(g)""",
+        "ran 2 times",
+    ),
+    M(
+        "constants not skipped",
+        """            if gx is not None:
+                grads[id(u)] = grads.get(id(u), 0) + gx""",
+        """            grads[id(u)] = grads.get(id(u), 0) + gx""",
+        "skip it (if gx is not None)",
+    ),
+    M(
+        "overwrites",
+        "grads[id(u)] = grads.get(id(u), 0) + gx",
+        "grads[id(u)] = gx",
+        "do not overwrite",
+    ),
+    M(
+        "counts Functions, not uses",
+        "pending[id(g)] = pending.get(id(g), 0) + 1",
+        "pending[id(g)] = 1",
+        "which uses its output",
+    ),
+    M("runs at count 1", "if pending[id(g)] == 0:", "if pending[id(g)] == 1:", "never ran"),
+    M("never decrements", "                pending[id(g)] -= 1\n", "", "never ran"),
+    M(
+        "ready holds Variables",
+        "ready = [y.creator]",
+        "ready = [y]",
+        "a Variable's Function is its .creator",
+    ),
+    M(
+        "pass 1 recursive",
+        None,
+        """
+def backward_by_counting(y):
+    grads = {id(y): np.ones_like(y.data)}
+    pending, seen = {}, set()
+
+    def visit(f):
+        if id(f) in seen:
+            return
+        seen.add(id(f))
+        for u in f.inputs:
+            if u.creator is not None:
+                pending[id(u.creator)] = pending.get(id(u.creator), 0) + 1
+                visit(u.creator)
+
+    visit(y.creator)
+    ready = [y.creator]
+    while ready:
+        f = ready.pop()
+        gxs = f.backward_array(*[grads[id(r())] for r in f.outputs])
+        gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+        for u, gx in zip(f.inputs, gxs):
+            if gx is not None:
+                grads[id(u)] = grads.get(id(u), 0) + gx
+            if u.creator is not None:
+                pending[id(u.creator)] -= 1
+                if pending[id(u.creator)] == 0:
+                    ready.append(u.creator)
+    return grads
+""",
+        "explicit stack",
+    ),
+]
+
+CATALOGUE[(NB04, 1)] = [
+    M("Function not applied", "return Cube()(x)", "return Cube()", "not its result"),
+    M("class called with x", "return Cube()(x)", "return Cube(x)", "a second call applies it"),
+    M("no return", "return Cube()(x)", "Cube()(x)", "did you forget to `return`"),
+    M(
+        "not bound",
+        "Variable.cube = cube",
+        "vars(Variable).get('cube') and delattr(Variable, 'cube')",
+        "bind it with Variable.cube = cube",
+    ),
+    M(
+        "bound the call",
+        "Variable.cube = cube",
+        "vars(Variable).get('cube') and delattr(Variable, 'cube')\nVariable.cube = cube()",
+        "bind it with Variable.cube = cube",
+    ),
+    M("no Cube", "return Cube()(x)", "return x**3", "without the Cube Function"),
+    M("returns the data", "return Cube()(x)", "return Cube()(x).data", "not a Variable"),
+    M("bound the class", "Variable.cube = cube", "Variable.cube = Cube", "not its result"),
+]
+
+CATALOGUE[(NB04, 2)] = [
+    M(
+        "no reflected methods",
+        """    def __radd__(self, other):  # other + self, when other is a plain number
+        ### BEGIN SOLUTION
+        return self + other
+        ### END SOLUTION
+
+    def __rmul__(self, other):  # other * self, when other is a plain number
+        ### BEGIN SOLUTION
+        return self * other
+        ### END SOLUTION""",
+        "",
+        "define __rmul__ and __radd__",
+    ),
+    M(
+        "numbers not lifted",
+        "        other = other if isinstance(other, Dual) else Dual(other, 0.0)\n",
+        "",
+        "lift numbers to Dual(c, 0)",
+    ),
+    M(
+        "product of derivatives",
+        "self.value * other.deriv + self.deriv * other.value",
+        "self.deriv * other.deriv",
+        "this is b*d",
+    ),
+    M(
+        "half the product rule",
+        "self.value * other.deriv + self.deriv * other.value",
+        "self.deriv * other.value",
+        "this is b*c alone",
+    ),
+    M(
+        "sum keeps one derivative",
+        "Dual(self.value + other.value, self.deriv + other.deriv)",
+        "Dual(self.value + other.value, self.deriv)",
+        "the derivative of a sum",
+    ),
+    M(
+        "reflected the other way",
+        "        return self + other\n",
+        "        return other + self\n",
+        "calls itself without end",
+    ),
+    M("numbers lifted with 1", "Dual(other, 0.0)", "Dual(other, 1.0)", "a number is a constant"),
+    M(
+        "in place",
+        "return Dual(self.value * other.value, self.value * other.deriv + self.deriv * other.value)",
+        "self.value, self.deriv = self.value * other.value, self.value * other.deriv + self.deriv * other.value\n        return self",
+        "changed a: return a new Dual",
+    ),
+    M(
+        "a tuple",
+        "return Dual(self.value + other.value, self.deriv + other.deriv)",
+        "return self.value + other.value, self.deriv + other.deriv",
+        "not a Dual",
+    ),
+]
+
+CATALOGUE[(NB04, 3)] = [
+    M("weak float", '"a32 * 2.0": "float32"', '"a32 * 2.0": "float64"', "a Python float is weak"),
+    M(
+        "no promotion",
+        '"a32 + a64": "float64"',
+        '"a32 + a64": "float32"',
+        "promote to the wider dtype",
+    ),
+    M("int wins", '"a64 + i64": "float64"', '"a64 + i64": "int64"', "promote to float64"),
+    M(
+        "NumPy scalar",
+        '"a32 * np.float32(3)": "float32"',
+        '"a32 * np.float32(3)": "float64"',
+        "a NumPy float32 scalar is float32",
+    ),
+    M("not a dtype name", '"a32 * 2.0": "float32"', '"a32 * 2.0": "float"', "write a dtype name"),
+    M("a type", '"a32 * 2.0": "float32"', '"a32 * 2.0": np.float32', "write a dtype name"),
+    M("a key missing", '    "a64 + i64": "float64",\n', "", "no prediction for 'a64 + i64'"),
+    M("one left None", '"a32 + a64": "float64"', '"a32 + a64": None', "is still None"),
+]
+
+CATALOGUE[(NB04, 4)] = [
+    M(
+        "no chain rule",
+        "np.exp(d.value) * d.deriv",
+        "np.exp(d.value)",
+        "multiply g'(value) by d.deriv",
+    ),
+    M(
+        "numpy on the Dual",
+        "return Dual(np.exp(d.value), np.exp(d.value) * d.deriv)",
+        "return Dual(np.exp(d), np.exp(d) * d.deriv)",
+        "apply them to d.value",
+    ),
+    M(
+        "returns a tuple",
+        "return Dual(np.sin(d.value), np.cos(d.value) * d.deriv)",
+        "return np.sin(d.value), np.cos(d.value) * d.deriv",
+        "should return a Dual",
+    ),
+    M(
+        "sin for cos",
+        "np.cos(d.value) * d.deriv",
+        "np.sin(d.value) * d.deriv",
+        "the derivative of sin is cos",
+    ),
+    M("minus cos", "np.cos(d.value) * d.deriv", "-np.cos(d.value) * d.deriv", "opposite sign"),
+    M("exp deriv alone", "np.exp(d.value) * d.deriv", "d.deriv", "this is d.deriv alone"),
+    M(
+        "value for deriv",
+        "np.cos(d.value) * d.deriv",
+        "np.cos(d.value) * d.value",
+        "multiplied by d.value",
+    ),
+    M(
+        "no deriv",
+        "return Dual(np.sin(d.value), np.cos(d.value) * d.deriv)",
+        "return Dual(np.sin(d.value))",
+        "deriv is 0",
+    ),
+    M(
+        "in place",
+        "return Dual(np.exp(d.value), np.exp(d.value) * d.deriv)",
+        "d.value, d.deriv = np.exp(d.value), np.exp(d.value) * d.deriv\n    return d",
+        "changed its argument",
+    ),
+]
+
+CATALOGUE[(NB05, 1)] = [
+    M("swapped", "return n_functions, n_variables", "return n_variables, n_functions", "swapped"),
+    M(
+        "edges as Variables",
+        'n_variables = sum("shape=ellipse" in line for line in dot.splitlines())',
+        'n_variables = sum("->" in line for line in dot.splitlines())',
+        "number of edges",
+    ),
+    M(
+        "characters",
+        'n_functions = sum("shape=box" in line for line in dot.splitlines())',
+        'n_functions = sum("shape=box" in c for c in dot)',
+        "iterate over the lines",
+    ),
+    M(
+        "booleans",
+        "return n_functions, n_variables",
+        'return "shape=box" in dot, "shape=ellipse" in dot',
+        "True/False",
+    ),
+    M(
+        "not told apart",
+        None,
+        """
+def count_nodes(dot):
+    n = sum("label=" in line for line in dot.splitlines())
+    return n // 2, n - n // 2
+""",
+        "not told apart",
+    ),
+    M(
+        "one number",
+        "return n_functions, n_variables",
+        "return n_functions",
+        "should return a pair",
+    ),
+    M(
+        "node ids",
+        None,
+        """
+def count_nodes(dot):
+    lines = [line.strip() for line in dot.splitlines()]
+    return sum(line.startswith("f") for line in lines), sum(line.startswith("v") for line in lines)
+""",
+        "edge lines",
+    ),
+    M("no return", "    return n_functions, n_variables\n", "", "should return a pair"),
+]
+
+CATALOGUE[(NB05, 2)] = [
+    M(
+        "forward order",
+        '["Add", "Exp", "Mul"]',
+        '["Mul", "Exp", "Add"]',
+        "that is the forward order",
+    ),
+    M("one missing", '["Add", "Exp", "Mul"]', '["Add", "Exp"]', "you listed 2"),
+    M(
+        "Variables listed",
+        '["Add", "Exp", "Mul"]',
+        '["Add", "b", "Exp", "Mul"]',
+        "not a Function of this graph",
+    ),
+    M(
+        "lower case",
+        '["Add", "Exp", "Mul"]',
+        '["add", "exp", "mul"]',
+        "class name as viz shows it",
+    ),
+    M("a string", '["Add", "Exp", "Mul"]', '"Add, Exp, Mul"', "should be a list of names"),
+    M(
+        "middle swapped",
+        '["Add", "Exp", "Mul"]',
+        '["Exp", "Add", "Mul"]',
+        "only after every Function using its output",
+    ),
+    M(
+        "Functions not names",
+        '["Add", "Exp", "Mul"]',
+        "[z.creator, z.creator, z.creator]",
+        "should hold names",
+    ),
+    M(
+        "an op symbol",
+        '["Add", "Exp", "Mul"]',
+        '["+", "exp", "*"]',
+        "not a Function of this graph",
+    ),
+    M("untouched", 'predicted_order = ["Add", "Exp", "Mul"]', "", "not done yet"),
+]
+
+CATALOGUE[(NB05, 3)] = [
+    M(
+        "forgot retain_grad",
+        "loss.backward(retain_grad=True)",
+        "loss.backward()",
+        "keeps its gradient only with",
+    ),
+    M(
+        "PyTorch's attribute",
+        "loss.backward(retain_grad=True)",
+        "h.retain_grad = True\nloss.backward()",
+        "fix any error it shows",
+    ),
+    M("summed", "h_grad = h.grad.data", "h_grad = h.grad.data.sum()", "a single number"),
+    M("the Variable", "h_grad = h.grad.data", "h_grad = h.grad", "is a Variable: use .data"),
+    M("x's gradient", "h_grad = h.grad.data", "h_grad = x.grad.data", "this is x.grad"),
+    M(
+        "the seed",
+        "h_grad = h.grad.data",
+        "h_grad = loss.grad.data",
+        "that is loss.grad, the seed",
+    ),
+    M("the value", "h_grad = h.grad.data", "h_grad = h.data", "this is h itself"),
+    M(
+        "backward from h",
+        "loss.backward(retain_grad=True)",
+        "h.backward(retain_grad=True)",
+        "that is h.backward()",
+    ),
+]
+
+CATALOGUE[(NB05, 4)] = [
+    M(
+        "sent instead of received",
+        "step.grads_in[0]",
+        "step.grads_out[0]",
+        "the gradient the step sent",
+    ),
+    M(
+        "norms only",
+        "[(step.name, float(np.linalg.norm(step.grads_in[0]))) for step in trace]",
+        "[float(np.linalg.norm(step.grads_in[0])) for step in trace]",
+        "each item should be a pair (name, norm)",
+    ),
+    M(
+        "squared",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.sum(step.grads_in[0] ** 2))",
+        "squared norms",
+    ),
+    M(
+        "sum",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.sum(step.grads_in[0]))",
+        "plain sums",
+    ),
+    M(
+        "max",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.max(np.abs(step.grads_in[0])))",
+        "the largest elements",
+    ),
+    M(
+        "reversed",
+        "for step in trace]",
+        "for step in reversed(trace)]",
+        "follow the trace's order",
+    ),
+    M(
+        "a dict",
+        "return [(step.name, float(np.linalg.norm(step.grads_in[0]))) for step in trace]",
+        "return {step.name: float(np.linalg.norm(step.grads_in[0])) for step in trace}",
+        "one pair per step",
+    ),
+    M("the trace itself", "for step in trace]", "for step in [trace]]", "iterate over the trace"),
+    M(
+        "mean",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "float(np.mean(step.grads_in[0]))",
+        "means",
+    ),
+    M(
+        "doubled",
+        "float(np.linalg.norm(step.grads_in[0]))",
+        "2 * float(np.linalg.norm(step.grads_in[0]))",
+        "exactly 2 times the right value",
+    ),
+]
+
+CATALOGUE[(NB06, 1)] = [
+    M(
+        "forgot create_graph",
+        "f(x).backward(create_graph=True)",
+        "f(x).backward()",
+        "no create_graph=True",
+    ),
+    M("forgot to clear", "    x.clear_grad()\n", "", "the first derivative was not cleared"),
+    M(
+        "cleared before keeping",
+        "    gx = x.grad\n    x.clear_grad()\n    gx.backward()",
+        "    x.clear_grad()\n    x.grad.backward()",
+        "keep the first gradient",
+    ),
+    M(
+        "once only",
+        "    gx.backward()\n    return x.grad.item()",
+        "    return x.grad.item()",
+        "ran backward once",
+    ),
+    M(
+        "the first derivative",
+        "    return x.grad.item()",
+        "    return gx.item()",
+        "the first derivative: differentiate",
+    ),
+    M(
+        "f(x) twice",
+        None,
+        """
+def second_derivative(f, x0):
+    x = Variable(np.array(x0))
+    y = f(x)
+    y.backward(create_graph=True)
+    x.clear_grad()
+    y.backward()
+    return x.grad.item()
+""",
+        "ran on f(x) again",
+    ),
+    M("sign", "    return x.grad.item()", "    return -x.grad.item()", "opposite sign"),
+    M(
+        "no backward",
+        None,
+        """
+def second_derivative(f, x0):
+    x = Variable(np.array(x0))
+    return f(x).item()
+""",
+        "called no backward",
+    ),
+]
+
+CATALOGUE[(NB06, 2)] = [
+    M(
+        "uphill",
+        "xs.append(xs[-1] - g1 / g2)",
+        "xs.append(xs[-1] + g1 / g2)",
+        "Newton's step is x - f'(x) / f''(x)",
+    ),
+    M(
+        "ratio inverted",
+        "xs.append(xs[-1] - g1 / g2)",
+        "xs.append(xs[-1] - g2 / g1)",
+        "upside down",
+    ),
+    M(
+        "gradient step",
+        "xs.append(xs[-1] - g1 / g2)",
+        "xs.append(xs[-1] - g1)",
+        "Newton divides by f''(x)",
+    ),
+    M(
+        "no x0",
+        "xs = [float(x0)]\n    for _ in range(steps):\n        g1, g2 = derivatives(f, xs[-1])\n        xs.append(xs[-1] - g1 / g2)\n    return xs",
+        "xs = [float(x0)]\n    for _ in range(steps):\n        g1, g2 = derivatives(f, xs[-1])\n        xs.append(xs[-1] - g1 / g2)\n    return xs[1:]",
+        "should return 6 values",
+    ),
+    M(
+        "one step too many",
+        "for _ in range(steps):",
+        "for _ in range(steps + 1):",
+        "should return 6 values",
+    ),
+    M(
+        "derivatives at x0",
+        "g1, g2 = derivatives(f, xs[-1])",
+        "g1, g2 = derivatives(f, x0)",
+        "derivatives at x0",
+    ),
+    M("only the last", "    return xs", "    return xs[-1]", "should return the list of iterates"),
+    M("no return", "    return xs", "    xs", "should return the list of iterates"),
+]
+
+CATALOGUE[(NB06, 3)] = [
+    M("index shift", "    out = []\n", "    out = [y.item()]\n", "got[0] is tanh(0.6) itself"),
+    M("forgot to clear", "        x.clear_grad()\n", "", "the orders add up"),
+    M(
+        "no create_graph",
+        "y.backward(create_graph=True)",
+        "y.backward()",
+        "without create_graph=True",
+    ),
+    M(
+        "cleared before keeping",
+        "        y = x.grad\n        x.clear_grad()",
+        "        x.clear_grad()\n        y = x.grad",
+        "keep the last gradient",
+    ),
+    M(
+        "differentiates tanh again",
+        "        y = x.grad\n        x.clear_grad()\n        out.append(y.item())",
+        "        g = x.grad\n        x.clear_grad()\n        out.append(g.item())",
+        "every entry is the first derivative",
+    ),
+    M("one too many", "for _ in range(n):", "for _ in range(n + 1):", "should return 3 values"),
+    M("one too few", "for _ in range(n):", "for _ in range(n - 1):", "should return 3 values"),
+    M("a number", "    return out", "    return out[-1]", "should return a list"),
+    M("sign", "out.append(y.item())", "out.append(-y.item())", "opposite sign"),
+]
+
+ENGINE_FIFO = """
+def backward_engine(y, create_graph=False):
+    grads = {id(y): Variable(np.ones_like(y.data))}
+    queue, queued, leaves = [y.creator], {id(y.creator)}, {}
+    with nullcontext() if create_graph else no_grad():
+        while queue:
+            f = queue.pop(0)
+            gxs = f.backward(grads.pop(id(f.output())))
+            gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+            for u, gx in zip(f.inputs, gxs):
+                if gx is None:
+                    continue
+                grads[id(u)] = gx if id(u) not in grads else grads[id(u)] + gx
+                if u.creator is None:
+                    leaves[id(u)] = u
+                elif id(u.creator) not in queued:
+                    queued.add(id(u.creator))
+                    queue.append(u.creator)
+        for key, leaf in leaves.items():
+            leaf.grad = grads[key] if leaf.grad is None else leaf.grad + grads[key]
+"""
+CATALOGUE[(NB06, 4)] = [
+    M("FIFO queue", None, ENGINE_FIFO, "which uses its output"),
+    M(
+        "a stack",
+        None,
+        ENGINE_FIFO.replace("queue.pop(0)", "queue.pop()"),
+        "which uses its output",
+    ),
+    M(
+        "smallest generation first",
+        "heapq.heappush(heap, (-f.generation, id(f), f))",
+        "heapq.heappush(heap, (f.generation, id(f), f))",
+        "which uses its output",
+    ),
+    M(
+        "records the graph in first order",
+        "with nullcontext() if create_graph else no_grad():",
+        "with nullcontext():",
+        "run the backward calls inside `with no_grad():`",
+    ),
+    M(
+        "never records",
+        "with nullcontext() if create_graph else no_grad():",
+        "with no_grad():",
+        "must have a history",
+    ),
+    M(
+        "overwrites leaf gradients",
+        "leaf.grad = grads[key] if leaf.grad is None else leaf.grad + grads[key]",
+        "leaf.grad = grads[key]",
+        "add to the gradient a leaf already has",
+    ),
+    M(
+        "calls minitorch's engine",
+        None,
+        "def backward_engine(y, create_graph=False):\n    y.backward(create_graph=create_graph)\n",
+        "loop over the Functions yourself",
+    ),
+    M(
+        "backward_array: ndarrays",
+        "gxs = f.backward(grads.pop(id(f.output())))",
+        "gxs = f.backward_array(grads.pop(id(f.output())).data)",
+        "is an ndarray, not a Variable",
+    ),
+    M(
+        "overwrites the running total",
+        "grads[id(u)] = gx if id(u) not in grads else grads[id(u)] + gx",
+        "grads[id(u)] = gx",
+        "add into the running total",
+    ),
+    M(
+        "queued twice",
+        "if f is not None and id(f) not in queued:",
+        "if f is not None:",
+        "taken a second time",
+    ),
+]
+
+HESSIAN_FIRST = "backward(f(x, y), create_graph=True)"
+CATALOGUE[(NB06, 5)] = [
+    M(
+        "gradients not cleared",
+        "        x.clear_grad()\n        y.clear_grad()\n",
+        "",
+        "the rows add up",
+    ),
+    M("no create_graph", HESSIAN_FIRST, "backward(f(x, y))", "the first pass needs"),
+    M(
+        "first derivatives",
+        "        backward(g)\n        rows.append([x.grad.item(), y.grad.item()])",
+        "        rows.append([first[0].item(), first[1].item()])",
+        "these are the first derivatives",
+    ),
+    M(
+        "diagonal only",
+        "rows.append([x.grad.item(), y.grad.item()])",
+        "rows.append([x.grad.item() if g is first[0] else 0.0, y.grad.item() if g is first[1] else 0.0])",
+        "the mixed derivatives are missing",
+    ),
+    M(
+        "only one row",
+        "    return np.array(rows)",
+        "    return np.array(rows[0])",
+        "should return a 2 x 2 array",
+    ),
+    M(
+        "cleared before keeping",
+        "    backward(f(x, y), create_graph=True)\n    first = (x.grad, y.grad)",
+        "    backward(f(x, y), create_graph=True)\n    x.clear_grad()\n    first = (x.grad, y.grad)",
+        "keep x.grad and y.grad",
+    ),
+    M(
+        "transposed sign",
+        "    return np.array(rows)",
+        "    return -np.array(rows)",
+        "opposite sign",
+    ),
+    M(
+        "minitorch's own engine",
+        "    backward(f(x, y), create_graph=True)",
+        "    f(x, y).backward()",
+        "the first pass needs",
+    ),
+]
+
+SUM_TO = """    lead = g.ndim - len(shape)
+    g = g.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    return g.sum(axis=axes, keepdims=True)"""
+CATALOGUE[(NB07, 1)] = [
+    M(
+        "no keepdims",
+        "return g.sum(axis=axes, keepdims=True)",
+        "return g.sum(axis=axes)",
+        "too many axes were summed away",
+    ),
+    M(
+        "leading axes kept",
+        "g = g.sum(axis=tuple(range(lead)))",
+        "g = g",
+        "sum away the extra leading axes",
+    ),
+    M(
+        "trailing axes summed",
+        "g = g.sum(axis=tuple(range(lead)))",
+        "g = g.sum(axis=tuple(range(g.ndim - lead, g.ndim)))",
+        "the wrong axes were summed",
+    ),
+    M("means", SUM_TO, SUM_TO.replace("g.sum(", "g.mean("), "these are means"),
+    M(
+        "off by one",
+        "lead = g.ndim - len(shape)",
+        "lead = g.ndim - len(shape) - 1",
+        "sum away the extra leading axes",
+    ),
+    M("reshape", SUM_TO, "    return g.reshape(shape)", "reshape keeps every element"),
+    M("all axes", SUM_TO, "    return g.sum()", "too many axes were summed away"),
+    M(
+        "no return",
+        "    return g.sum(axis=axes, keepdims=True)",
+        "    g.sum(axis=axes, keepdims=True)",
+        "is None: did you forget to `return`",
+    ),
+]
+
+CATALOGUE[(NB07, 2)] = [
+    M(
+        "no transpose",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W, x.T @ gy",
+        "the shapes also fit gy @ W",
+    ),
+    M(
+        "order of the product",
+        "return gy @ W.T, x.T @ gy",
+        "return W.T @ gy, x.T @ gy",
+        "the shapes do not fit the product",
+    ),
+    M(
+        "gW transposed",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W.T, gy.T @ x",
+        "this is (x.T @ gy).T",
+    ),
+    M(
+        "one gradient",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W.T",
+        "returns 1 gradient(s) for 2 input(s)",
+    ),
+    M(
+        "raw arrays",
+        "return gy @ W.T, x.T @ gy",
+        "return Variable(gy.data @ W.data.T), Variable(x.data.T @ gy.data)",
+        "computed on raw NumPy arrays",
+    ),
+    M("sign", "return gy @ W.T, x.T @ gy", "return -(gy @ W.T), -(x.T @ gy)", "wrong sign"),
+    M(
+        "elementwise",
+        "return gy @ W.T, x.T @ gy",
+        "return gy * W.T, x.T * gy",
+        "a matrix product is @",
+    ),
+    M(
+        "gx transposed",
+        "return gy @ W.T, x.T @ gy",
+        "return (gy @ W.T).T, x.T @ gy",
+        "the transposed shape",
+    ),
+    M(
+        "swapped",
+        "return gy @ W.T, x.T @ gy",
+        "return x.T @ gy, gy @ W.T",
+        "in the order of self.inputs",
+    ),
+]
+
+CATALOGUE[(NB07, 3)] = [
+    M(
+        "no reduction",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, gy",
+        "this input was broadcast",
+    ),
+    M(
+        "mean",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum_to(gy, b.shape) / x.shape[0]",
+        "these are means over the rows",
+    ),
+    M(
+        "wrong axis",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum(gy, axis=1)",
+        "has shape (5,)",
+    ),
+    M(
+        "both reduced",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return F.sum_to(gy, b.shape), F.sum_to(gy, b.shape)",
+        "(5, 3)\n  hint: each gradient must",
+    ),
+    M(
+        "swapped",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return F.sum_to(gy, b.shape), gy",
+        "in the order of self.inputs",
+    ),
+    M(
+        "raw arrays",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy.data, gy.data.sum(axis=0)",
+        "this is an ndarray",
+    ),
+    M(
+        "sign",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, -F.sum_to(gy, b.shape)",
+        "wrong sign",
+    ),
+    M(
+        "gy ignored",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum_to(gy * 0 + 1, b.shape)",
+        "ignores gy",
+    ),
+    M(
+        "keepdims",
+        "return gy, F.sum_to(gy, b.shape)",
+        "return gy, F.sum(gy, axis=0, keepdims=True)",
+        "this input was broadcast",
+    ),
+]
 
 
-@pytest.mark.parametrize(("prefix", "k", "edits", "phrase"), _params())
-def test_a_catalogued_mistake_is_named(
-    prefix: str, k: int, edits: list[tuple[str, str]], phrase: str
-) -> None:
-    if edits and edits[0][0] == CELL:
-        error = inprocess.solve_alone(prefix, k, replace=edits[0][1])
-    else:
-        error = inprocess.solve_alone(prefix, k, edits)
-    assert error is not None, f"{prefix} exercise {k}: the mistake passed the check"
-    message = str(error)
-    assert isinstance(error, AssertionError), f"{type(error).__name__}: {message}"
-    assert phrase in message, message
-    others = {p for _, _, p in CATALOGUE[(prefix, k)] if p != phrase and p not in phrase}
-    named = [p for p in others if p in message]
-    assert not named, f"the message names another cause too ({named}): {message}"
+def _answer(stem: str, k: int, mistake: M) -> str:
+    solution = notebook(stem).solution(k)
+    if mistake.old is None:
+        return mistake.new
+    assert mistake.old in solution, f"{mistake.label}: {mistake.old!r} is not in the solution"
+    return solution.replace(mistake.old, mistake.new)
 
 
-def test_the_catalogue_covers_eight_mistakes_per_exercise_on_average() -> None:
-    exercises = {key: len(v) for key, v in CATALOGUE.items()}
-    average = sum(exercises.values()) / len(exercises)
-    assert average >= 8, exercises
+def _problems(stem: str, k: int, mistakes: list[M]) -> list[str]:
+    CheckFailed = checks_module().CheckFailed
+
+    nb, problems = notebook(stem), []
+    for mistake in mistakes:
+        outcome = nb.play(k, _answer(stem, k, mistake))
+        where = f"{stem[:2]} Ex{k + 1} {mistake.label!r}"
+        if outcome.error is None:
+            problems.append(f"{where}: the check passed")
+            continue
+        if not isinstance(outcome.error, CheckFailed):
+            problems.append(f"{where}: {type(outcome.error).__name__}: {outcome.message[:300]}")
+            continue
+        if mistake.phrase not in outcome.message:
+            problems.append(f"{where}: no {mistake.phrase!r} in: {outcome.message}")
+        others = {m.phrase for m in mistakes if m.phrase != mistake.phrase}
+        wrong = [p for p in others if p in outcome.message and p not in mistake.phrase]
+        if wrong:
+            problems.append(f"{where}: names another mistake's cause {wrong}: {outcome.message}")
+        if len(outcome.lines) > 3:
+            problems.append(f"{where}: {len(outcome.lines)} lines: " + "\n".join(outcome.lines))
+    return problems
+
+
+EXERCISES = sorted(CATALOGUE)
+
+
+@pytest.mark.parametrize(("stem", "k"), EXERCISES, ids=[f"{s[:2]}-ex{k}" for s, k in EXERCISES])
+def test_each_classic_mistake_is_named(stem: str, k: int) -> None:
+    problems = _problems(stem, k - 1, CATALOGUE[(stem, k)])
+    assert not problems, "\n".join(problems)
+
+
+def test_the_catalogue_has_at_least_8_mistakes_per_exercise_on_average() -> None:
+    counts = [len(mistakes) for mistakes in CATALOGUE.values()]
+    covered = {stem for stem, _ in CATALOGUE}
+    assert covered == {NB01, NB02, NB03, NB04, NB05, NB06, NB07}
+    assert sum(counts) / len(counts) >= 8, counts
+
+
+@pytest.mark.parametrize("stem", [NB01, NB02, NB03, NB04, NB05, NB06, NB07], ids=lambda s: s[:2])
+def test_untouched_and_missing_answers_say_not_done_in_three_lines(stem: str) -> None:
+    CheckFailed, NotDoneYet = checks_module().CheckFailed, checks_module().NotDoneYet
+
+    make_student = __import__("exercise_runner").load_script("make_student")
+    nb, problems = notebook(stem), []
+    for k in range(len(nb.pairs)):
+        stub = make_student.strip_source(nb.solution(k))
+        for what, answer in (("the untouched stub", stub), ("no answer cell", None)):
+            outcome = nb.play(k, answer)
+            # without the cell, names left by earlier cells may be checked: any failure of
+            # this check alone, shown short; the stub itself must say "not done yet"
+            kind = NotDoneYet if answer is not None else CheckFailed
+            if not isinstance(outcome.error, kind) or len(outcome.lines) > 3:
+                problems.append(f"{stem[:2]} Ex{k + 1}, {what}: {outcome.message!r}")
+    assert not problems, "\n".join(problems)
