@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from checks import check_close, explain_errors, ok
+from checks import CheckFailed, check_close, explain_errors, ok
 
 __all__ = [
     "TYPE_HINTS",
@@ -218,11 +218,11 @@ def require(what: str, answer: Any) -> None:
 def _array(name: str, value: Any) -> np.ndarray:
     """``value`` (a number, an ndarray or a Variable) as a float64 array, or a clear error."""
     if value is None:
-        raise AssertionError(f"{name} is None: did you forget to `return` the result?")
+        raise CheckFailed(f"{name} is None: did you forget to `return` the result?")
     try:
         return np.asarray(getattr(value, "data", value), dtype=np.float64)
     except (TypeError, ValueError):
-        raise AssertionError(
+        raise CheckFailed(
             f"{name} should be a number or an array, got {type(value).__name__}"
         ) from None
 
@@ -346,7 +346,7 @@ def check_close_diagnosed(
             scalar = got_array.size == 1 and expected_array.size == 1
             shown = f"{got_array.item():.6g}" if scalar else "wrong"
             should = f" but should be {expected_array.item():.6g}" if scalar else ""
-            raise AssertionError(f"{name} is {shown}{should}: {text}")
+            raise CheckFailed(f"{name} is {shown}{should}: {text}")
     check_close(name, got, expected, atol=atol, rtol=rtol, hint=hint)
 
 
@@ -384,7 +384,7 @@ def check_returns_variables(name: str, make: Callable[[], Any], *inputs: np.ndar
     grads = grads if isinstance(grads, (tuple, list)) else (grads,)
     for k, g in enumerate(grads):
         if g is not None and not isinstance(g, Variable):
-            raise AssertionError(
+            raise CheckFailed(
                 f"your {name}.backward returns a {type(g).__name__} for input {k}: this is "
                 "an ndarray, so backward(create_graph=True) cannot differentiate it. Work on "
                 "the Variables (gy, self.inputs) with minitorch ops (F.sum_to, @, .T)"
@@ -405,7 +405,7 @@ def check_connected(name: str, f: Callable[..., Any], *inputs: np.ndarray) -> No
         total.backward()
     for k, v in enumerate(variables):
         if v.grad is None:
-            raise AssertionError(
+            raise CheckFailed(
                 f"your {name}'s result does not depend on input {k} in the graph, so it gets "
                 "no gradient: a `.data` (or an np.* function) cut the graph. Use Variables "
                 "and minitorch ops throughout"

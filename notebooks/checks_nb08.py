@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from checks import CheckFailed
 from checks_build import _numeric_gradient, exercise, require
 
 PATHS = {
@@ -68,7 +69,11 @@ def diagnose_gradient(
     mask = np.abs(right) > 1e-6
     if mask.any():
         ratio = got[mask] / right[mask]
-        if np.allclose(ratio, ratio[0], rtol=1e-4) and abs(ratio[0]) > 1e-6:
+        if (
+            np.allclose(ratio, ratio[0], rtol=1e-4)
+            and 1e-6 < abs(ratio[0])
+            and not np.isclose(ratio[0], 1.0)
+        ):
             return f"it is {ratio[0]:.4g} times the right gradient: a constant factor is off"
     return ""
 
@@ -128,7 +133,7 @@ def check_backward(
         grads = f.backward(Variable(w))
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
     if len(grads) != len(arrays):
-        raise AssertionError(
+        raise CheckFailed(
             f"your {name}'s backward returns {len(grads)} gradient(s) for {len(arrays)} "
             "input(s): return one per input, in order"
         )
@@ -136,7 +141,7 @@ def check_backward(
         shape = None if g is None else np.shape(getattr(g, "data", g))
         if shape is not None and shape != a.shape:
             reduce = " (the input was broadcast: reduce with xp.sum_to(g, x.shape))"
-            raise AssertionError(
+            raise CheckFailed(
                 f"the gradient{which(k)} has shape {shape}, but the input has shape "
                 f"{a.shape}{reduce if shape == y.shape else ''}"
             )
@@ -150,7 +155,7 @@ def check_backward(
             (make()(*variables) * w).sum().backward(create_graph=PATHS[path])
         for k, v in enumerate(variables):
             if v.grad is None:
-                raise AssertionError(
+                raise CheckFailed(
                     f"your {name} gave no gradient{which(k)} on a {path}: return it "
                     "(None only for an input whose self.needs_input_grad is False)"
                 )
@@ -165,7 +170,7 @@ def check_backward(
                 f"at index {index} finite differences give {numeric[k][index]:.6g}, yours "
                 f"{got[index]:.6g}"
             )
-            raise AssertionError(
+            raise CheckFailed(
                 f"your {name}'s gradient{which(k)} is wrong on a {path}: "
                 + (f"{kind} ({values})" if kind else values)
             )
@@ -194,17 +199,17 @@ def check_skips_constant(name: str, make: Callable[[], Any], x: np.ndarray, c: n
     grads = getattr(f, "returned", None)
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
     if len(grads) == 2 and grads[0] is None and grads[1] is not None:
-        raise AssertionError(
+        raise CheckFailed(
             f"{name} skipped input 0, which needs its gradient, and computed input 1's, a "
             "constant: self.needs_input_grad[i] belongs to input i"
         )
     if len(grads) != 2 or grads[1] is not None:
-        raise AssertionError(
+        raise CheckFailed(
             f"the gradient of a constant input should be None: {name} computed it anyway "
             "(return None where self.needs_input_grad[i] is False)"
         )
     if grads[0] is None:
-        raise AssertionError(
+        raise CheckFailed(
             f"{name} returned None for input 0, which needs its gradient "
             "(self.needs_input_grad[0] is True)"
         )

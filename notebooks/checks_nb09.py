@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from checks import CheckFailed
 from checks_build import check_close_diagnosed, exercise, require
 
 
@@ -77,7 +78,7 @@ def check_registration(
         ):
             found = list(obj.parameters())
         if any(isinstance(p, module_class) for p in found):
-            raise AssertionError(
+            raise CheckFailed(
                 "parameters() yielded a sub-module itself: yield its Parameters, "
                 "`yield from module.parameters()`"
             )
@@ -97,28 +98,28 @@ def check_registration(
         getattr(flat, "scale", None) == 2.0
         and isinstance(getattr(flat, "W", None), parameter_class)
     ):
-        raise AssertionError(
+        raise CheckFailed(
             "the attributes themselves are missing (self.W raises AttributeError): "
             "__setattr__ must still set them, with object.__setattr__(self, name, value)"
         )
     found = params(flat)
     if any(isinstance(p, str) for p in found):
-        raise AssertionError(
+        raise CheckFailed(
             "parameters() yields the names: iterating over a dict gives its keys; yield "
             "from self._params.values()"
         )
     if any(p is flat.note or p is flat.cache for p in found) or len(found) > 2:
-        raise AssertionError(
+        raise CheckFailed(
             f"parameters() gave {len(found)} values, but only the Parameters W and b should "
             "be registered: check isinstance(value, Parameter) in __setattr__"
         )
     if len(found) < 2:
-        raise AssertionError(
+        raise CheckFailed(
             f"parameters() gave {len(found)} values, expected 2 (W and b): does "
             "__setattr__ store each Parameter in self._params?"
         )
     if not (found[0] is flat.W and found[1] is flat.b):
-        raise AssertionError("parameters() should give W then b, in assignment order")
+        raise CheckFailed("parameters() should give W then b, in assignment order")
 
     def setup_nested(m: Any) -> None:
         m.first = fresh("Inner", setup_flat)
@@ -129,18 +130,18 @@ def check_registration(
     found = params(nested)
     expected = [nested.c, nested.first.W, nested.first.b, nested.second.W, nested.second.b]
     if len(found) == 1:
-        raise AssertionError(
+        raise CheckFailed(
             "parameters() found only the outer Parameter c: register sub-modules too (an "
             "isinstance(value, Module) case in __setattr__) and yield their parameters()"
         )
     ids = [id(p) for p in found]
     if sorted(ids) != sorted(id(p) for p in expected):
-        raise AssertionError(
+        raise CheckFailed(
             f"a model with a Parameter and two sub-modules has 5 Parameters; parameters() "
             f"gave {len(found)}"
         )
     if ids != [id(p) for p in expected]:
-        raise AssertionError(
+        raise CheckFailed(
             "order: first the module's own Parameters, then each sub-module's, in "
             "assignment order (as PyTorch and minitorch do)"
         )
@@ -152,7 +153,7 @@ def check_registration(
     replaced = fresh("Replace", setup_replace)
     found = params(replaced)
     if len(found) != 1 or found[0].data.shape != (4,):
-        raise AssertionError(
+        raise CheckFailed(
             "assigning self.W twice should leave one Parameter, the new one: key the "
             "registry by the attribute's name (a dict), so the new value replaces the old"
         )
@@ -163,7 +164,7 @@ def check_registration(
 
     unset = fresh("Unset", setup_unset)
     if params(unset):
-        raise AssertionError(
+        raise CheckFailed(
             "self.W = 3.0 after self.W = Parameter(...) should unregister W: a plain value "
             "replaces the Parameter, so remove the name from the registry first "
             "(self._params.pop(name, None))"
@@ -187,7 +188,7 @@ def check_loader(loader_class: type) -> None:
     sizes = [len(tb) for _, tb in batches]
     if sizes != [4, 4, 2]:
         short = sizes == [len(range(10)[i * 4 : (i + 1) * 4 - 1]) for i in range(3)]
-        raise AssertionError(
+        raise CheckFailed(
             f"10 samples in batches of 4 should give batch sizes [4, 4, 2], got {sizes}"
             + ("; keep the last, smaller batch unless drop_last" if sizes == [4, 4] else "")
             + (
@@ -197,21 +198,21 @@ def check_loader(loader_class: type) -> None:
             )
         )
     if not np.array_equal(np.concatenate([tb for _, tb in batches]), t):
-        raise AssertionError("with shuffle=False the batches should follow the dataset order")
+        raise CheckFailed("with shuffle=False the batches should follow the dataset order")
     with exercise("len(loader)"):
         n = len(plain)
     if n != 3:
-        raise AssertionError(f"len(loader) should be the number of batches, 3, got {n}")
+        raise CheckFailed(f"len(loader) should be the number of batches, 3, got {n}")
 
     with exercise("SimpleLoader(..., drop_last=True)"):
         dropping = loader_class(x, t, batch_size=4, shuffle=False, drop_last=True)
     sizes = [len(tb) for _, tb in epoch(dropping)]
     if sizes != [4, 4]:
-        raise AssertionError(f"drop_last=True should drop the short last batch: got {sizes}")
+        raise CheckFailed(f"drop_last=True should drop the short last batch: got {sizes}")
     with exercise("len(loader) with drop_last"):
         n = len(dropping)
     if n != 2:
-        raise AssertionError(
+        raise CheckFailed(
             f"with drop_last=True, len(loader) is 10 // 4 = 2, got {n} (math.ceil without "
             "drop_last, floor division with it)"
         )
@@ -223,21 +224,21 @@ def check_loader(loader_class: type) -> None:
         batches = epoch(shuffled)
         for xb, tb in batches:
             if not np.array_equal(xb[:, 0], tb * 10.0):
-                raise AssertionError(
+                raise CheckFailed(
                     "the inputs and labels of a batch no longer belong together: index x "
                     "and t with the same indices"
                 )
         orders.append(np.concatenate([tb for _, tb in batches]))
     for order in orders:
         if sorted(order.tolist()) != list(range(10)):
-            raise AssertionError(
+            raise CheckFailed(
                 "each epoch should visit every sample exactly once (a permutation), got "
                 f"{order.tolist()}: use rng.permutation(n), not rng.integers"
             )
     if np.array_equal(orders[0], t):
-        raise AssertionError("shuffle=True should change the order: draw a permutation")
+        raise CheckFailed("shuffle=True should change the order: draw a permutation")
     if np.array_equal(orders[0], orders[1]):
-        raise AssertionError(
+        raise CheckFailed(
             "both epochs had the same order: draw a new permutation at the start of each "
             "epoch (in __iter__), from a generator made once in __init__"
         )
@@ -245,7 +246,7 @@ def check_loader(loader_class: type) -> None:
         again = loader_class(x, t, batch_size=3, shuffle=True, seed=0)
     first = np.concatenate([tb for _, tb in epoch(again)])
     if not np.array_equal(first, orders[0]):
-        raise AssertionError(
+        raise CheckFailed(
             "two loaders with the same seed should give the same order: make the "
             "generator with np.random.default_rng(seed) in __init__"
         )
@@ -260,12 +261,12 @@ def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
         net = net_class(3, 5, 2)
         names = [name for name, _ in net.named_parameters()]
     if names != ["l1.W", "l1.b", "l2.W", "l2.b"]:
-        raise AssertionError(
+        raise CheckFailed(
             f"parameters should be l1.W, l1.b, l2.W, l2.b (in order), found {names}: store "
             "the layers as self.l1 and self.l2, each an nn.Linear"
         )
     if not all(isinstance(p, Parameter) for p in net.parameters()):
-        raise AssertionError("use nn.Linear so the weights are Parameters")
+        raise CheckFailed("use nn.Linear so the weights are Parameters")
     x = np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)
     with exercise(
         "your forward",
@@ -277,12 +278,12 @@ def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
     ):
         out = net(x)
     if not hasattr(out, "creator"):
-        raise AssertionError(
+        raise CheckFailed(
             f"forward returned a {type(out).__name__}: this is an ndarray, not a Variable; "
             "use the layers and F.tanh (no .data, no np.tanh) so that backward works"
         )
     if out.shape != (4, 2):
-        raise AssertionError(f"a batch of 4 inputs should give shape (4, 2), got {out.shape}")
+        raise CheckFailed(f"a batch of 4 inputs should give shape (4, 2), got {out.shape}")
     hidden = np.tanh(x @ net.l1.W.data.T + net.l1.b.data)
     check_close_diagnosed(
         "your forward",
@@ -313,7 +314,7 @@ def check_two_layer_net(net_class: type, quiet: bool = False) -> None:
     )
     out.sum().backward()
     if net.l1.W.grad is None:
-        raise AssertionError(
+        raise CheckFailed(
             "the first layer gets no gradient: the graph is cut between the layers (a .data "
             "or an np.* function); use F.tanh on the Variable"
         )
@@ -378,12 +379,12 @@ def check_sgd_step(sgd_step: Callable[..., Any]) -> None:
         }
         check_close_diagnosed(f"p{k + 1} after one step", p, right, mistakes)
     if p1.data is not before:
-        raise AssertionError(
+        raise CheckFailed(
             "update p.data in place (p.data -= ...): `p.data = p.data - ...` makes a new "
             "array, and anything that holds the old one no longer sees the update"
         )
     if p1.grad is not None or p2.grad is not None:
-        raise AssertionError("clear each gradient after the update (p.clear_grad())")
+        raise CheckFailed("clear each gradient after the update (p.clear_grad())")
     check_close_diagnosed(
         "p3 (no gradient)", p3, np.array(0.5), hint="skip parameters without grad"
     )

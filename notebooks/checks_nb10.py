@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from checks import check_close
+from checks import CheckFailed, check_close
 from checks_build import check_close_diagnosed, exercise, require
 
 
@@ -87,19 +87,19 @@ def check_optimizer(
         for k in range(len(expected[step])):
             g, e = got[step][k], expected[step][k]
             if g.shape != e.shape:
-                raise AssertionError(
+                raise CheckFailed(
                     f"after step {step + 1}, parameter {k} has shape {g.shape}, expected {e.shape}"
                 )
             if np.allclose(g, e, atol=1e-7, rtol=1e-6):
                 continue
             if not np.any(np.isfinite(g)):
-                raise AssertionError(
+                raise CheckFailed(
                     f"your {name}'s parameters all became nan or inf at step {step + 1}: a "
                     "division by zero? (1 - beta**t) is 0 when t = 0, so count t up before "
                     "using it"
                 )
             if not np.all(np.isfinite(g)):
-                raise AssertionError(
+                raise CheckFailed(
                     f"some of your {name}'s parameters became nan at step {step + 1} (where "
                     "the gradient is negative): the square root of a negative number. v must "
                     "average the squared gradient, g * g, which is never negative"
@@ -110,7 +110,7 @@ def check_optimizer(
                     for s in range(step + 1)
                     for j in range(len(trace[s]))
                 ):
-                    raise AssertionError(
+                    raise CheckFailed(
                         f"your {name} differs from minitorch's at step {step + 1}: {hint}"
                     )
             if step > 0 and all(np.allclose(got[0][j], expected[0][j]) for j in range(2)):
@@ -267,9 +267,9 @@ def check_softmax_np(f: Callable[[np.ndarray], Any]) -> None:
     with exercise("softmax_np(z_test)"):
         got = np.asarray(f(z), dtype=np.float64)
     if got.shape != z.shape:
-        raise AssertionError(f"softmax_np(z) should have z's shape {z.shape}, got {got.shape}")
+        raise CheckFailed(f"softmax_np(z) should have z's shape {z.shape}, got {got.shape}")
     if not np.all(np.isfinite(got)):
-        raise AssertionError(
+        raise CheckFailed(
             "softmax_np gives inf/nan for scores near 1000: subtract each row's maximum "
             "first (np.exp(1000) overflows)"
         )
@@ -404,7 +404,7 @@ def check_train_epoch(train_epoch: Callable[..., Any], train_set: Any) -> None:
             result = train_epoch(model, loader, spy)
         except Exception:
             if spy.events[:1] == ["empty step"]:
-                raise AssertionError(
+                raise CheckFailed(
                     "the first optimizer.step() ran before any loss.backward(): per batch, "
                     "zero_grad, backward, then step, in that order"
                 ) from None
@@ -412,10 +412,10 @@ def check_train_epoch(train_epoch: Callable[..., Any], train_set: Any) -> None:
     n = len(loader)
     steps = spy.events.count("step")
     if steps + spy.events.count("empty step") == 0:
-        raise AssertionError("optimizer.step() never ran: call it once per batch")
+        raise CheckFailed("optimizer.step() never ran: call it once per batch")
     if "step" not in spy.events:
         cleared = "zero_grad" in spy.events  # it found gradients, and step none after it
-        raise AssertionError(
+        raise CheckFailed(
             "every optimizer.step() found no gradients: "
             + (
                 "zero_grad() ran just before it and cleared them; call zero_grad() before "
@@ -425,11 +425,11 @@ def check_train_epoch(train_epoch: Callable[..., Any], train_set: Any) -> None:
             )
         )
     if steps != n:
-        raise AssertionError(
+        raise CheckFailed(
             f"the loop took {steps} steps for {n} batches: one optimizer.step() per batch"
         )
     if not any(e.startswith("zero_grad") for e in spy.events):
-        raise AssertionError(
+        raise CheckFailed(
             "optimizer.zero_grad() never ran: without it every backward() adds to the old "
             "gradients. Call it before each loss.backward()"
         )
@@ -443,13 +443,13 @@ def check_train_epoch(train_epoch: Callable[..., Any], train_set: Any) -> None:
         losses.append(loss.item())
     for p, r in zip(model.parameters(), ref_model.parameters()):
         if not np.allclose(p.data, r.data, atol=1e-6):
-            raise AssertionError(
+            raise CheckFailed(
                 "after one epoch your model's weights differ from the reference loop's: each "
                 "batch should run loss = F.softmax_cross_entropy(model(x), t), zero_grad, "
                 "backward, step, in that order"
             )
     if not isinstance(result, float):
-        raise AssertionError(
+        raise CheckFailed(
             f"train_epoch returned a {type(result).__name__}: return the mean loss as a "
             "float (loss.item() per batch, then their mean)"
         )

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from checks import check_close, check_true
+from checks import CheckFailed, check_close, check_true
 from checks_build import check_close_diagnosed, exercise, require
 from checks_nb08 import check_backward
 
@@ -47,7 +47,7 @@ def check_clip(clip: Callable[..., Any]) -> None:
     )
     for k, a in enumerate(theirs):
         if not isinstance(a.grad, Variable):
-            raise AssertionError(
+            raise CheckFailed(
                 f"gradient {k} is now a {type(a.grad).__name__}: this is an ndarray, but a "
                 "gradient is a Variable; assign p.grad = Variable(p.grad.data * scale)"
             )
@@ -72,11 +72,14 @@ def check_clip(clip: Callable[..., Any]) -> None:
     with exercise("clip_grad_norm(params, 100.0)"):
         clip(small, 100.0)
     for k, p in enumerate(small):
-        check_close(
+        check_close_diagnosed(
             f"gradient {k} with a norm below max_norm",
             p.grad,
             grads[k],
-            hint="leave the gradients alone when the norm is already small enough",
+            {
+                "leave the gradients alone when the norm is already small enough (clip only "
+                "if norm > max_norm)": grads[k] * (100.0 / 10.0)
+            },
         )
 
 
@@ -213,7 +216,7 @@ def check_im2col(f: Callable[..., Any]) -> None:
         expected = F.im2col(Variable(x), k).data
         n, ckk, windows = expected.shape
         if np.shape(got) == (n, windows, ckk) and ckk != windows:
-            raise AssertionError(
+            raise CheckFailed(
                 f"im2col_np has shape {np.shape(got)}: that is the transpose of each image's "
                 "matrix; the windows are the columns, shape (N, C*k*k, H_out*W_out)"
             )
@@ -416,7 +419,7 @@ def check_conv2d_naive(f: Callable[..., Any]) -> None:
         h_out, w_out = right.shape
         if got.shape != right.shape:
             fewer = got.shape == (h_out - 1, w_out - 1)
-            raise AssertionError(
+            raise CheckFailed(
                 f"conv2d_naive of a {shape} input and a {w.shape} filter has shape "
                 f"{got.shape}, expected {right.shape} = (H - K + 1, W - K + 1)"
                 + (": the last window is missing, range(H - K + 1) includes it" if fewer else "")
@@ -486,17 +489,17 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
         grads = f.backward(Variable(gy))
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
     if len(grads) != 2 or any(g is None for g in grads):
-        raise AssertionError("ConvIm2col.backward should return two gradients, (gx, gW)")
+        raise CheckFailed("ConvIm2col.backward should return two gradients, (gx, gW)")
     gx, gW = (np.asarray(getattr(g, "data", g), dtype=np.float64) for g in grads)
     k = w.shape[2]
     col = reference_im2col(x, k)
     if gx.shape == w.shape and gW.shape == x.shape:
-        raise AssertionError(
+        raise CheckFailed(
             "the gradients are swapped: return (gx, gW), in the order of the inputs (x, W)"
         )
     if gx.shape != x.shape:
         folded = gx.shape == col.shape
-        raise AssertionError(
+        raise CheckFailed(
             f"gx has shape {gx.shape}, but x has shape {x.shape}"
             + (
                 ": that is im2col's shape (gcol = W2.T @ gy); fold it back with "
@@ -507,7 +510,7 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
         )
     if gW.shape != w.shape:
         per_image = gW.shape[:1] == x.shape[:1] and gW.size == x.shape[0] * w.size
-        raise AssertionError(
+        raise CheckFailed(
             f"gW has shape {gW.shape}, but W has shape {w.shape}"
             + (
                 ": one gradient per image; the same filters serve every image, so sum "
@@ -573,12 +576,12 @@ def check_rnn_step(f: Callable[..., Any]) -> None:
     ):
         out = f(*[Variable(a) for a in (x, h, Wx, Wh, b)])
     if not hasattr(out, "creator"):
-        raise AssertionError(
+        raise CheckFailed(
             f"rnn_step returned a {type(out).__name__}: build it with minitorch ops (F.tanh, "
             "@) on the Variables, so that backward works"
         )
     if out.shape != (2, 4):
-        raise AssertionError(f"rnn_step should give shape (N, hidden) = (2, 4), got {out.shape}")
+        raise CheckFailed(f"rnn_step should give shape (N, hidden) = (2, 4), got {out.shape}")
     z = x @ Wx.T + h @ Wh.T + b
     check_close_diagnosed(
         "rnn_step",
@@ -739,16 +742,16 @@ def check_conv_output_size(f: Callable[..., Any]) -> None:
         for text, rule in _SIZE_MISTAKES:
             wrong = np.array([rule(*case) for case in _SIZE_CASES], dtype=np.float64)
             if np.allclose(values, wrong):
-                raise AssertionError(f"conv_output_size: {text}")
+                raise CheckFailed(f"conv_output_size: {text}")
         bad = int(np.argmax(~np.isclose(values, right)))
         h, k, s, p = _SIZE_CASES[bad]
-        raise AssertionError(
+        raise CheckFailed(
             f"conv_output_size(h={h}, k={k}, stride={s}, padding={p}) is {got[bad]} but "
             f"should be {right[bad]} = floor((H + 2P - K) / S) + 1"
         )
     for value, (h, k, s, p) in zip(got, _SIZE_CASES):
         if not isinstance(value, (int, np.integer)):
-            raise AssertionError(
+            raise CheckFailed(
                 f"conv_output_size(h={h}, k={k}, stride={s}, padding={p}) should be an int, "
                 f"got {type(value).__name__}: use // (floor division)"
             )

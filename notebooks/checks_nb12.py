@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from checks import check_close
+from checks import CheckFailed, check_close
 from checks_build import check_close_diagnosed, exercise, require
 
 _TRANSFORMS = ("jvp", "vjp", "grad", "jacfwd", "jacrev", "hessian", "hvp")
@@ -87,10 +87,14 @@ def check_tangent_rule(make: Callable[[], Any]) -> None:
         _, second = mf.jvp(
             lambda x: mf.jvp(log_cosh, (x,), (np.ones(3),))[1], (points,), (np.ones(3),)
         )
-    check_close(
+    check_close_diagnosed(
         "the second derivative (a jvp of your jvp)",
         second,
         1 - slope**2,
+        {
+            "a jvp of your rule gives 0: it is computed on NumPy arrays (.data); write it "
+            "with minitorch ops (F.tanh) on the Variables, so that it nests": np.zeros(3)
+        },
         hint="write the rule with minitorch ops (F.tanh) on the Variables, not NumPy on "
         ".data, so that it nests",
     )
@@ -116,28 +120,28 @@ def check_jacobian_by_columns(jacobian_by_columns: Callable[..., Any]) -> None:
         jac = jacobian_by_columns(curve, x)
     used = [name for name in ("jacfwd", "jacrev", "hessian") if counts[name]]
     if used:
-        raise AssertionError(
+        raise CheckFailed(
             f"jacobian_by_columns used mf.{used[0]}: the exercise is to build the Jacobian "
             "yourself, one mf.jvp per input (the column of e_j), stacked on axis 1"
         )
     if counts["vjp"] and not counts["jvp"]:
-        raise AssertionError(
+        raise CheckFailed(
             "jacobian_by_columns used mf.vjp: a vjp gives a *row* of the Jacobian; this "
             "exercise builds it by columns, one mf.jvp per input"
         )
     if not counts["jvp"]:
-        raise AssertionError(
+        raise CheckFailed(
             "jacobian_by_columns made no mf.jvp call: build column j from "
             "mf.jvp(f, (x,), (e_j,)), with e_j the one-hot tangent"
         )
     values = np.asarray(getattr(jac, "data", jac), dtype=np.float64)
     if values.ndim != 2:
-        raise AssertionError(
+        raise CheckFailed(
             f"your Jacobian has shape {values.shape}: stack the columns into a matrix, "
             "np.stack(columns, axis=1), shape (outputs, inputs)"
         )
     if values.shape == (expected.shape[0], expected.shape[1] - 1):
-        raise AssertionError(
+        raise CheckFailed(
             "your Jacobian has one column too few: one column per input, j over range(x.size)"
         )
     check_close_diagnosed(
@@ -158,7 +162,7 @@ def check_jacobian_by_columns(jacobian_by_columns: Callable[..., Any]) -> None:
         hint="column j is the jvp with the one-hot tangent e_j; stack columns on axis 1",
     )
     if len(calls) != 2:
-        raise AssertionError(
+        raise CheckFailed(
             f"with 2 inputs, 2 forward passes suffice (one jvp each); f ran {len(calls)} times"
         )
 
@@ -198,23 +202,23 @@ def check_cheapest_jacobian(cheapest_jacobian: Callable[..., Any]) -> None:
             else "neither"
         )
     if modes == {"tall": "reverse", "wide": "forward"}:
-        raise AssertionError(
+        raise CheckFailed(
             "the modes are swapped: forward mode (jacfwd, one pass per input) is cheaper for "
             "the tall Jacobian (more outputs than inputs), reverse mode (jacrev) for the wide one"
         )
     for name, cheap in (("tall", "forward"), ("wide", "reverse")):
         if modes[name] == "neither":
-            raise AssertionError(
+            raise CheckFailed(
                 f"cheapest_jacobian({name}, ...) called neither mf.jacfwd nor mf.jacrev: "
                 "choose one of the two by the shape"
             )
         if modes[name] == "both":
-            raise AssertionError(
+            raise CheckFailed(
                 f"cheapest_jacobian({name}, ...) ran both modes: run one, chosen by the shape "
                 "(compare x.size with the output's size)"
             )
         if modes[name] != cheap:
-            raise AssertionError(
+            raise CheckFailed(
                 f"for the {name} Jacobian use {cheap} mode: "
                 + (
                     "jacfwd costs one pass per input, and tall has fewer inputs than outputs"
@@ -224,7 +228,7 @@ def check_cheapest_jacobian(cheapest_jacobian: Callable[..., Any]) -> None:
             )
     n_tall, n_wide = runs.count("tall"), runs.count("wide")
     if n_tall != 2 or n_wide != 2:
-        raise AssertionError(
+        raise CheckFailed(
             f"f ran {n_tall} times for tall and {n_wide} times for wide; one probe f(x) (for "
             "the output size) plus one run inside the chosen transform are 2 each"
         )
@@ -245,7 +249,7 @@ def check_hessian_vector_product(hvp: Callable[..., Any]) -> None:
     with recording() as counts, exercise("hessian_vector_product(energy, x_hvp, v_hvp)"):
         got = hvp(energy, x, v)
     if counts["hessian"]:
-        raise AssertionError(
+        raise CheckFailed(
             "hessian_vector_product built the whole Hessian (mf.hessian): the point is H v "
             "without it, mf.jvp(mf.grad(f), (x,), (v,))"
         )
@@ -270,7 +274,7 @@ def check_hessian_vector_product(hvp: Callable[..., Any]) -> None:
         hint="mf.jvp(mf.grad(f), (x,), (v,)) returns (gradient, H v)",
     )
     if len(evaluations) != 1:
-        raise AssertionError(
+        raise CheckFailed(
             f"f should run once (a forward pass over one backward pass, no full Hessian and "
             f"no finite differences); it ran {len(evaluations)} times"
         )
