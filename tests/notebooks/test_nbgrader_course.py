@@ -131,3 +131,45 @@ def test_release_fetch_submit_collect_on_one_machine(generated: Path, tmp_path: 
     _nbgrader("submit", NOTEBOOK, "--course=minitorch", root=root, cwd=student)
     _nbgrader("collect", NOTEBOOK, root=root)
     assert list((root / "submitted").glob(f"*/{NOTEBOOK}/{NOTEBOOK}.ipynb"))
+
+
+CAPSTONE = "13_your_own_framework"
+
+
+@pytest.mark.slow
+def test_one_syntax_error_costs_only_its_own_exercise(tmp_path: Path) -> None:
+    """docs/for-teachers.md promises it: a cell that does not even parse (so it defines
+    nothing) loses its own exercise's points, and the exercises built on it fall back to
+    the notebook's stand-ins instead of failing too. The capstone has the longest chain:
+    Exercise 4's SoftmaxCrossEntropy is used by the training (7) and the gradients (8)."""
+    root = tmp_path / "course"
+    make_course: ModuleType = load_script("make_course")
+    run_notebooks: ModuleType = load_script("run_notebooks")
+    assert make_course.make_course(root, [CAPSTONE[:2]]) == [CAPSTONE]
+    _nbgrader("generate_assignment", CAPSTONE, "--force", root=root)
+    release = nbformat.read(root / "release" / CAPSTONE / f"{CAPSTONE}.ipynb", as_version=4)
+    source = nbformat.read(root / "source" / CAPSTONE / f"{CAPSTONE}.ipynb", as_version=4)
+    pairs = run_notebooks.exercises(source)
+    points = [source.cells[check].metadata["nbgrader"]["points"] for _, check in pairs]
+    broken = 3  # Exercise 4
+    nb = nbformat.from_dict(release)
+    for cell, _ in pairs:
+        nb.cells[cell].source = source.cells[cell].source
+    nb.cells[pairs[broken][0]].source += "\n    def broken(:  # a typo: the cell does not parse\n"
+    folder = root / "submitted" / "typo" / CAPSTONE
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{CAPSTONE}.ipynb")
+    for helper in (root / "release" / CAPSTONE).glob("*.py"):
+        (folder / helper.name).write_text(helper.read_text())
+    _nbgrader("autograde", CAPSTONE, root=root)
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission(CAPSTONE, "typo")
+        score, max_score = submission.score, submission.max_score
+    assert max_score == sum(points)
+    assert score == max_score - points[broken], (
+        f"one syntax error in exercise {broken + 1} cost {max_score - score} points, "
+        f"not {points[broken]}"
+    )
