@@ -285,7 +285,10 @@ class Function:
         class that defines only ``backward`` runs that ``backward`` on constants instead
         (decided when the class is defined).
         """
-        return self.vjp(self.array_ops, self.input_arrays, _output_values(self, True), *gys)
+        refs = self.outputs
+        y = refs[0]() if len(refs) == 1 else None  # one output: the usual case, inline
+        ys = y.data if y is not None else _output_values(self, True)
+        return self.vjp(self.array_ops, self.input_arrays, ys, *gys)
 
     def vjp(self, *args: Any, **kwargs: Any) -> Any:
         """``vjp(xp, xs, y, *gys)``: the vector-Jacobian product, written once.
