@@ -11,16 +11,16 @@ export NO_MKDOCS_2_WARNING := 1
 # course's grading test): the lab and course extras. CI (or CROSSCHECK=1) also installs
 # PyTorch 2.13.0 (a CPU build from local disk) so the cross-checks run; a student's laptop
 # skips them instead of downloading gigabytes.
-EXTRAS := viz,dev,docs,lab,course
+EXTRAS := viz,dev,docs,lab,course,milestones
 ifeq ($(CI),true)
-  EXTRAS := viz,dev,docs,lab,course,crosscheck
+  EXTRAS := viz,dev,docs,lab,course,milestones,crosscheck
 endif
 ifeq ($(CROSSCHECK),1)
-  EXTRAS := viz,dev,docs,lab,course,crosscheck
+  EXTRAS := viz,dev,docs,lab,course,milestones,crosscheck
 endif
 
 .PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
-.PHONY: student notebooks lab fuzz browser lab-student course
+.PHONY: student notebooks lab fuzz browser lab-student course milestones
 
 help:
 	@echo "make demo   - train on handwritten digits and draw what autograd did"
@@ -29,6 +29,7 @@ help:
 	@echo "make lab    - JupyterLab on the course notebooks (make student: copies without solutions)"
 	@echo "make lab-student - JupyterLab on the student copies (build/student)"
 	@echo "make course - nbgrader's course directory (build/course); see docs/for-teachers.md"
+	@echo "make milestones - seventy years of neural networks, offline (build/milestones)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -99,6 +100,12 @@ fuzz: venv
 
 demo: venv
 	$(PY) -m examples.demo
+
+# The ladder of historical milestones (docs/milestones.md), all data offline; it exits
+# non-zero if any milestone misses its threshold. MILESTONES_ARGS=--quick for the short run.
+MILESTONES_ARGS ?=
+milestones: venv
+	$(PY) -m examples.milestones run --json build/milestones/results.json $(MILESTONES_ARGS)
 
 # The peers are pinned: DeZero 0.0.13 (the book's release) and torch 2.13.0, a CPU build
 # from local disk (any other torch version downloads gigabytes). BENCH_ARGS=--quick for a

@@ -39,12 +39,17 @@ class TangentLevel:
 
     Keyed by ``id``; the primal itself is kept alongside so the id cannot be reused while
     the level lives (a level lives only as long as one ``jvp`` call).
+
+    ``tape``: when a list, every op called while the level is on is appended to it as
+    ``(func, inputs, outputs, config state)``, so ``jacfwd`` can push more tangent
+    directions through the same single evaluation afterwards.
     """
 
-    __slots__ = ("tangents",)
+    __slots__ = ("tangents", "tape")
 
     def __init__(self) -> None:
         self.tangents: dict[int, tuple[Variable, Variable]] = {}
+        self.tape: list[tuple[Any, ...]] | None = None
 
     def set(self, x: Variable, tx: Variable) -> None:
         """Record ``tx`` as the tangent of ``x`` on this level."""
@@ -91,21 +96,47 @@ def push_tangents(func: Function, xs: Sequence[Variable], outputs: list[Variable
     """
     levels = _levels.get()
     for k, level in enumerate(levels):
-        txs = [level.get(x) for x in xs]
-        if all(tx is None for tx in txs):
-            continue
-        _give_rule_its_inputs(func, xs, outputs)
-        token = _levels.set(levels[:k])  # the rule runs with only the outer levels on
+        if level.tape is not None:
+            level.tape.append((func, xs, outputs, _state.get()))
+        push_level(level, levels[:k], func, xs, outputs)
+
+
+def push_level(
+    level: TangentLevel,
+    outer: tuple[TangentLevel, ...],
+    func: Function,
+    xs: Sequence[Variable],
+    outputs: list[Variable],
+) -> None:
+    """Run ``func``'s tangent rule for ``level``, with only the ``outer`` levels on."""
+    txs = [level.get(x) for x in xs]
+    if all(tx is None for tx in txs):
+        return
+    _give_rule_its_inputs(func, xs, outputs)
+    token = _levels.set(outer)
+    try:
+        tys = _call_rule(func, xs, outputs, txs)
+    finally:
+        _levels.reset(token)
+    given = {id(v) for v in (*xs, *outputs, *txs) if v is not None}
+    for i, (y, ty) in enumerate(zip(outputs, tys)):
+        if ty is not None:
+            ty = _checked_tangent(func, i, y, ty)
+            _mark_rule_graph(ty, given)
+            level.set(y, ty)
+
+
+def replay(tape: list[tuple[Any, ...]], level: TangentLevel) -> None:
+    """Push ``level``'s tangents through the ops of ``tape`` again (``jacfwd``'s further
+    directions): each op's rule, in the order the ops ran, under the config it ran with,
+    with the levels that are on now as the outer ones. No op's forward runs again."""
+    outer = _levels.get()
+    for func, xs, outputs, state in tape:
+        token = _state.set(state)
         try:
-            tys = _call_rule(func, xs, outputs, txs)
+            push_level(level, outer, func, xs, outputs)
         finally:
-            _levels.reset(token)
-        given = {id(v) for v in (*xs, *outputs, *txs) if v is not None}
-        for i, (y, ty) in enumerate(zip(outputs, tys)):
-            if ty is not None:
-                ty = _checked_tangent(func, i, y, ty)
-                _mark_rule_graph(ty, given)
-                level.set(y, ty)
+            _state.reset(token)
 
 
 def _mark_rule_graph(ty: Variable, given: set[int]) -> None:

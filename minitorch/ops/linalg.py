@@ -127,6 +127,8 @@ class Linear(Function):
 
     def forward(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         _check_linear(x, W, b)
+        x, W = _bool_as_float(x), _bool_as_float(W)  # sums of 0/1, not logical or/and
+        b = None if b is None else _bool_as_float(b)
         y = x @ W.T
         if b is not None and np.result_type(y, b) == y.dtype:
             y += b  # y is a fresh array: adding in place saves one allocation
@@ -155,6 +157,11 @@ class Linear(Function):
             return gx, gW
         gb = xp.sum(xp.reshape(gy, (-1, W.shape[0])), 0) if need[2] else None
         return gx, gW, gb
+
+
+def _bool_as_float(a: np.ndarray) -> np.ndarray:
+    """A bool operand as float64 0/1: NumPy's bool ``@`` is a logical or of ands."""
+    return a.astype(np.float64) if a.dtype == np.bool_ else a
 
 
 def _check_linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> None:
@@ -188,7 +195,9 @@ def linear(x: Operand, W: Operand, b: Operand | None = None) -> Variable:
         b: the optional bias.
 
     Returns:
-        A Variable of the promoted dtype of the operands.
+        A Variable of the promoted dtype of the operands. A bool operand counts as
+        float64 0/1 (NumPy's bool matmul would be a logical or of ands, and a bool
+        result; PyTorch refuses bool): ``linear`` of bools gives float64 counts.
 
     Raises:
         ValueError: if ``W`` is not 2-D, ``x``'s last dimension differs from

@@ -8,44 +8,16 @@ size 1 so broadcasting lines up.
 from __future__ import annotations
 
 import builtins
-import functools
-from collections.abc import Callable, Sequence
-from typing import ParamSpec, TypeVar
+from collections.abc import Sequence
 
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.math import exp, sqrt
-from minitorch.ops.reshape import as_float, reshape
+from minitorch.ops.reshape import as_float, numpy_keywords, reshape
 
 Axis = int | tuple[int, ...] | None
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-# PyTorch's keyword names for NumPy's, as a student coming from torch may write them.
-_TORCH_KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
-
-
-def numpy_keywords(op: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Let a reduction refuse PyTorch's ``dim=``/``keepdim=`` with the NumPy names.
-
-    ``F.sum(x, dim=1)`` would fail with Python's "got an unexpected keyword argument
-    'dim'"; the wrapped op raises a ``TypeError`` that names ``axis=`` (``keepdims=``)
-    instead. Only the keywords are looked at, before the call; the op is unchanged.
-    """
-
-    @functools.wraps(op)
-    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        for torch_name, numpy_name in _TORCH_KEYWORDS.items() if kwargs else ():
-            if torch_name in kwargs:
-                raise TypeError(
-                    f"{op.__name__}() got an unexpected keyword argument '{torch_name}' "
-                    f"(PyTorch's name): minitorch uses NumPy's, {numpy_name}="
-                )
-        return op(*args, **kwargs)
-
-    return checked
 
 
 def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:

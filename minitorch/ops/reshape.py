@@ -9,8 +9,9 @@ backward with ``sum_to(gx, x.shape)`` to undo NumPy broadcasting.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,33 @@ from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 
 Shape = tuple[int, ...]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+# PyTorch's keyword names for NumPy's, as a student coming from torch may write them.
+_TORCH_KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
+
+
+def numpy_keywords(op: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Let an op with an ``axis`` refuse PyTorch's ``dim=``/``keepdim=`` with NumPy's names.
+
+    ``F.sum(x, dim=1)`` would fail with Python's "got an unexpected keyword argument
+    'dim'"; the wrapped op raises a ``TypeError`` that names ``axis=`` (``keepdims=``)
+    instead. Only the keywords are looked at, before the call; the op is unchanged.
+    """
+
+    @functools.wraps(op)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for torch_name, numpy_name in _TORCH_KEYWORDS.items() if kwargs else ():
+            if torch_name in kwargs:
+                raise TypeError(
+                    f"{op.__name__}() got an unexpected keyword argument '{torch_name}' "
+                    f"(PyTorch's name): minitorch uses NumPy's, {numpy_name}="
+                )
+        return op(*args, **kwargs)
+
+    return checked
 
 
 def sum_to_array(x: np.ndarray, shape: Shape) -> np.ndarray:
@@ -409,6 +437,7 @@ def _axis_slice(start: int, stop: int, axis: int) -> tuple[slice, ...]:
     return (slice(None),) * axis + (slice(start, stop),)
 
 
+@numpy_keywords  # F.concatenate(xs, dim=1), PyTorch's spelling (torch.cat), names axis=
 def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
     """Join a sequence of arrays along an existing axis (``np.concatenate``).
 
@@ -425,6 +454,8 @@ def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
 
     Raises:
         ValueError: if ``xs`` is empty or the shapes do not fit (all shapes are named).
+        TypeError: for PyTorch's ``dim=`` (``torch.cat(xs, dim=1)``): the message names
+            ``axis=``.
 
     Example:
         >>> concatenate([Variable(np.zeros((2, 1))), Variable(np.ones((2, 2)))], axis=1)
@@ -436,6 +467,7 @@ def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
     return Concatenate(int(axis))(*xs)
 
 
+@numpy_keywords  # F.stack(xs, dim=1), PyTorch's spelling, names axis=
 def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
     """Join arrays of one shape along a new axis (``np.stack``).
 
@@ -454,6 +486,7 @@ def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
     Raises:
         ValueError: if ``xs`` is empty, the shapes differ (all shapes are named) or
             ``axis`` is not an int in ``-(ndim + 1)..ndim`` for inputs of ``ndim`` dims.
+        TypeError: for PyTorch's ``dim=``: the message names ``axis=``.
 
     Example:
         >>> stack([Variable(np.zeros(3)), Variable(np.ones(3))], axis=1).shape
