@@ -337,6 +337,17 @@ class Variable(Refusals):
         ) -> Variable:
             """Standard deviation over ``axis`` (ops.std)."""
 
+        def prod(
+            self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+        ) -> Variable:
+            """Product over ``axis``; right with zeros (ops.prod)."""
+
+        def cumsum(self, axis: int | None = None) -> Variable:
+            """Running sums along ``axis`` (flattened for None) (ops.cumsum)."""
+
+        def cumprod(self, axis: int | None = None) -> Variable:
+            """Running products along ``axis`` (flattened for None) (ops.cumprod)."""
+
         def astype(self, dtype: Any) -> Variable:
             """Convert to ``dtype``; the gradient is converted back (ops.astype)."""
 

@@ -1,8 +1,11 @@
 """Every differentiable op of minitorch (``import minitorch.ops as F``).
 
-Modules form a fixed order — reshape, arithmetic, math, reduce, linalg, indexing,
-activation, loss, then windows (im2col), conv, pool, normalization, embedding — and each
-imports only earlier ones. Importing this package binds the operators onto ``Variable``
+Modules form a fixed order — reshape, arithmetic, math, elementwise (trig, explog,
+special), reduce, scan, linalg, einsum, linalg_solve, linalg_decomp, linalg_norm,
+indexing, activation, loss, then windows (im2col), conv, pool, normalization, embedding
+— and each imports only earlier ones. Complex numbers are out of scope: the ops added
+for NumPy's catalogue (trig ... linalg_norm) refuse complex input by name. Importing
+this package binds the operators onto ``Variable``
 (see :mod:`minitorch.ops.variable_methods`).
 
 Integer and bool inputs: the ops defined only on real numbers (sigmoid, softplus, the
@@ -25,9 +28,14 @@ from minitorch.ops.activation import (
 )
 from minitorch.ops.arithmetic import add, div, mul, neg, sub
 from minitorch.ops.conv import conv2d, conv_transpose2d
+from minitorch.ops.einsum import einsum
 from minitorch.ops.embedding import embedding
+from minitorch.ops.explog import exp2, expm1, log1p, log2, log10, logaddexp, logaddexp2
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
+from minitorch.ops.linalg_decomp import cholesky, eigh, svd
+from minitorch.ops.linalg_norm import norm
+from minitorch.ops.linalg_solve import det, inv, pinv, slogdet, solve
 from minitorch.ops.loss import (
     accuracy,
     binary_cross_entropy,
@@ -58,6 +66,21 @@ from minitorch.ops.reshape import (
     sum_to_array,  # noqa: F401 (the ndarray kernel: notebook 08 imports it; not in __all__)
     transpose,
 )
+from minitorch.ops.scan import cumprod, cumsum, prod
+from minitorch.ops.special import erf, erfc
+from minitorch.ops.trig import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    cosh,
+    hypot,
+    sinh,
+    tan,
+)
 from minitorch.ops.variable_methods import install as _install
 from minitorch.ops.windows import col2im, im2col
 
@@ -68,33 +91,58 @@ __all__ = [
     "abs",
     "accuracy",
     "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
     "astype",
     "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "broadcast_to",
+    "cholesky",
     "clip",
     "col2im",
     "concatenate",
     "conv2d",
     "conv_transpose2d",
     "cos",
+    "cosh",
     "cross_entropy",
+    "cumprod",
+    "cumsum",
+    "det",
     "div",
     "dropout",
+    "eigh",
+    "einsum",
     "embedding",
+    "erf",
+    "erfc",
     "exp",
+    "exp2",
     "expand_dims",
+    "expm1",
     "flatten",
     "get_item",
+    "hypot",
     "im2col",
+    "inv",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log",
+    "log10",
+    "log1p",
+    "log2",
     "log_softmax",
+    "logaddexp",
+    "logaddexp2",
     "logsumexp",
     "matmul",
     "max",
@@ -108,15 +156,21 @@ __all__ = [
     "mul",
     "neg",
     "nll_loss",
+    "norm",
+    "pinv",
     "pooling",
     "pow",
+    "prod",
     "relu",
     "reshape",
     "sigmoid",
     "sin",
+    "sinh",
+    "slogdet",
     "softmax",
     "softmax_cross_entropy",
     "softplus",
+    "solve",
     "sqrt",
     "square",
     "squeeze",
@@ -125,6 +179,8 @@ __all__ = [
     "sub",
     "sum",
     "sum_to",
+    "svd",
+    "tan",
     "tanh",
     "transpose",
     "var",
@@ -151,6 +207,21 @@ _RENAMED = {
     "mse": "mse_loss",
     "nll": "nll_loss",
     "bce": "binary_cross_entropy",
+    # PyTorch's and the C library's names for NumPy's
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "inverse": "inv",
+    "cumulative_sum": "cumsum",
+    "svdvals": "svd(x, compute_uv=False)",
+    "eigvalsh": "eigh(x).eigenvalues",
+    "vector_norm": "norm",
+    "matrix_norm": "norm",
+    "logdet": "slogdet(x).logabsdet",
 }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minitorch.core import Operand, Variable
-from minitorch.ops import activation, arithmetic, indexing, linalg, math, reduce
+from minitorch.ops import activation, arithmetic, indexing, linalg, math, reduce, scan
 
 # Functions, not the module: ops/__init__ rebinds the name `reshape` to the function.
 from minitorch.ops.reshape import astype as astype_op
@@ -107,6 +107,9 @@ VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
     "clip": activation.clip,
     "sigmoid": activation.sigmoid,
     "relu": activation.relu,
+    "prod": scan.prod,
+    "cumsum": scan.cumsum,
+    "cumprod": scan.cumprod,
 }
 
 
