@@ -90,11 +90,14 @@ typecheck: | $(PY)
 # the same on every machine; nbval and the notebook runner use it too.
 NOTEBOOK_RENDERER := MINITORCH_VIZ_RENDERER=graphviz-pure
 
+# Two workers; --dist loadscope keeps each test file (and each test class) on one worker,
+# so a module's fixtures run once, and the two classes of the graded-alone test (each
+# notebook played in one kernel) run side by side.
 pytest: browser
 	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)" || \
 	  echo "NOTE: PyTorch is not installed, so the PyTorch cross-checks are skipped" \
 	    "(CROSSCHECK=1 make test installs torch==2.13.0, a CPU build, and runs them)"
-	$(VENV)/bin/pytest -n 2 --dist loadfile tests
+	$(VENV)/bin/pytest -n 2 --dist loadscope tests
 
 # Every notebook runs top to bottom and its outputs are compared with the stored ones.
 nbval: | $(PY)
