@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -153,6 +154,17 @@ def test_the_demo_extra_is_exactly_what_the_demo_needs() -> None:
     assert not installed_closure(demo) & HEAVY
 
 
+def test_the_demo_extra_is_viz_without_the_widget_plus_tqdm_and_scikit_learn() -> None:
+    """The demo lists viz's requirements itself (without anywidget): the same pins."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    viz = [r for r in extras["viz"] if _name(r) != "anywidget"]
+    assert [r for r in extras["demo"] if _name(r) not in ("tqdm", "scikit-learn")] == viz
+    assert set(extras["data"]) <= set(extras["demo"])
+
+
 def test_the_demo_runs_with_only_the_demo_extra_installed(tmp_path: Path) -> None:
     """Every distribution outside the demo extra's closure is hidden from the demo's
     imports: it must still train and write every picture."""
@@ -191,3 +203,14 @@ def test_the_demo_venv_stays_under_400_mb() -> None:
     if missing:
         pytest.skip(f"not installed here: {', '.join(sorted(missing))}")
     assert sizes / 2**20 <= DEMO_VENV_LIMIT_MB, f"{sizes / 2**20:.0f} MB"
+
+
+def test_the_course_pages_install_line_brings_jupyterlab_and_what_the_notebooks_use() -> None:
+    """docs/course.md: `pip install -e ".[X]"`, then `jupyter lab notebooks`, must work."""
+    pytest.importorskip("packaging")
+    page = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    lines = re.findall(r'^pip install -e "\.\[([a-z,]+)\]"$', page, re.MULTILINE)
+    assert len(lines) == 1, lines
+    assert "jupyter lab notebooks" in page
+    installed = project_requirements(set(lines[0].split(",")))
+    assert {"jupyterlab", "anywidget", "graphviz-pure", "matplotlib", "scikit-learn"} <= installed
