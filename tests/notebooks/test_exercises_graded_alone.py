@@ -18,7 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from exercise_runner import play_notebook, source_notebooks
+from exercise_runner import (
+    SOURCES,
+    Kernel,
+    load_script,
+    play_notebook,
+    source_notebooks,
+)
 
 # About half of the playing time each (the training notebooks 10, 11 and 13 are the long ones).
 FIRST_HALF, SECOND_HALF = source_notebooks(last="09"), source_notebooks(first="10")
@@ -97,3 +103,41 @@ def test_the_player_finds_an_exercise_graded_only_with_an_earlier_one(tmp_path: 
     assert len(problems) == 2, problems
     assert problems[0].startswith("99 exercise 2: check: NotImplementedError"), problems
     assert problems[1].startswith("99 cell 5 failed with the other exercises unsolved"), problems
+
+
+# ---- a check survives what a student adds to the answer cell ------------------------------
+
+
+def _run_with_answer(stem: str, k: int, answer_suffix: str) -> list[str]:
+    """Run ``stem`` up to exercise ``k`` (0-based), solved with ``answer_suffix`` appended
+    to the answer cell, then its check three times; return the errors."""
+    run_notebooks = load_script("run_notebooks")
+    nb = run_notebooks.build_notebook(SOURCES / f"{stem}.py")
+    solution, check = run_notebooks.exercises(nb)[k]
+    errors, kernel = [], Kernel()
+    try:
+        for i, cell in enumerate(nb.cells[:solution]):
+            if cell.cell_type == "code":
+                ename, evalue = kernel.run(cell.source)
+                assert not ename, f"cell {i}: {ename}: {evalue}"
+        for code in (nb.cells[solution].source + "\n" + answer_suffix,) + (
+            nb.cells[check].source,
+        ) * 3:
+            ename, evalue = kernel.run(code)
+            if ename:
+                errors.append(f"{ename}: {evalue}")
+    finally:
+        kernel.close()
+    return errors
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("stem", "k", "extra"),
+    [
+        ("05_seeing_the_graph", 1, "z.backward()\nz.backward()"),  # the old check ran backward
+        ("05_seeing_the_graph", 2, "loss.backward(retain_grad=True)"),
+    ],
+)
+def test_a_check_survives_the_students_own_backward_calls(stem: str, k: int, extra: str) -> None:
+    assert _run_with_answer(stem, k, extra) == []
