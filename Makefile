@@ -49,6 +49,7 @@ help:
 	@echo "make graphviz    - optional: the system Graphviz (apt-get, as root) for PDF output"
 	@echo "make venv        - .venv with everything make test needs"
 	@echo "make clean       - remove build/, site/ and the tools' caches"
+	@echo "make help        - this list"
 
 # A fresh .venv with a pip and a setuptools new enough for pyproject.toml (the SPDX
 # license needs setuptools>=77; Python's venv brings 65.5).
