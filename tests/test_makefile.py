@@ -21,10 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="no `make` program")
 
 
+# The environment of a make started by a test: without the flags of a `make test` around it.
+MAKE_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 def dry_run(target: str) -> list[str]:
     """The commands ``make -n TARGET`` would run, one per line."""
     done = subprocess.run(
-        ["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True, env=MAKE_ENV
     )
     return done.stdout.splitlines()
 
@@ -187,6 +191,7 @@ def test_make_test_prints_the_time_of_each_phase_and_stops_at_a_failure(
         cwd=ROOT,
         capture_output=True,
         text=True,
+        env=MAKE_ENV,
     )
     assert done.returncode != 0
     out = done.stdout
@@ -199,7 +204,7 @@ def test_make_test_prints_the_time_of_each_phase_and_stops_at_a_failure(
 
 def test_make_test_runs_every_phase_the_readme_promises() -> None:
     help_text = subprocess.run(
-        ["make", "help"], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "help"], cwd=ROOT, capture_output=True, text=True, check=True, env=MAKE_ENV
     ).stdout
     assert "phases: make lint typecheck docs pytest nbval doctest" in help_text
 
@@ -221,7 +226,7 @@ def documented_targets() -> dict[str, str]:
 
 def test_make_help_lists_every_target_the_docs_mention() -> None:
     help_text = subprocess.run(
-        ["make", "help"], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "help"], cwd=ROOT, capture_output=True, text=True, check=True, env=MAKE_ENV
     ).stdout
     listed = set(re.findall(r"^make ([a-z][a-z-]*)", help_text, re.MULTILINE))
     documented = documented_targets()
