@@ -17,12 +17,13 @@ LAB_EXTRAS := lab
 DOCS_EXTRAS := docs
 COURSE_EXTRAS := lab,course
 BENCH_EXTRAS := viz,bench
-TEST_EXTRAS := demo,dev,docs,lab,course
+MILESTONES_EXTRAS := demo,milestones
+TEST_EXTRAS := demo,dev,docs,lab,course,milestones
 ifeq ($(CI),true)
-  TEST_EXTRAS := demo,dev,docs,lab,course,crosscheck
+  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,crosscheck
 endif
 ifeq ($(CROSSCHECK),1)
-  TEST_EXTRAS := demo,dev,docs,lab,course,crosscheck
+  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,crosscheck
 endif
 # $(call need,EXTRAS): the first recipe line of a target that needs EXTRAS in .venv.
 need = ./scripts/venv_extras.sh $(VENV) $(1)
@@ -31,7 +32,7 @@ need = ./scripts/venv_extras.sh $(VENV) $(1)
 TEST_PHASES := lint typecheck docs pytest nbval doctest
 
 .PHONY: help venv graphviz test lint typecheck pytest nbval demo bench clean docs docs-serve
-.PHONY: doctest student notebooks lab fuzz browser lab-student course
+.PHONY: doctest student notebooks lab fuzz browser lab-student course milestones
 
 help:
 	@echo "make demo        - train on handwritten digits and draw what autograd did"
@@ -46,6 +47,7 @@ help:
 	@echo "make lab-student - JupyterLab on the student copies (build/student)"
 	@echo "make notebooks   - rebuild and re-execute the notebooks from notebooks/src"
 	@echo "make course      - nbgrader's course directory (build/course); see docs/for-teachers.md"
+	@echo "make milestones  - seventy years of neural networks, offline (build/milestones)"
 	@echo "make graphviz    - optional: the system Graphviz (apt-get, as root) for PDF output"
 	@echo "make venv        - .venv with everything make test needs"
 	@echo "make clean       - remove build/, site/ and the tools' caches"
@@ -144,6 +146,13 @@ fuzz: | $(PY)
 demo: | $(PY)
 	@$(call need,$(DEMO_EXTRAS))
 	$(PY) -m examples.demo
+
+# The ladder of historical milestones (docs/milestones.md), all data offline; it exits
+# non-zero if any milestone misses its threshold. MILESTONES_ARGS=--quick for the short run.
+MILESTONES_ARGS ?=
+milestones: | $(PY)
+	@$(call need,$(MILESTONES_EXTRAS))
+	$(PY) -m examples.milestones run --json build/milestones/results.json $(MILESTONES_ARGS)
 
 # The peers are pinned (the bench extra): DeZero 0.0.13 (the book's release) and torch
 # 2.13.0, a CPU build from local disk (any other torch version downloads gigabytes).

@@ -4,7 +4,7 @@ Import ``minitorch`` for the core (``Variable``, ``Function``, ``Config``, ``no_
 ``minitorch.ops as F`` for the ops; ``nn``, ``optim`` and ``data`` build on them.
 """
 
-from minitorch import data, nn, ops, optim
+from minitorch import autograd, data, nn, ops, optim
 from minitorch.core import (
     Config,
     Function,
@@ -34,6 +34,7 @@ __all__ = [
     "Variable",
     "as_array",
     "as_variable",
+    "autograd",
     "data",
     "detect_anomaly",
     "gradcheck",

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Function, Variable, no_grad
+from minitorch.core.graph import functions
 
 #: ``GradcheckError.path``: which of the two backward paths disagrees with the numbers.
 FIRST_ORDER = "backward_array"  # backward(): each Function's backward_array
@@ -443,17 +444,7 @@ def _name_the_functions(
 
 def _functions(outputs: list[Variable]) -> list[Function]:
     """Every Function on the graph that made ``outputs``, each once, outputs first."""
-    seen: set[int] = set()
-    order: list[Function] = []
-    stack = [y.creator for y in reversed(outputs) if y is not None and y.creator is not None]
-    while stack:
-        func = stack.pop()
-        if id(func) in seen:
-            continue
-        seen.add(id(func))
-        order.append(func)
-        stack.extend(x.creator for x in reversed(func.inputs) if x.creator is not None)
-    return order
+    return list(functions(*outputs))
 
 
 def _unique(classes: Any) -> list[type]:

@@ -502,18 +502,12 @@ def _sum_gradients(
 def _defines_backward(outputs: list[Any]) -> bool:
     """False if a Function on the graph defines only ``backward_array`` (no create_graph)."""
     from minitorch import Function
+    from minitorch.core.graph import functions
 
-    stack = [y.creator for y in outputs if y is not None and y.creator is not None]
-    seen: set[int] = set()
-    while stack:
-        func = stack.pop()
-        if id(func) in seen:
-            continue
-        seen.add(id(func))
+    for func in functions(*outputs):
         cls = type(func)
         if cls.backward is Function.backward and cls.vjp is Function.vjp:
             return False
-        stack.extend(x.creator for x in func.inputs if x.creator is not None)
     return True
 
 

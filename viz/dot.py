@@ -8,6 +8,7 @@ byte-identical across runs and processes and cannot be broken by a strange name.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import itertools
 from dataclasses import dataclass, field
@@ -48,12 +49,43 @@ class Overlay:
         edge_attrs: edge index (into ``Graph.edges``) -> extra DOT attributes.
         grads: node id -> the plain-text gradient line to show instead of ``var.grad``.
         caption: plain text drawn under the graph.
+        names: node id -> the bold name to show instead of the automatic ``v7`` (plain
+            text; the stepper's derived names, :mod:`viz.names`).
     """
 
     node_attrs: dict[str, str] = field(default_factory=dict)
     edge_attrs: dict[int, str] = field(default_factory=dict)
     grads: dict[str, str] = field(default_factory=dict)
     caption: str | None = None
+    names: dict[str, str] = field(default_factory=dict)
+
+
+#: The keyword options of to_dot, and so of viz.draw_graph and viz.render.
+OPTIONS = (
+    "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
+    "hide_constants", "legend", "module", "group_modules",
+)  # fmt: skip
+
+
+def reject_unknown(unknown: dict[str, Any], caller: str, valid: tuple[str, ...]) -> None:
+    """Raise a TypeError for unknown keyword options, naming the valid ones.
+
+    Raises:
+        TypeError: if ``unknown`` is not empty; the message suggests the closest valid
+            option ("did you mean ...") and lists all of them.
+
+    Example:
+        >>> reject_unknown({"show_grad": True}, "viz.draw_graph", OPTIONS)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        TypeError: viz.draw_graph: unknown option 'show_grad' (did you mean 'show_grads'?); ...
+    """
+    if not unknown:
+        return
+    name = sorted(unknown)[0]
+    close = difflib.get_close_matches(name, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise TypeError(f"{caller}: unknown option {name!r}{hint}; valid options: {', '.join(valid)}")
 
 
 def to_dot(
@@ -125,10 +157,7 @@ def to_dot(
     References:
         E. Gansner, E. Koutsofios, S. North, "Drawing graphs with dot" (Graphviz manual).
     """
-    if unknown:
-        from viz.draw import OPTIONS, reject_unknown  # viz.draw imports this module
-
-        reject_unknown(unknown, "viz.to_dot", OPTIONS)
+    reject_unknown(unknown, "viz.to_dot", OPTIONS)
     outputs = as_outputs(output, "viz.to_dot")
     opts = make_options(locals())
     names = parameter_names(module, "viz.to_dot")
@@ -199,7 +228,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
     """
     overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
     backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
-    labels = _labels(graph)[0]
+    labels = {**_labels(graph)[0], **overlay.names}
     node_lines: dict[str, str] = {}
     hidden_grads = False
     variables = {vn.id: vn for vn in graph.variables}

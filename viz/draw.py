@@ -12,7 +12,6 @@ to install) and ``render`` raises :class:`GraphvizNotFoundError` saying what to 
 from __future__ import annotations
 
 import base64
-import difflib
 import os
 import re
 import tempfile
@@ -23,7 +22,7 @@ import graphviz
 
 from minitorch import Variable
 from viz import renderer
-from viz.dot import to_dot
+from viz.dot import OPTIONS, reject_unknown, to_dot
 from viz.renderer import INSTALL_HINT, GraphvizNotFoundError
 
 __all__ = [
@@ -41,11 +40,6 @@ __all__ = [
 #: File suffix -> Graphviz output format (None: the DOT text itself).
 FORMATS: dict[str, str | None] = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": None}
 
-#: The keyword options of draw_graph and render (the same as viz.to_dot's).
-OPTIONS = (
-    "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
-    "hide_constants", "legend", "module", "group_modules",
-)  # fmt: skip
 #: The keyword options of render: OPTIONS plus the PNG resolution.
 RENDER_OPTIONS = (*OPTIONS, "dpi")
 
@@ -179,27 +173,6 @@ class GraphView(graphviz.Digraph):
             return {"text/plain": self.source + f"// {INSTALL_HINT}\n"}
         except ValueError as exc:  # MINITORCH_VIZ_RENDERER names no renderer
             return {"text/plain": self.source + f"// {exc}\n"}
-
-
-def reject_unknown(unknown: dict[str, Any], caller: str, valid: tuple[str, ...]) -> None:
-    """Raise a TypeError for unknown keyword options, naming the valid ones.
-
-    Raises:
-        TypeError: if ``unknown`` is not empty; the message suggests the closest valid
-            option ("did you mean ...") and lists all of them.
-
-    Example:
-        >>> reject_unknown({"show_grad": True}, "viz.draw_graph", OPTIONS)  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        TypeError: viz.draw_graph: unknown option 'show_grad' (did you mean 'show_grads'?); ...
-    """
-    if not unknown:
-        return
-    name = sorted(unknown)[0]
-    close = difflib.get_close_matches(name, valid, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise TypeError(f"{caller}: unknown option {name!r}{hint}; valid options: {', '.join(valid)}")
 
 
 def draw_graph(

@@ -23,21 +23,24 @@ from typing import Any
 import anywidget
 import traitlets
 
-from viz.stepper import STEPPER_MIME, BackwardStepper, _asset, picture_bundle
+from viz.export import picture_bundle
+from viz.page import STEPPER_MIME, asset
 from viz.trace import BackwardTrace
+from viz.view import StepperView
 
 
 class StepperWidget(anywidget.AnyWidget):  # type: ignore[misc]
     """A :class:`~viz.stepper.BackwardStepper` as an anywidget widget.
 
     Args:
-        stepper: a BackwardStepper, or a BackwardTrace (then wrapped with the default
-            options).
+        stepper: a BackwardStepper, or a BackwardTrace (then shown with the default
+            options, as a :class:`viz.view.StepperView`: the stepper without its
+            ``widget()`` method, which would only make another widget).
 
     Attributes:
         step: the frame shown: 0 is the start, ``k`` the k-th step, ``len(trace) + 1``
             the end. Synced with the browser.
-        stepper: the BackwardStepper it shows.
+        stepper: the stepper it shows (a BackwardStepper or StepperView).
 
     Raises:
         TypeError: if ``stepper`` is neither a BackwardStepper nor a BackwardTrace.
@@ -56,15 +59,15 @@ class StepperWidget(anywidget.AnyWidget):  # type: ignore[misc]
         2
     """
 
-    _esm = _asset("stepper.js") + _asset("widget.js")
+    _esm = asset("stepper.js") + asset("widget.js")
     html = traitlets.Unicode("").tag(sync=True)
     data = traitlets.Unicode("").tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
 
-    def __init__(self, stepper: BackwardStepper | BackwardTrace, **kwargs: Any) -> None:
+    def __init__(self, stepper: StepperView | BackwardTrace, **kwargs: Any) -> None:
         if isinstance(stepper, BackwardTrace):
-            stepper = BackwardStepper(stepper)
-        if not isinstance(stepper, BackwardStepper):
+            stepper = StepperView(stepper)
+        if not isinstance(stepper, StepperView):
             raise TypeError(
                 "viz.StepperWidget: expected a viz.BackwardStepper or the result of "
                 f"viz.trace_backward, got {type(stepper).__name__}"

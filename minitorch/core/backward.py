@@ -2,178 +2,259 @@
 
 Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
 
-1. Walk the graph once from the output's creator and count, for every Function, how
+1. Walk the graph once from the outputs' creators and count, for every Function, how
    many edges lead back into its outputs (``pending[f]``: the gradient contributions it
    must receive before it can run).
-2. Start from the output's creator with the seed ``ones_like(y)``. Pop a ready
-   Function, call its backward, add each returned gradient to its input's running total
-   (a new array each time, never in place), and decrement the input creator's count; at
-   zero that creator is ready.
-3. A leaf's contributions are summed too, apart from the others; when no Function is
-   left, every leaf that received some is checked, then each gets its new ``.grad``
-   (its sum added to the one it already had) at once.
+2. Start from the seeds (``ones_like(y)`` for ``y.backward()``). Pop a ready Function,
+   call its backward, add each returned gradient to its input's running total (a new
+   array each time, never in place), and decrement the input creator's count; at zero
+   that creator is ready.
+3. When no Function is left, every Variable that was reached holds the sum of its
+   contributions. :func:`grad` returns those of the inputs it was asked about;
+   :meth:`Variable.backward` adds them into the leaves' ``.grad`` (all, or none if one
+   cannot take it).
 
 No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
 ``generation`` numbers are not needed for correctness with this counting; they are kept
 for graphs and teaching.
 
-One loop serves both kinds of backward. First order calls each Function's
-``backward_array`` on raw ndarrays (no graph, no Variables); ``create_graph=True`` calls
-the differentiable ``backward`` with graph building on, so the gradients are Variables
-with their own graph. One rule (:func:`_hand_out`) decides when a gradient is copied as
-it becomes somebody's ``.grad``: no two Variables ever share a gradient, on either path.
+One loop serves both kinds of backward, and the difference is decided once per pass, by
+the *mode*: first order (:data:`ARRAYS`) calls each Function's ``backward_array`` on raw
+ndarrays (no graph, no Variables); ``create_graph=True`` (:data:`GRAPH`) calls the
+differentiable ``backward`` with graph building on, so the gradients are Variables with
+their own graph. One rule (:func:`_hand_out`) decides when a gradient is copied as it is
+handed out: no two results ever share memory, on either path.
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+import minitorch.core.diagnose as diagnose
 from minitorch.core.config import _backward_context, current_state
 from minitorch.core.function import Function
 from minitorch.core.variable import Variable
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
-_VJP_ON_ARRAYS = Function.backward_array  # the default: the op's vjp with NumPy
-_VJP_ON_GRAPH = Function.backward  # the default: the op's vjp with minitorch ops
 #: ``on_step(func, gys, gxs)``: called after each Function's backward, in engine order.
 OnStep = Callable[[Function, tuple[Grad, ...], tuple[Grad, ...]], None]
 
 
+class ArrayMode:
+    """First order: gradients are ndarrays and each Function runs ``backward_array``."""
+
+    create_graph = False
+
+    @staticmethod
+    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
+        return func.backward_array(*gys)
+
+    @staticmethod
+    def constant(array: np.ndarray) -> Grad:
+        return array
+
+    @staticmethod
+    def add(old: Grad, gx: Grad) -> Grad:
+        return np.asarray(old + gx)  # a new array (0-d sums stay ndarrays, not scalars)
+
+    @staticmethod
+    def checked(func: Function, index: int, x: Variable, gx: Any) -> Grad:
+        data = x.data  # an ndarray of x's shape and dtype passes; anything else is checked
+        if type(gx) is np.ndarray and gx.shape == data.shape and gx.dtype == data.dtype:
+            return gx
+        return diagnose.checked_gradient(func, index, x, gx, False)
+
+
+class GraphMode:
+    """``create_graph``: gradients are Variables and each Function runs ``backward``."""
+
+    create_graph = True
+
+    @staticmethod
+    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
+        return func.backward(*gys)
+
+    @staticmethod
+    def constant(array: np.ndarray) -> Grad:
+        return Variable(array, requires_grad=False)
+
+    @staticmethod
+    def add(old: Grad, gx: Grad) -> Grad:
+        return old + gx  # recorded: the sum is differentiable too
+
+    @staticmethod
+    def checked(func: Function, index: int, x: Variable, gx: Any) -> Grad:
+        data = x.data
+        if type(gx) is Variable and gx.data.shape == data.shape and gx.data.dtype == data.dtype:
+            return gx
+        return diagnose.checked_gradient(func, index, x, gx, True)
+
+
+Mode = type[ArrayMode] | type[GraphMode]
+
+
+def backpropagate(
+    pending: dict[Function, int],
+    grads: dict[int, Grad],
+    mode: Mode,
+    keep: Callable[[Variable], bool] | None = None,
+    on_step: OnStep | None = None,
+) -> dict[int, tuple[Variable, Grad]]:
+    """The loop: run every Function of ``pending`` once its outputs' gradients are complete.
+
+    Args:
+        pending: :func:`count_pending` of the outputs (consumed: counted down to zero).
+        grads: ``id(Variable) -> gradient``, holding the seeds; on return it holds the
+            total gradient of every leaf reached. The gradient of an intermediate
+            Variable is dropped once its creator has used it, unless ``keep(y)`` is true.
+        mode: :class:`ArrayMode` or :class:`GraphMode`, chosen once for the whole pass.
+        keep: which intermediate gradients to return (``None``: none).
+        on_step: called as ``on_step(func, gys, gxs)`` right after each Function's
+            backward, with its outputs' gradients and those it returned (``None``
+            allowed). ``viz.trace_backward`` uses it.
+
+    Returns:
+        ``id(y) -> (y, gradient)`` of the intermediate Variables that ``keep`` asked for.
+    """
+    kept: dict[int, tuple[Variable, Grad]] = {}
+    ready = [func for func, count in pending.items() if count == 0]
+    unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
+    anomaly = current_state().detect_anomaly
+    with _backward_context(mode.create_graph):
+        while ready:
+            func = ready.pop()
+            if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
+                func.check_leaves_unchanged(unchanged)
+            gys = _output_grads(func, grads, mode, keep, kept)
+            gxs = mode.backward(func, gys)
+            if type(gxs) is not tuple or len(gxs) != len(func.inputs):
+                gxs = diagnose.checked_gradients(func, gxs)
+            if on_step is not None:
+                on_step(func, gys, gxs)
+            if anomaly:
+                diagnose.check_grads_finite(func, gxs)
+            for i, x in enumerate(func.inputs):
+                if not func.needs_input_grad[i]:
+                    continue
+                gx = gxs[i]
+                if gx is not None:
+                    gx = mode.checked(func, i, x, gx)
+                    old = grads.get(id(x))
+                    grads[id(x)] = gx if old is None else mode.add(old, gx)
+                creator = x.creator
+                if creator is not None:
+                    pending[creator] -= 1
+                    if pending[creator] == 0:
+                        ready.append(creator)
+    return kept
+
+
+def count_pending(outputs: Sequence[Variable]) -> tuple[dict[Function, int], list[Variable]]:
+    """For each Function behind ``outputs``, how many input edges point at its outputs.
+
+    Only edges that need a gradient count (``needs_input_grad``). Also returns the leaves
+    reached (Variables without a creator, the outputs among them), in discovery order.
+
+    Raises:
+        RuntimeError: if a Function was released by ``grad(..., retain_graph=False)``.
+    """
+    pending: dict[Function, int] = {}
+    leaves: dict[int, Variable] = {}
+    stack: list[Function] = []
+    for y in outputs:
+        if y.creator is None:
+            leaves[id(y)] = y
+        elif y.creator not in pending:
+            pending[y.creator] = 0
+            stack.append(y.creator)
+    while stack:
+        func = stack.pop()
+        if func.released:
+            raise RuntimeError(diagnose.released_message(func))
+        for x, needs in zip(func.inputs, func.needs_input_grad):
+            creator = x.creator
+            if not needs:
+                continue
+            if creator is None:
+                leaves[id(x)] = x
+            elif creator in pending:
+                pending[creator] += 1
+            else:
+                pending[creator] = 1
+                stack.append(creator)
+    return pending, list(leaves.values())
+
+
+def _output_grads(
+    func: Function,
+    grads: dict[int, Grad],
+    mode: Mode,
+    keep: Callable[[Variable], bool] | None,
+    kept: dict[int, tuple[Variable, Grad]],
+) -> tuple[Grad, ...]:
+    """Collect the finished gradients of ``func``'s outputs (zeros for unused ones)."""
+    gys: list[Grad] = []
+    for i, ref in enumerate(func.outputs):
+        y = ref()  # (an output made a leaf by unchain() keeps its gradient for itself)
+        gy = grads.pop(id(y), None) if y is not None and y.creator is func else None
+        if gy is None:  # an output nobody used (or that was freed): zeros of its shape
+            gy = mode.constant(_zeros_of_output(func, i))
+        elif keep is not None and keep(y):  # type: ignore[arg-type]
+            kept[id(y)] = (y, gy)  # type: ignore[assignment]
+        gys.append(gy)
+    return tuple(gys)
+
+
+def _zeros_of_output(func: Function, index: int) -> np.ndarray:
+    y = func.outputs[index]()
+    if y is not None and y.data is not None:
+        return np.zeros_like(y.data)
+    shape, dtype = func.output_meta[index]  # freed: _record kept every output's shape
+    return np.zeros(shape, dtype)
+
+
+# -- Variable.backward: add the gradients into the leaves --------------------------------
 def run_backward(
     y: Variable,
     retain_grad: bool = False,
     create_graph: bool = False,
     on_step: OnStep | None = None,
 ) -> None:
-    """Backpropagate from ``y``: see :meth:`Variable.backward` for the contract.
+    """Backpropagate from ``y`` into every leaf's ``.grad``: see :meth:`Variable.backward`.
 
     Args:
         y: the Variable to differentiate; the seed is ``ones_like(y.data)``.
         retain_grad: also keep the gradients of intermediate Variables.
         create_graph: differentiable gradients (Variables with a graph of their own).
-        on_step: an observer, called as ``on_step(func, gys, gxs)`` right after each
-            Function's backward with the gradients of its outputs and those it returned
-            for its inputs (as returned: ``None`` allowed). ``viz.trace_backward`` uses it.
+        on_step: the observer of :func:`backpropagate`.
     """
-    _check_start(y)
+    diagnose.check_start(y)
     if not y.requires_grad:  # no graph: a constant create_graph gradient, or an error
         _backward_of_a_constant(y, create_graph)
         return
-    seed: Grad = np.ones_like(y.data)
-    if create_graph:
-        seed = Variable(seed, requires_grad=False)
+    mode = GraphMode if create_graph else ArrayMode
+    pending, leaves = count_pending([y])
+    grads: dict[int, Grad] = {id(y): mode.constant(np.ones_like(y.data))}
+    kept = backpropagate(pending, grads, mode, _every if retain_grad else None, on_step)
+    # Each leaf's contributions were summed (PyTorch's AccumulateGrad also receives one
+    # sum); now each leaf's .grad gets that sum once, or none does if one cannot.
+    reached = [x for x in leaves if id(x) in grads]
+    for x in reached:
+        diagnose.check_leaf(x)
     handed_out: set[int] = set()  # ids of the arrays some .grad holds now (_hand_out)
-    unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
-    if y.creator is None:
-        _add_to_leaf(y, seed, create_graph, handed_out)
-        return
-    anomaly = current_state().detect_anomaly
-    array_ops = Function.array_ops  # NumPy: what each op's vjp computes with on arrays
-    graph_ops = Function.graph_ops  # minitorch ops: the same vjp, differentiable
-    with _backward_context(create_graph):
-        grads: dict[int, Grad] = {id(y): seed}  # id(Variable) -> its gradient so far
-        pending = _count_pending(y.creator)
-        ready = [y.creator]
-        leaves: list[Variable] = []  # leaves reached, in order of their first gradient
-        leaf_grads: dict[int, Grad] = {}  # id(leaf) -> the sum of its contributions
-        while ready:
-            func = ready.pop()
-            if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
-                func.check_leaves_unchanged(unchanged)
-            refs = func.outputs
-            if len(refs) == 1:  # the usual case, inline: one output, one gradient
-                out = refs[0]()
-                gy = grads.pop(id(out), None) if out is not None else None
-                if gy is None:
-                    gy = _zeros_for_missing_output(func, 0, create_graph)
-                elif retain_grad:
-                    out.grad = _hand_out(gy, create_graph, handed_out)  # type: ignore[union-attr]
-                gys: tuple[Grad, ...] = (gy,)
-            else:
-                gys = _output_grads(func, grads, retain_grad, create_graph, handed_out)
-            try:  # an op's vjp is called directly where backward(_array) would call it
-                if create_graph:
-                    if type(func).backward is _VJP_ON_GRAPH and len(gys) == 1:
-                        gxs = func.vjp(graph_ops, func.inputs, gys[0])
-                    else:
-                        gxs = func.backward(*gys)
-                elif type(func).backward_array is _VJP_ON_ARRAYS:
-                    if len(gys) == 1:
-                        gxs = func.vjp(array_ops, func.input_arrays, gys[0])
-                    else:
-                        gxs = func.vjp(array_ops, func.input_arrays, *gys)
-                else:
-                    gxs = func.backward_array(*gys)
-            except NotImplementedError:  # no array path: only `backward` is defined
-                if create_graph:
-                    raise
-                gxs = _backward_without_graph(func, gys)
-            if type(gxs) is not tuple:
-                gxs = _as_tuple(gxs, func)
-            if on_step is not None:
-                on_step(func, gys, gxs)
-            if anomaly:
-                _check_grads_finite(func, gxs)
-            inputs, needs = func.inputs, func.needs_input_grad
-            if len(gxs) != len(inputs):
-                raise ValueError(
-                    f"{type(func).__name__}.backward returned {len(gxs)} gradient(s) for "
-                    f"{len(inputs)} input(s); return one per input (None where there is none)"
-                )
-            for i, x in enumerate(inputs):
-                if not needs[i]:
-                    continue
-                gx, creator = gxs[i], x.creator
-                if gx is not None:
-                    # An ndarray (a Variable under create_graph) of x's shape and dtype
-                    # passes unchecked; anything else is checked and converted.
-                    data = x.data
-                    array = gx if not create_graph else gx.data if type(gx) is Variable else None
-                    if (
-                        type(array) is not np.ndarray
-                        or array.shape != data.shape
-                        or array.dtype != data.dtype
-                    ):
-                        gx = _checked(func, i, x, gx, create_graph)
-                    if creator is None:  # a leaf: summed apart, its .grad set at the end
-                        old = leaf_grads.get(id(x))
-                        if old is None:
-                            leaf_grads[id(x)] = gx
-                            leaves.append(x)
-                        else:
-                            leaf_grads[id(x)] = _accumulate(old, gx, create_graph)
-                        continue
-                    old = grads.get(id(x))
-                    grads[id(x)] = gx if old is None else _accumulate(old, gx, create_graph)
-                if creator is not None:
-                    count = pending[creator] - 1
-                    pending[creator] = count
-                    if count == 0:
-                        ready.append(creator)
-        # Each leaf's contributions were summed (PyTorch's AccumulateGrad also receives
-        # one sum); now each leaf's .grad gets that sum once, or none does if one can't.
-        for x in leaves:
-            _check_leaf(x)
-        new = [_new_leaf_grad(x, leaf_grads[id(x)], create_graph, handed_out) for x in leaves]
-        for x, grad in zip(leaves, new):  # nothing below can fail: all or none are set
-            if grad is not None:
-                x.grad = grad
+    new = [_new_leaf_grad(x, grads[id(x)], create_graph, handed_out) for x in reached]
+    retained = [(out, _hand_out(gy, create_graph, handed_out)) for out, gy in kept.values()]
+    for x, grad in [*zip(reached, new), *retained]:  # nothing here fails: all or none
+        if grad is not None:
+            x.grad = grad
 
 
-def _check_start(y: Variable) -> None:
-    """The errors of a backward that cannot start (no graph, no data, no gradient)."""
-    state = current_state()
-    if not state.enable_backprop and not state.in_backward:
-        raise RuntimeError(
-            "backward() was called inside no_grad(): no graph was recorded; "
-            "compute the loss outside the no_grad() block"
-        )
-    if y.data is None:
-        raise RuntimeError("backward(): the Variable holds no data (data is None)")
+def _every(y: Variable) -> bool:
+    return True
 
 
 def _backward_of_a_constant(y: Variable, create_graph: bool) -> None:
@@ -185,174 +266,12 @@ def _backward_of_a_constant(y: Variable, create_graph: bool) -> None:
     leaf_ref = getattr(y, "_constant_grad_of", None)
     leaf = leaf_ref() if leaf_ref is not None else None
     if leaf is None:
-        raise RuntimeError(_no_graph_message(y))
-    zeros: Grad = np.zeros_like(leaf.data)
-    if create_graph:
-        zeros = Variable(zeros, requires_grad=False)
-    _add_to_leaf(leaf, zeros, create_graph, set())
-
-
-def _no_graph_message(y: Variable) -> str:
-    """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
-    label = f"Variable {y.name!r}" if y.name else "this Variable"
-    if getattr(y, "_first_order_grad", False):
-        return (
-            f"backward(): {label} is (or was computed only from) a gradient made by a "
-            "first-order backward(), which records no graph, so it cannot be differentiated "
-            "again: did you forget create_graph=True? Compute the first "
-            "gradient with backward(create_graph=True) (e.g. y.backward(create_graph=True); "
-            "gx = x.grad; x.clear_grad(); gx.backward()) to get second derivatives"
-        )
-    # A Variable made with requires_grad=False and one computed under no_grad() look
-    # alike (no creator, no gradient wanted): the message names both.
-    return (
-        f"backward(): {label} does not require a gradient: it was created with "
-        "requires_grad=False, or computed inside no_grad() or only from constants, so no "
-        "graph leads back to a Variable that needs one"
-    )
-
-
-def _count_pending(root: Function) -> dict[Function, int]:
-    """For each reachable Function, how many input edges point at its outputs."""
-    pending: dict[Function, int] = {root: 0}
-    stack = [root]
-    while stack:
-        func = stack.pop()
-        for x, needs in zip(func.inputs, func.needs_input_grad):
-            creator = x.creator
-            if creator is None or not needs:
-                continue
-            if creator in pending:
-                pending[creator] += 1
-            else:
-                pending[creator] = 1
-                stack.append(creator)
-    return pending
-
-
-def _output_grads(
-    func: Function,
-    grads: dict[int, Grad],
-    retain_grad: bool,
-    create_graph: bool,
-    handed_out: set[int],
-) -> tuple[Grad, ...]:
-    """Collect the finished gradients of a multi-output ``func`` (zeros for unused ones)."""
-    gys: list[Grad] = []
-    for ref in func.outputs:
-        y = ref()
-        gy = grads.pop(id(y), None) if y is not None else None
-        if gy is None:
-            gy = _zeros_for_missing_output(func, len(gys), create_graph)
-        elif retain_grad and y is not None:
-            y.grad = _hand_out(gy, create_graph, handed_out)
-        gys.append(gy)
-    return tuple(gys)
-
-
-def _zeros_for_missing_output(func: Function, index: int, create_graph: bool) -> Grad:
-    """The gradient of an output nobody used (or that was freed): zeros of its shape."""
-    y = func.outputs[index]()
-    if y is not None and y.data is not None:
-        zeros = np.zeros_like(y.data)
-    else:  # freed: Function._record kept the shape and dtype of every multi-output op
-        shape, dtype = func.output_meta[index]
-        zeros = np.zeros(shape, dtype)
-    return Variable(zeros, requires_grad=False) if create_graph else zeros
-
-
-def _backward_without_graph(func: Function, gys: tuple[Grad, ...]) -> tuple[Grad, ...]:
-    """``backward`` on constant Variables, for a Function without an array path.
-
-    The engine has switched graph building off, so this records nothing; the results are
-    unwrapped to ndarrays.
-    """
-    gxs = _as_tuple(func.backward(*[Variable(gy, requires_grad=False) for gy in gys]), func)
-    return tuple(gx.data if isinstance(gx, Variable) else gx for gx in gxs)
-
-
-def _as_tuple(gxs: Any, func: Function) -> tuple[Any, ...]:
-    if type(gxs) is tuple:
-        return gxs
-    if isinstance(gxs, list):
-        return tuple(gxs)
-    if gxs is None:  # a bare None, not (None,) or (g, None): almost always a missing return
-        raise TypeError(
-            f"{type(func).__name__}.backward returned None, but its input(s) need a "
-            "gradient: did you forget `return`? Return one gradient per input (a tuple "
-            "for several inputs; None inside the tuple for an input without one)"
-        )
-    return (gxs,)
-
-
-def _checked(func: Function, index: int, x: Variable, gx: Grad, create_graph: bool) -> Grad:
-    """Check a gradient's type and shape against its input; match the input's dtype."""
-    if type(gx) is np.float64 and not create_graph and x.data.dtype == np.float64:
-        if x.data.shape == ():  # 0-d arithmetic on arrays gives a NumPy scalar: the usual
-            return np.asarray(gx)  # case of a 0-d chain, so it goes first and fast
-    if create_graph and not isinstance(gx, Variable):
-        gx = Variable(np.asarray(gx), requires_grad=False)
-    elif not create_graph and type(gx) is not np.ndarray:
-        gx = _coerce_array(func, index, gx)
-    data = gx.data if create_graph else gx
-    x_data = x.data
-    if data.shape != x_data.shape:
-        raise ValueError(
-            f"{type(func).__name__}.backward: gradient for input {index} has shape "
-            f"{data.shape} but the input has shape {x_data.shape}; reduce broadcast "
-            "dimensions with sum_to(gx, x.shape)"
-        )
-    if data.dtype != x_data.dtype and x_data.dtype.kind == "f":
-        # A float32 input gets a float32 gradient on both paths, even when the backward
-        # met a float64 constant; ``astype`` keeps the create_graph gradient differentiable.
-        gx = gx.astype(x_data.dtype)
-    return gx
-
-
-def _coerce_array(func: Function, index: int, gx: Any) -> np.ndarray:
-    if isinstance(gx, (np.ndarray, np.generic, float, int)):
-        return np.asarray(gx)
-    raise TypeError(
-        f"{type(func).__name__}.backward_array returned a {type(gx).__name__} for input "
-        f"{index}; return ndarrays (or None)"
-    )
-
-
-def _check_leaf(x: Variable) -> None:
-    """Raise if the leaf ``x`` cannot take a gradient (its dtype, or a wrong old ``grad``)."""
-    if not x.requires_grad:
-        return
-    if x.dtype.kind not in "fc":
-        raise TypeError(
-            f"backward(): a gradient reached {_label(x)} of dtype {x.dtype} and shape "
-            f"{x.shape}, but only floating-point Variables hold gradients. If it is a "
-            "constant (a mask, labels, indices), create it with requires_grad=False (or "
-            "pass the ndarray itself); if you want its gradient, create it from floats, "
-            "e.g. Variable(data.astype(float))"
-        )
-    old = x.grad
-    if isinstance(old, Variable) and old.data is None:  # `x.grad.data = None` by hand
-        own = x.name if isinstance(x.name, str) and x.name.isidentifier() else "x"
-        raise ValueError(
-            f"backward(): {_label(x)} of shape {x.shape} holds a .grad with no data "
-            f"(its .grad.data is None), so the new gradient cannot be added to it; call "
-            f"{own}.clear_grad() (or set {own}.grad = None) to start again from no gradient"
-        )
-    if old is not None and (not isinstance(old, Variable) or old.shape != x.shape):
-        held = f"shape {old.shape}" if isinstance(old, Variable) else type(old).__name__
-        raise ValueError(
-            f"backward(): {_label(x)} of shape {x.shape} holds a .grad of {held}, which "
-            "the new gradient cannot be added to; a gradient is a Variable of its "
-            "Variable's shape (set x.grad = None, or call clear_grad(), first)"
-        )
-
-
-def _add_to_leaf(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]) -> None:
-    """Add ``gx`` to a leaf's ``grad`` — a new Variable, never an in-place update."""
-    _check_leaf(x)
-    grad = _new_leaf_grad(x, gx, create_graph, handed_out)
+        raise RuntimeError(diagnose.no_graph_message(y))
+    diagnose.check_leaf(leaf)
+    zeros = (GraphMode if create_graph else ArrayMode).constant(np.zeros_like(leaf.data))
+    grad = _new_leaf_grad(leaf, zeros, create_graph, set())
     if grad is not None:
-        x.grad = grad
+        leaf.grad = grad
 
 
 def _new_leaf_grad(
@@ -366,27 +285,27 @@ def _new_leaf_grad(
     elif create_graph:
         grad = x.grad + gx
     else:
-        grad = Variable(_accumulate(x.grad.data, gx, False), requires_grad=False)
+        grad = Variable(ArrayMode.add(x.grad.data, gx), requires_grad=False)
         grad._first_order_grad = True
+    return _mark_constant(grad, x, create_graph)
+
+
+def _mark_constant(grad: Variable, x: Variable, create_graph: bool) -> Variable:
+    """A ``create_graph`` gradient of ``x`` that depends on no input (relu, abs, x + c) has
+    a zero derivative: remember whose it is, so that differentiating it again gives ``x``
+    zeros (as PyTorch does for relu/abs) instead of an error."""
     if create_graph and not grad.requires_grad:
-        # The gradient depends on no input (relu, abs, x + c): its derivative is zero.
-        # Remember whose gradient it is, so that differentiating it again gives that
-        # leaf a zero gradient (as PyTorch does for relu/abs) instead of an error.
         grad._constant_grad_of = weakref.ref(x)
     return grad
 
 
-def _label(x: Variable) -> str:
-    return f"Variable {x.name!r}" if x.name else "a Variable"
-
-
 def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
-    """The one copy rule: ``gx`` as a ``.grad`` that no other ``.grad`` shares.
+    """The one copy rule: ``gx`` as a gradient Variable that no other result shares.
 
     A backward may return the same gradient for two inputs (``Add`` passes ``gy`` to
     both), views of one buffer (``reshape``) or a read-only broadcast view (``sum``).
     Users may update gradients in place (gradient clipping), so a gradient whose memory
-    another ``.grad`` already holds, or that is read-only, is copied — as an array on the
+    another result already holds, or that is read-only, is copied — as an array on the
     first-order path, with the differentiable :class:`_Copy` under ``create_graph`` (so
     ``a.grad is b.grad`` never holds on either path). ``handed_out`` holds the ids of
     the memory owners given out in this pass.
@@ -410,28 +329,172 @@ class _Copy(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x.copy()
 
-    def jvp(self, tx: Any) -> Any:
+    def jvp(self, xs: Any, y: Any, tx: Any) -> Any:
         return tx
 
-    def vjp(self, F: Any, xs: tuple[Any, ...], gy: Any) -> Any:
+    def vjp(self, xp: Any, xs: tuple[Any, ...], y: Any, gy: Any) -> Any:
         return gy
 
 
-def _accumulate(old: Grad, gx: Grad, create_graph: bool) -> Grad:
-    """``old + gx`` as a new object (0-d sums stay ndarrays, not NumPy scalars)."""
-    total = old + gx
-    return total if create_graph else np.asarray(total)
+# -- autograd.grad: return the gradients -------------------------------------------------
+def grad(
+    outputs: Variable | Sequence[Variable],
+    inputs: Variable | Sequence[Variable],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+    on_step: OnStep | None = None,
+) -> tuple[Variable | None, ...]:
+    """The gradients of ``sum_j <outputs[j], grad_outputs[j]>`` w.r.t. each of ``inputs``.
 
+    ``torch.autograd.grad``'s contract: nothing is written to any ``.grad``; the result
+    is a tuple with one gradient per input (a Variable of that input's shape and dtype).
+    An input may be an intermediate Variable (its total gradient is returned).
 
-def _check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
-    for i, gx in enumerate(gxs):
-        data = gx.data if isinstance(gx, Variable) else gx
-        if data is None or not isinstance(data, np.ndarray) or data.dtype.kind not in "fc":
-            continue
-        if not np.isfinite(data).all():
-            where = np.argwhere(~np.isfinite(data))[:5].tolist()
-            raise FloatingPointError(
-                f"detect_anomaly: {type(func).__name__}.backward returned NaN/inf in the "
-                f"gradient of input {i} at positions {where} (shape {data.shape}); the "
-                f"Function was created at {func.created_at or '<unknown>'}"
+    Shapes:
+        ``grad_outputs[j]`` has ``outputs[j]``'s shape; result ``i`` has ``inputs[i]``'s.
+
+    Args:
+        outputs: the Variable(s) to differentiate.
+        inputs: the Variable(s) to differentiate with respect to (each requires a
+            gradient).
+        grad_outputs: one vector per output (Variable, ndarray or ``None``), the
+            ``v`` of ``v^T J``; ``None`` means ones, allowed only for a one-element output.
+        retain_graph: keep the graph for another backward pass; defaults to
+            ``create_graph``. Without it the Functions reached are released, and a later
+            backward through them raises ``RuntimeError`` (as PyTorch's freed buffers do).
+        create_graph: return differentiable gradients (with a graph of their own), for
+            higher-order derivatives.
+        allow_unused: return ``None`` for an input the outputs do not depend on, instead
+            of raising.
+        on_step: an observer ``on_step(func, gys, gxs)`` after each Function's backward.
+
+    Returns:
+        A tuple of Variables (``None`` for unused inputs under ``allow_unused``).
+
+    Raises:
+        RuntimeError: if an output or an input requires no gradient, an input is unused
+            (without ``allow_unused``), ``grad_outputs`` is missing for an output with
+            more than one element, or the graph was released by an earlier call.
+        ValueError: if ``grad_outputs`` has the wrong length or a wrong shape.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable, autograd
+        >>> x = Variable(np.array(3.0))
+        >>> y = x * x * x
+        >>> (gx,) = autograd.grad(y, x, create_graph=True)
+        >>> gx, autograd.grad(gx, x)[0], x.grad is None
+        (variable(27.0), variable(18.0), True)
+
+    References:
+        PyTorch, ``torch.autograd.grad``; Griewank & Walther, *Evaluating Derivatives*
+        (2008), ch. 3 (reverse mode).
+    """
+    ys = _as_variables(outputs, "outputs")
+    xs = _as_variables(inputs, "inputs")
+    mode = GraphMode if create_graph else ArrayMode
+    seeds, constant_of = _seeds(ys, grad_outputs, mode)
+    for i, x in enumerate(xs):
+        if not x.requires_grad:
+            raise RuntimeError(
+                f"autograd.grad: input {i} does not require a gradient (requires_grad is "
+                "False); create it with requires_grad=True, or leave it out of inputs"
             )
+    live = [y for y in ys if y.requires_grad]
+    pending, _ = count_pending(live)
+    wanted = {id(x) for x in xs if x.creator is not None}
+    grads: dict[int, Grad] = {}
+    for y, seed in zip(ys, seeds):
+        if seed is not None:
+            grads[id(y)] = seed if id(y) not in grads else mode.add(grads[id(y)], seed)
+    keep = (lambda v: id(v) in wanted) if wanted else None
+    kept = backpropagate(pending, grads, mode, keep, on_step)
+    if not (create_graph if retain_graph is None else retain_graph):
+        for func in pending:
+            func.released = True
+    handed_out: set[int] = set()
+    results: list[Variable | None] = []
+    for i, x in enumerate(xs):
+        gx = grads.get(id(x)) if x.creator is None else kept.get(id(x), (x, None))[1]
+        if gx is None and id(x) in constant_of:  # a constant gradient's derivative: 0
+            gx = mode.constant(np.zeros_like(x.data))
+        if gx is None and not allow_unused:
+            raise RuntimeError(
+                f"autograd.grad: input {i} was not used in the graph of the outputs (they "
+                "do not depend on it); pass allow_unused=True to get None for it"
+            )
+        results.append(None if gx is None else _result(x, gx, create_graph, handed_out))
+    return tuple(results)
+
+
+def _as_variables(values: Variable | Sequence[Variable], what: str) -> list[Variable]:
+    """``outputs`` or ``inputs`` of :func:`grad` as a list of Variables."""
+    values = [values] if isinstance(values, Variable) else list(values)
+    for i, v in enumerate(values):
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"autograd.grad: {what}[{i}] is a {type(v).__name__}, not a Variable; "
+                f"pass the Variable(s) of the graph"
+            )
+    if not values:
+        raise ValueError(f"autograd.grad: {what} is empty")
+    return values
+
+
+def _seeds(ys: list[Variable], grad_outputs: Any, mode: Mode) -> tuple[list[Grad], set[int]]:
+    """One seed per output (``None`` for an output that requires no gradient), and the
+    ids of the leaves whose gradient is a constant among the outputs (zero derivative)."""
+    if grad_outputs is None or isinstance(grad_outputs, (Variable, np.ndarray)):
+        given = [grad_outputs] * len(ys) if grad_outputs is None else [grad_outputs]
+    else:
+        given = list(grad_outputs)
+    if len(given) != len(ys):
+        raise ValueError(
+            f"autograd.grad: grad_outputs has {len(given)} entries for {len(ys)} output(s); "
+            "give one per output (None for ones)"
+        )
+    seeds: list[Grad] = []
+    constant_of: set[int] = set()
+    for j, (y, v) in enumerate(zip(ys, given)):
+        if not y.requires_grad:
+            leaf_ref = getattr(y, "_constant_grad_of", None)
+            leaf = leaf_ref() if leaf_ref is not None else None
+            if leaf is None:
+                raise RuntimeError(
+                    f"autograd.grad: output {j} does not require a gradient and has no "
+                    "creator: it was created with requires_grad=False, or computed inside "
+                    "no_grad() or only from constants, so no graph leads back to the inputs"
+                )
+            constant_of.add(id(leaf))
+            seeds.append(None)
+            continue
+        seeds.append(_seed(j, y, v, mode))
+    return seeds, constant_of
+
+
+def _seed(j: int, y: Variable, v: Any, mode: Mode) -> Grad:
+    if v is None:
+        if y.size != 1:
+            raise RuntimeError(
+                f"autograd.grad: grad can be implicitly created only for one-element "
+                f"outputs; output {j} has shape {y.shape}: pass grad_outputs"
+            )
+        return mode.constant(np.ones_like(y.data))
+    if mode.create_graph and isinstance(v, Variable):
+        seed = v
+    else:
+        array = np.asarray(v.data if isinstance(v, Variable) else v, dtype=y.dtype)
+        seed = mode.constant(array)
+    if seed.shape != y.shape:
+        raise ValueError(
+            f"autograd.grad: grad_outputs[{j}] has shape {seed.shape} but output {j} has "
+            f"shape {y.shape}"
+        )
+    return seed
+
+
+def _result(x: Variable, gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
+    """A gradient as :func:`grad` returns it: its own memory, marked like a ``.grad``."""
+    return _mark_constant(_hand_out(gx, create_graph, handed_out), x, create_graph)

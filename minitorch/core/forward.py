@@ -3,7 +3,7 @@
 A *tangent level* is one active forward-mode transform (one ``minitorch.func.jvp``). It
 maps each primal Variable to its tangent ``dx`` (a Variable of the same shape). While a
 level is active, ``Function.__call__`` hands every op whose inputs carry tangents to
-:func:`push_tangents`, which calls the op's tangent rule ``Function.jvp(*txs)`` and
+:func:`push_tangents`, which calls the op's tangent rule ``Function.jvp(xs, y, *txs)`` and
 records the output tangents on the same level: the dual-number idea, one op at a time.
 
 Levels nest (forward-over-forward). While the rule of level ``k`` runs, only the levels
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch.core.config import _state, _with
+from minitorch.core.graph import functions
 from minitorch.core.variable import Variable
 
 if TYPE_CHECKING:
@@ -38,12 +39,17 @@ class TangentLevel:
 
     Keyed by ``id``; the primal itself is kept alongside so the id cannot be reused while
     the level lives (a level lives only as long as one ``jvp`` call).
+
+    ``tape``: when a list, every op called while the level is on is appended to it as
+    ``(func, inputs, outputs, config state)``, so ``jacfwd`` can push more tangent
+    directions through the same single evaluation afterwards.
     """
 
-    __slots__ = ("tangents",)
+    __slots__ = ("tangents", "tape")
 
     def __init__(self) -> None:
         self.tangents: dict[int, tuple[Variable, Variable]] = {}
+        self.tape: list[tuple[Any, ...]] | None = None
 
     def set(self, x: Variable, tx: Variable) -> None:
         """Record ``tx`` as the tangent of ``x`` on this level."""
@@ -90,21 +96,47 @@ def push_tangents(func: Function, xs: Sequence[Variable], outputs: list[Variable
     """
     levels = _levels.get()
     for k, level in enumerate(levels):
-        txs = [level.get(x) for x in xs]
-        if all(tx is None for tx in txs):
-            continue
-        _give_rule_its_inputs(func, xs, outputs)
-        token = _levels.set(levels[:k])  # the rule runs with only the outer levels on
+        if level.tape is not None:
+            level.tape.append((func, xs, outputs, _state.get()))
+        push_level(level, levels[:k], func, xs, outputs)
+
+
+def push_level(
+    level: TangentLevel,
+    outer: tuple[TangentLevel, ...],
+    func: Function,
+    xs: Sequence[Variable],
+    outputs: list[Variable],
+) -> None:
+    """Run ``func``'s tangent rule for ``level``, with only the ``outer`` levels on."""
+    txs = [level.get(x) for x in xs]
+    if all(tx is None for tx in txs):
+        return
+    _give_rule_its_inputs(func, xs, outputs)
+    token = _levels.set(outer)
+    try:
+        tys = _call_rule(func, xs, outputs, txs)
+    finally:
+        _levels.reset(token)
+    given = {id(v) for v in (*xs, *outputs, *txs) if v is not None}
+    for i, (y, ty) in enumerate(zip(outputs, tys)):
+        if ty is not None:
+            ty = _checked_tangent(func, i, y, ty)
+            _mark_rule_graph(ty, given)
+            level.set(y, ty)
+
+
+def replay(tape: list[tuple[Any, ...]], level: TangentLevel) -> None:
+    """Push ``level``'s tangents through the ops of ``tape`` again (``jacfwd``'s further
+    directions): each op's rule, in the order the ops ran, under the config it ran with,
+    with the levels that are on now as the outer ones. No op's forward runs again."""
+    outer = _levels.get()
+    for func, xs, outputs, state in tape:
+        token = _state.set(state)
         try:
-            tys = _call_rule(func, txs)
+            push_level(level, outer, func, xs, outputs)
         finally:
-            _levels.reset(token)
-        given = {id(v) for v in (*xs, *outputs, *txs) if v is not None}
-        for i, (y, ty) in enumerate(zip(outputs, tys)):
-            if ty is not None:
-                ty = _checked_tangent(func, i, y, ty)
-                _mark_rule_graph(ty, given)
-                level.set(y, ty)
+            _state.reset(token)
 
 
 def _mark_rule_graph(ty: Variable, given: set[int]) -> None:
@@ -113,18 +145,18 @@ def _mark_rule_graph(ty: Variable, given: set[int]) -> None:
     The rule sees only its op's inputs, outputs and input tangents (``given``), so
     walking back from its result until one of those is reached finds exactly its ops.
     """
-    pending = [ty]
-    while pending:
-        var = pending.pop()
-        func = var.creator
-        if id(var) in given or func is None or func.created_in_jvp:
-            continue
+    if id(ty) in given:
+        return
+
+    def made_before(x: Variable) -> bool:  # given to the rule, or marked by an earlier one
+        return id(x) in given or bool(x.creator and x.creator.created_in_jvp)
+
+    for func in functions(ty, stop=made_before):
         func.created_in_jvp = True
-        pending.extend(func.inputs)
 
 
 def _give_rule_its_inputs(func: Function, xs: Sequence[Variable], outputs: list[Variable]) -> None:
-    """A Function that recorded no graph (constants in) still lets its rule read
+    """A Function that recorded no graph (constants in) still lets the fallback read
     ``self.inputs`` and ``self.output(i)``, exactly as ``backward`` does."""
     if getattr(func, "inputs", None) is None:
         func.inputs = list(xs)
@@ -132,7 +164,10 @@ def _give_rule_its_inputs(func: Function, xs: Sequence[Variable], outputs: list[
         func.needs_input_grad = (False,) * len(xs)
 
 
-def _call_rule(func: Function, txs: list[Variable | None]) -> tuple[Any, ...]:
+def _call_rule(
+    func: Function, xs: Sequence[Variable], outputs: list[Variable], txs: list[Variable | None]
+) -> tuple[Any, ...]:
+    """The output tangents: ``func.jvp(xs, y, *txs)``, or the fallback's."""
     from minitorch.core.function import Function  # the base class, to see an override
 
     if type(func).jvp is Function.jvp:
@@ -142,7 +177,7 @@ def _call_rule(func: Function, txs: list[Variable | None]) -> tuple[Any, ...]:
                 "installed; import minitorch.func"
             )
         return tuple(fallback(func, txs))
-    tys = func.jvp(*txs)
+    tys = func.jvp(xs, outputs[0] if len(outputs) == 1 else tuple(outputs), *txs)
     tys = tuple(tys) if isinstance(tys, (tuple, list)) else (tys,)
     if len(tys) != len(func.outputs):
         raise ValueError(

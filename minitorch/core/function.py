@@ -24,7 +24,7 @@ from minitorch.core.variable import NUMERIC_KINDS, Variable, is_masked, masked_m
 
 #: What a ``vjp`` computes with: an ndarray on the fast path, a Variable under create_graph.
 Value = Any
-#: The namespace ``F`` a ``vjp`` is written against (see ``minitorch.ops.namespaces``).
+#: The namespace ``xp`` a ``vjp`` is written against (see ``minitorch.ops.namespaces``).
 Ops = Any
 # needs_input_grad for one or two inputs, shared instead of a new tuple per op.
 _NEEDS: dict[Any, tuple[bool, ...]] = {
@@ -44,17 +44,20 @@ class Function:
       written with minitorch ops, so it is itself differentiable (``create_graph=True``).
       Return ``None`` for an input that has no gradient (an integer index, a label).
     * optionally ``backward_array(*gys: np.ndarray)`` — the same formula on raw arrays, the
-      fast path of ordinary first-order backward. Omit it (or raise
-      ``NotImplementedError``) and the engine falls back to ``backward`` under
-      ``no_grad()``.
-    * optionally ``jvp(*txs: Variable | None)`` — the tangent rule of forward mode
-      (``minitorch.func.jvp``): the output tangents ``J @ tx``, with minitorch ops.
+      fast path of ordinary first-order backward. Without it, first-order backward runs
+      ``backward`` on constant Variables with graph building off.
+    * optionally ``jvp(xs, y, *txs)`` — the tangent rule of forward mode
+      (``minitorch.func.jvp``): given the input Variables ``xs``, the output ``y`` (a tuple
+      for several outputs) and one tangent per input (``None`` for a zero one), the output
+      tangents ``J @ tx``, written with minitorch ops.
 
-    Or, instead of both backwards, the formula once: ``vjp(F, xs, *gys)``, written against
-    the namespace ``F`` — NumPy (:attr:`array_ops`) with ``xs = self.input_arrays`` on the
-    fast path, minitorch ops (:attr:`graph_ops`) with ``xs = self.inputs`` under
-    ``create_graph``. The default ``backward`` and ``backward_array`` call it. This is
-    how minitorch's own ops are written (HIPS/autograd's ``anp``, DeZero's ``xp``).
+    Or, instead of both backwards, the formula once: ``vjp(xp, xs, y, *gys)``, written
+    against the namespace ``xp`` — NumPy (:attr:`array_ops`) with the input and output
+    ndarrays on the fast path, minitorch ops (:attr:`graph_ops`) with the input and output
+    Variables under ``create_graph``. The default ``backward`` and ``backward_array`` call
+    it. This is how minitorch's own ops are written (HIPS/autograd's ``anp``, DeZero's
+    ``xp``). Which backward a class uses is decided once, when the class is defined (see
+    :meth:`__init_subclass__`); an error raised inside any of them reaches the caller.
 
     An instance records **one** call: create a new one per use, ``Square()(x)``. Calling
     an instance again after it recorded a graph raises ``RuntimeError`` (it would
@@ -104,6 +107,9 @@ class Function:
     created_in_backward: bool = False
     created_in_jvp: bool = False
     created_at: str | None = None
+    #: Set by ``autograd.grad(..., retain_graph=False)``: a later backward through this
+    #: Function raises, as one through PyTorch's freed graph does.
+    released: bool = False
     output_meta: list[tuple[tuple[int, ...], np.dtype[Any]]] = []
     #: The NumPy ufunc ``forward`` computes, if it is one (``np.add`` for ``Add``): a
     #: Python-number operand then takes the dtype that ufunc gives it (see ``as_inputs``).
@@ -118,7 +124,19 @@ class Function:
     leaf_snapshots: tuple[Recorded, ...] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Decide once per class which backward first-order ``backward()`` runs.
+
+        Its own ``backward_array`` if it defines one; else its ``vjp`` on ndarrays (the
+        default ``backward_array``); else, for a class that defines only ``backward``,
+        that ``backward`` on constant Variables with graph building off.
+        """
         super().__init_subclass__(**kwargs)
+        if (
+            cls.backward_array is Function.backward_array
+            and cls.vjp is Function.vjp
+            and cls.backward is not Function.backward
+        ):
+            cls.backward_array = _backward_on_constants  # type: ignore[method-assign, assignment]
         # A Function written outside minitorch without its own __init__ gets one that
         # explains ``Square(x)`` (the class called on the input, forgetting the ``()``).
         # minitorch's own ops keep object's C-level __init__: no cost per op.
@@ -255,37 +273,39 @@ class Function:
         """
         if type(self).vjp is Function.vjp:  # before reading inputs: say what is missing
             self.vjp()
-        return self.vjp(self.graph_ops, self.inputs, *gys)
+        return self.vjp(self.graph_ops, self.inputs, _output_values(self, False), *gys)
 
     def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
         """Fast path of ``backward`` on raw ndarrays (no graph is built).
 
-        By default: :meth:`vjp` evaluated with NumPy on the input arrays. Raises
-        ``NotImplementedError`` for a Function that defines only ``backward``; the engine
-        then runs ``backward`` on constants instead.
+        By default: :meth:`vjp` evaluated with NumPy on the input and output arrays. A
+        class that defines only ``backward`` runs that ``backward`` on constants instead
+        (decided when the class is defined).
         """
-        return self.vjp(self.array_ops, self.input_arrays, *gys)
+        return self.vjp(self.array_ops, self.input_arrays, _output_values(self, True), *gys)
 
     def vjp(self, *args: Any, **kwargs: Any) -> Any:
-        """``vjp(F, xs, *gys)``: the vector-Jacobian product, written once.
+        """``vjp(xp, xs, y, *gys)``: the vector-Jacobian product, written once.
 
-        ``F`` is a namespace of array functions (``F.exp``, ``F.sum_to``,
-        ``F.reshape``, ``F.output(self)`` ...) that are NumPy's on the fast path and
-        minitorch's ops under ``create_graph``; ``xs`` holds the inputs in the same kind
-        (ndarrays or Variables). Arithmetic operators work on both kinds. Return one
-        gradient per input (``None`` for an input without one).
+        ``xp`` is a namespace of array functions (``xp.exp``, ``xp.sum_to``,
+        ``xp.reshape`` ...) that are NumPy's on the fast path and minitorch's ops under
+        ``create_graph``; ``xs`` holds the inputs and ``y`` the output (a tuple for
+        several outputs) in the same kind (ndarrays or Variables), ``gys`` the gradients
+        of the outputs. Arithmetic operators work on both kinds. Return one gradient per
+        input (``None`` for an input without one).
         """
         raise NotImplementedError(
             f"{type(self).__name__}.backward is not defined (define backward, or vjp)"
         )
 
-    def jvp(self, *txs: Any, **kwargs: Any) -> Any:
-        """Optional tangent rule (forward mode): the output tangents from the input ones.
+    def jvp(self, *args: Any, **kwargs: Any) -> Any:
+        """``jvp(xs, y, *txs)``: optional tangent rule (forward mode).
 
-        Receives one tangent per input (a Variable of the input's shape, or ``None`` for
-        an input without one) and returns one per output (``None`` for zero), written with
-        minitorch ops so forward mode nests. Read ``self.inputs`` and ``self.output(i)``
-        as ``backward`` does. Without it, ``minitorch.func.jvp`` uses two reverse passes.
+        Receives the input Variables ``xs``, the output Variable ``y`` (a tuple for
+        several outputs) and one tangent per input (a Variable of the input's shape, or
+        ``None`` for an input without one); returns one tangent per output (``None`` for
+        zero), written with minitorch ops so forward mode nests. Without it,
+        ``minitorch.func.jvp`` uses two reverse passes.
         """
         raise NotImplementedError
 
@@ -320,6 +340,31 @@ class Function:
 
 
 _weak = weakref.ref  # read once per op in _record
+
+
+def _output_values(func: Function, arrays: bool) -> Any:
+    """The ``y`` a ``vjp`` gets: the output (its ndarray if ``arrays``), or a tuple of them.
+
+    A dropped output of a multi-output Function is ``None`` there (its gradient is zeros).
+    """
+    refs = func.outputs
+    if len(refs) == 1:
+        y = refs[0]()
+        return y.data if arrays and y is not None else y
+    ys = [ref() for ref in refs]
+    return tuple([y.data if arrays and y is not None else y for y in ys])
+
+
+def _backward_on_constants(func: Function, *gys: np.ndarray) -> Any:
+    """First-order backward of a Function that defines only ``backward``.
+
+    Its ``backward`` runs on constant Variables; the engine has switched graph building
+    off, so this records nothing. The results are unwrapped to ndarrays.
+    """
+    gxs = func.backward(*[Variable(gy, requires_grad=False) for gy in gys])
+    if isinstance(gxs, (tuple, list)):
+        return tuple([gx.data if isinstance(gx, Variable) else gx for gx in gxs])
+    return gxs.data if isinstance(gxs, Variable) else gxs
 
 
 def _pass_on_gradient_marks(xs: Any, outputs: list[Variable]) -> None:

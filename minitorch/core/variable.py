@@ -124,17 +124,11 @@ class Variable:
         Used for truncated backpropagation through time: the values stay, the history is
         dropped, so memory no longer grows with sequence length.
         """
-        pending = [self.creator] if self.creator is not None else []
-        seen: set[int] = set()
-        while pending:
-            func = pending.pop()
-            if id(func) in seen:
-                continue
-            seen.add(id(func))
+        from minitorch.core.graph import functions  # core-internal, as in backward()
+
+        for func in list(functions(self)):  # listed first: unchain() cuts the links
             for x in func.inputs:
-                if x.creator is not None:
-                    pending.append(x.creator)
-                    x.unchain()
+                x.unchain()
         self.creator = None
 
     def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None:
@@ -151,7 +145,8 @@ class Variable:
                 gradients can be differentiated again (higher-order derivatives).
 
         Raises:
-            RuntimeError: inside ``no_grad()``, or if ``data`` is ``None``.
+            RuntimeError: inside ``no_grad()``, if ``data`` is ``None``, or if the graph
+                was released by ``minitorch.autograd.grad(..., retain_graph=False)``.
             ValueError: if a Function's backward returns the wrong number of gradients or
                 a gradient whose shape differs from its input's, or if a leaf's ``.grad``
                 cannot take the new gradient (a wrong shape, or no data after
@@ -159,7 +154,8 @@ class Variable:
             TypeError: if a gradient reaches a leaf of integer dtype.
             FloatingPointError: under ``detect_anomaly()``, at the first NaN/inf gradient.
 
-        See ``minitorch/core/backward.py`` for the algorithm.
+        See ``minitorch/core/backward.py`` for the algorithm; ``minitorch.autograd.grad``
+        runs the same engine and returns the gradients instead of writing ``.grad``.
         """
         from minitorch.core.backward import run_backward  # core-internal, no cycle at import
 

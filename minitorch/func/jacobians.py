@@ -1,8 +1,9 @@
 """Full Jacobians, column by column (forward mode) or row by row (reverse mode).
 
-``jacfwd`` runs one forward pass with tangents per *input* element, ``jacrev`` one
-forward pass and then one backward pass per *output* element; both assemble blocks of
-shape ``output.shape + input.shape`` for every (output, argument) pair of the pytrees.
+``jacfwd`` runs the function once and pushes one tangent per *input* element through
+the ops it called, ``jacrev`` runs it once and then one backward pass per *output*
+element; both assemble blocks of shape ``output.shape + input.shape`` for every
+(output, argument) pair of the pytrees.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from minitorch.func.checks import (
     split_aux,
     tangent_of,
 )
-from minitorch.func.reverse import gradients, lift, nested, transform_scope
+from minitorch.func.reverse import Boundary, gradients, lift, transform_scope
 
 
 def jacobian(
@@ -44,8 +45,9 @@ def jacobian(
                 call_args[i] = x
             return split_aux(func(*call_args), has_aux, name)
 
-        with transform_scope():
-            blocks, out_spec, aux = columns(call, leaves, name)
+        with transform_scope() as boundary:
+            blocks, out_spec, aux = columns(call, leaves, boundary, name)
+        blocks, aux = boundary.results((blocks, aux))
         per_output = [pytree.unflatten(spec, row) for row in blocks]
         if isinstance(argnums, int):
             per_output = [row[0] for row in per_output]
@@ -55,11 +57,14 @@ def jacobian(
     return wrapper
 
 
-def columns_rev(call: Callable, leaves: list[Any], name: str) -> tuple[list, Any, Any]:
+def columns_rev(
+    call: Callable, leaves: list[Any], boundary: Boundary, name: str
+) -> tuple[list, Any, Any]:
     """One backward pass per output element; ``blocks[o][i]`` has shape ``o.shape + i.shape``."""
     xs = [lift(x) for x in leaves]
     out, aux = call(xs)
     ys, out_spec = outputs_of(out, name)
+    create_graph = boundary.create_graph(ys, xs)
     blocks = []
     for index, y in enumerate(ys):
         seeds = []
@@ -67,38 +72,56 @@ def columns_rev(call: Callable, leaves: list[Any], name: str) -> tuple[list, Any
             seed = np.zeros(y.size, y.dtype)
             seed[j] = 1
             seeds.append([seed.reshape(y.shape) if k == index else None for k in range(len(ys))])
-        rows = gradients(ys, seeds, xs, nested()) if seeds else []
+        rows = gradients(ys, seeds, xs, create_graph) if seeds else []
         blocks.append([_stack_rows([r[i] for r in rows], y.shape, x) for i, x in enumerate(xs)])
     return blocks, out_spec, aux
 
 
-def columns_fwd(call: Callable, leaves: list[Any], name: str) -> tuple[list, Any, Any]:
-    """One forward pass with tangents per input element (no backward at all)."""
-    columns: list[list[list[Variable]]] = []  # [input i][element j] -> tangent per output
-    first: tuple[list[Variable], Any, Any] | None = None
-    for i, x in enumerate(leaves):
-        per_element = []
-        for j in range(_size(x)):
-            with _forward.tangent_level() as level:
-                xs = [lift(v, False) for v in leaves]
-                tangent = np.zeros(_size(x), xs[i].dtype)
-                tangent[j] = 1
-                level.set(xs[i], Variable(tangent.reshape(xs[i].shape), requires_grad=False))
-                out, aux = call(xs)
-                ys, out_spec = outputs_of(out, name)
-                per_element.append([tangent_of(level, y) for y in ys])
-            first = first or (ys, out_spec, aux)
-        columns.append(per_element)
-    if first is None:  # no input elements at all: evaluate once for the output shapes
-        out, aux = call([lift(v, False) for v in leaves])
+def columns_fwd(
+    call: Callable, leaves: list[Any], boundary: Boundary, name: str
+) -> tuple[list, Any, Any]:
+    """One evaluation of the function, then one tangent push per input element.
+
+    The function runs once, with a tangent level carrying the first direction and a tape
+    of the ops it calls; every further direction (a one-hot tangent on one input
+    element) is pushed through the taped ops' tangent rules (:func:`forward.replay`),
+    without running any op's forward again. So randomness (a dropout mask) and side
+    effects (a BatchNorm's running statistics) happen once, as in one call of the
+    function, and every column is the derivative of that one realisation.
+    """
+    xs = [lift(v, False) for v in leaves]
+    directions = [(i, j) for i, x in enumerate(xs) for j in range(x.size)]
+    columns: list[list[Variable]] = []  # [direction] -> tangent per output
+    with _forward.tangent_level() as live:
+        live.tape = []
+        if directions:
+            _seed(live, xs, directions[0])
+        out, aux = call(xs)
         ys, out_spec = outputs_of(out, name)
-        first = (ys, out_spec, aux)
-    ys, out_spec, aux = first
-    blocks = [
-        [_stack_columns([col[k] for col in columns[i]], y, leaves[i]) for i in range(len(leaves))]
-        for k, y in enumerate(ys)
-    ]
+        tape = live.tape
+    if directions:
+        columns.append([tangent_of(live, y) for y in ys])
+    for direction in directions[1:]:
+        level = _forward.TangentLevel()
+        _seed(level, xs, direction)
+        _forward.replay(tape, level)
+        columns.append([tangent_of(level, y) for y in ys])
+    blocks = []
+    for k, y in enumerate(ys):
+        row, start = [], 0
+        for x in xs:
+            row.append(_stack_columns([col[k] for col in columns[start : start + x.size]], y, x))
+            start += x.size
+        blocks.append(row)
     return blocks, out_spec, aux
+
+
+def _seed(level: _forward.TangentLevel, xs: list[Variable], direction: tuple[int, int]) -> None:
+    """Give input element ``direction = (input i, element j)`` the tangent 1 on ``level``."""
+    i, j = direction
+    tangent = np.zeros(xs[i].size, xs[i].dtype)
+    tangent[j] = 1
+    level.set(xs[i], Variable(tangent.reshape(xs[i].shape), requires_grad=False))
 
 
 def _stack_rows(rows: list[Variable], out_shape: tuple[int, ...], x: Variable) -> Variable:
@@ -112,7 +135,3 @@ def _stack_columns(cols: list[Variable], y: Variable, x: Any) -> Variable:
     if not cols:
         return Variable(np.zeros(shape, y.dtype), requires_grad=False)
     return F.reshape(F.stack(cols, axis=-1), shape)
-
-
-def _size(x: Any) -> int:
-    return int(np.size(x.data if isinstance(x, Variable) else x))

@@ -14,32 +14,103 @@ import contextlib
 import contextvars
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from minitorch.core import Function, Variable, using_config
+from minitorch.core import Config, Function, Variable, using_config
 from minitorch.core import forward as _forward
+from minitorch.func import pytree
 
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("minitorch_func_depth", default=0)
 
 
+@dataclass(frozen=True)
+class Boundary:
+    """What lies outside one transform call: it decides how the results meet the caller.
+
+    A transform ignores an outer ``no_grad()`` / ``enable_backprop=False`` (torch.func's
+    rule): it always differentiates, and only a ``no_grad`` *inside* the transformed
+    function counts. Under an outer one, its results are constants (no graph), exactly
+    like any other value computed under ``no_grad``.
+
+    Attributes:
+        record: the caller records a graph (no ``no_grad`` around the call).
+        depth: how many transforms are running around this one.
+    """
+
+    record: bool
+    depth: int
+
+    def create_graph(self, outputs: Sequence[Variable], inputs: Sequence[Variable]) -> bool:
+        """Should the derivatives of ``outputs`` w.r.t. ``inputs`` be differentiable?
+
+        Yes inside a forward-mode level (it pushes tangents through them); and, where
+        the caller records a graph, inside another transform (``grad(grad(f))``) or
+        when the outputs hang on a graph outside the transform: an input, or a
+        Parameter the function uses, requires grad (``mf.grad(f)(x).sum().backward()``,
+        as torch.func composes with torch.autograd).
+        """
+        if _forward.active_levels():
+            return True
+        if not self.record:
+            return False
+        return self.depth > 0 or _reaches_outer_graph(outputs, inputs)
+
+    def results(self, tree: Any) -> Any:
+        """``tree`` as the caller gets it: constants under the caller's ``no_grad``."""
+        if self.record or _forward.active_levels():
+            return tree
+        leaves, spec, _ = pytree.flatten(tree)
+        return pytree.unflatten(spec, [_constant(leaf) for leaf in leaves])
+
+
+def _reaches_outer_graph(outputs: Sequence[Variable], inputs: Sequence[Variable]) -> bool:
+    """Does the graph behind ``outputs`` reach a Variable that requires grad and is not
+    the transform's own: a leaf other than ``inputs``, or what an input was lifted from?"""
+    own = {id(x) for x in inputs}
+    pending = [y for y in outputs if id(y) not in own]
+    seen: set[int] = set()
+    while pending:
+        var = pending.pop()
+        func = var.creator
+        if func is None:
+            if var.requires_grad:
+                return True
+            continue
+        if id(func) in seen:
+            continue
+        seen.add(id(func))
+        pending.extend(x for x in func.inputs if id(x) not in own)
+    for x in inputs:  # a lifted copy of a Variable hangs on that Variable's graph
+        if x.creator is not None and any(v.requires_grad for v in x.creator.inputs):
+            return True
+    return False
+
+
+def _constant(leaf: Any) -> Any:
+    if isinstance(leaf, Variable) and (leaf.requires_grad or leaf.creator is not None):
+        return Variable(leaf.data, requires_grad=False)
+    return leaf
+
+
 @contextlib.contextmanager
-def transform_scope() -> Iterator[None]:
-    """Mark that a transform is running, so inner transforms keep their results
-    differentiable (``grad(grad(f))``)."""
-    token = _depth.set(_depth.get() + 1)
+def transform_scope() -> Iterator[Boundary]:
+    """Run one transform: backprop on whatever the caller chose, inner transforms
+    marked as nested. Yields the call's :class:`Boundary`."""
+    boundary = Boundary(Config.enable_backprop, _depth.get())
+    token = _depth.set(boundary.depth + 1)
     try:
-        yield
+        with using_config("enable_backprop", True):
+            yield boundary
     finally:
         _depth.reset(token)
 
 
-def nested(inside: bool = True) -> bool:
-    """Will the result be differentiated again (an outer transform is running)?
-
-    ``inside``: asked from within the transform's own :func:`transform_scope`.
-    """
-    return _depth.get() > int(inside) or bool(_forward.active_levels())
+def boundary_here() -> Boundary:
+    """The :class:`Boundary` of a call made here (``vjp_fn``, called after ``vjp``)."""
+    return Boundary(Config.enable_backprop, _depth.get())
 
 
 class Primal(Function):
@@ -48,7 +119,7 @@ class Primal(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return tx
 
     def backward(self, gy: Variable) -> Variable:
@@ -105,11 +176,11 @@ def gradients(
             for var, _ in saved.values():
                 var.grad = None
             if terms:
-                with using_config("enable_backprop", True):
+                with using_config("enable_backprop", True):  # even under an outer no_grad
                     total = terms[0]
                     for term in terms[1:]:
                         total = total + term
-                total.backward(retain_grad=True, create_graph=create_graph)
+                    total.backward(retain_grad=True, create_graph=create_graph)
             results.append([_grad_or_zeros(x) for x in inputs])
     finally:
         for var, grad in saved.values():
@@ -153,6 +224,11 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
     ``u -> backward(u) = J^T u`` is linear in ``u``, so the gradient of
     ``<backward(u), tx>`` w.r.t. ``u`` is ``J tx``: two reverse passes instead of a rule.
     The first time a class takes this path, a ``RuntimeWarning`` says so.
+
+    Raises:
+        RuntimeError: if ``backward`` returns a gradient that does not depend on its
+            incoming gradient ``u`` through minitorch ops (it computed with NumPy on
+            ``.data``): its derivative in ``u`` would be a silent zero tangent.
     """
     if type(func) not in _noted:
         _noted.add(type(func))
@@ -171,15 +247,52 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
         with using_config("enable_backprop", True):
             gxs = func.backward(*us)
             gxs = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
-            terms = [
-                (gx * tx).sum() for gx, tx in zip(gxs, txs) if gx is not None and tx is not None
-            ]
+            pairs = [(i, gx, tx) for i, (gx, tx) in enumerate(zip(gxs, txs)) if gx is not None]
+            pairs = [(i, gx, tx) for i, gx, tx in pairs if tx is not None]
+            for i, gx, _ in pairs:
+                _check_depends_on_seed(func, i, gx, us)
+            terms = [(gx * tx).sum() for _, gx, tx in pairs]
     finally:
         func.needs_input_grad = saved_needs
     if not terms:
         return (None,) * len(ys)
     (tys,) = gradients(terms, [[np.ones(())] * len(terms)], us, create_graph=True)
     return tuple(tys)
+
+
+def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Variable]) -> None:
+    """``backward(u)``'s gradient ``index`` must reach ``u`` through recorded ops.
+
+    A correct backward is linear in ``u``, so a result that does not depend on ``u`` can
+    only be zero; one that lost the link (NumPy on ``gy.data``, a fresh ``Variable``)
+    would make every tangent through this Function silently zero.
+    """
+    if isinstance(gx, Variable) and _reaches(gx, {id(u) for u in us}):
+        return
+    name = type(func).__name__
+    raise RuntimeError(
+        f"jvp: {name} has no tangent rule (jvp), and its backward's gradient for input "
+        f"{index} does not depend on the incoming gradient gy through minitorch ops "
+        "(it was computed with NumPy on .data, or wrapped in a new Variable), so the "
+        f"double-vjp fallback cannot differentiate it. Define {name}.jvp(self, *tangents) "
+        "(the forward-mode rule), or write backward with minitorch ops on gy (e.g. "
+        "return gy * F.cos(x)); return None for an input that gets no gradient"
+    )
+
+
+def _reaches(y: Variable, targets: set[int]) -> bool:
+    """Does the recorded graph behind ``y`` contain a Variable whose id is in ``targets``?"""
+    pending, seen = [y], set()
+    while pending:
+        var = pending.pop()
+        if id(var) in targets:
+            return True
+        func = var.creator
+        if func is None or id(func) in seen:
+            continue
+        seen.add(id(func))
+        pending.extend(func.inputs)
+    return False
 
 
 _forward.fallback = double_vjp

@@ -8,6 +8,11 @@ ordinary engine. Every result stays differentiable inside another transform, so 
 compose: ``grad(grad(f))``, ``jacfwd(jacrev(f))`` (that is ``hessian``), ``jvp`` of
 ``grad`` (``hvp``).
 
+As in ``torch.func``, a transform ignores an outer ``no_grad()`` (it differentiates all
+the same, and its results are constants under it); only a ``no_grad`` inside the
+function counts. Where an input requires grad, the results are part of its graph
+(``mf.grad(f)(x).sum().backward()`` works).
+
 References:
     Griewank and Walther, *Evaluating Derivatives* (2nd ed., 2008), ch. 3 (forward and
     reverse mode) and 5 (higher order); the JAX and torch.func documentation for the API.
@@ -20,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from minitorch.core import Config
 from minitorch.core import forward as _forward
 from minitorch.func import pytree
 from minitorch.func.checks import (
@@ -35,7 +41,7 @@ from minitorch.func.checks import (
     tangent_of,
 )
 from minitorch.func.jacobians import columns_fwd, columns_rev, jacobian
-from minitorch.func.reverse import gradients, lift, nested, transform_scope
+from minitorch.func.reverse import Boundary, boundary_here, gradients, lift, transform_scope
 
 
 def jvp(
@@ -89,7 +95,7 @@ def _jvp(
     t_leaves, t_spec, _ = leaves_of(tangents, "tangents", name)
     if t_spec != spec:
         raise ValueError(f"{name}: tangents must have the same structure as primals")
-    with transform_scope(), _forward.tangent_level() as level:
+    with transform_scope() as boundary, _forward.tangent_level() as level:
         xs = [lift(differentiable(x, path, name), False) for x, path in zip(leaves, paths)]
         for x, tx, path in zip(xs, t_leaves, paths):
             level.set(x, tangent_for(x, tx, path.replace("primals", "tangents"), name))
@@ -97,7 +103,9 @@ def _jvp(
         out, aux = split_aux(func(*args), has_aux, name)
         ys, out_spec = outputs_of(out, name)
         tys = [tangent_of(level, y) for y in ys]
-    return (pytree.unflatten(out_spec, ys), aux), pytree.unflatten(out_spec, tys)
+    return boundary.results(
+        ((pytree.unflatten(out_spec, ys), aux), pytree.unflatten(out_spec, tys))
+    )
 
 
 def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
@@ -127,11 +135,11 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
         (variable([2. 4.]),)
     """
     leaves, spec, paths = leaves_of(primals, "primals", "vjp")
-    with transform_scope():
+    with transform_scope() as boundary:
         xs = [lift(differentiable(x, path, "vjp")) for x, path in zip(leaves, paths)]
         out, aux = split_aux(func(*pytree.unflatten(spec, xs)), has_aux, "vjp")
         ys, out_spec = outputs_of(out, "vjp")
-        create_graph = nested()
+        create_graph = boundary.create_graph(ys, xs)
 
     def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
         cts, ct_spec, ct_paths = pytree.flatten(cotangents, "cotangents")
@@ -139,10 +147,11 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
             raise ValueError("vjp_fn: cotangents must have the same structure as the outputs")
         for y, ct, path in zip(ys, cts, ct_paths):
             check_like(y, ct, path, "vjp_fn")
-        (gxs,) = gradients(ys, [cts], xs, create_graph or nested(inside=False))
-        return tuple(pytree.unflatten(spec, gxs))
+        here = Boundary(boundary.record and Config.enable_backprop, boundary_here().depth)
+        (gxs,) = gradients(ys, [cts], xs, create_graph or here.create_graph(ys, xs))
+        return here.results(tuple(pytree.unflatten(spec, gxs)))
 
-    output = pytree.unflatten(out_spec, ys)
+    output, aux = boundary.results((pytree.unflatten(out_spec, ys), aux))
     return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
 
 
@@ -188,7 +197,7 @@ def _value_and_grad(
     def wrapper(*args: Any) -> tuple[Any, Any]:
         positions = argnum_positions(argnums, len(args), name)
         leaves, spec, paths = leaves_of(tuple(args[i] for i in positions), "args", name)
-        with transform_scope():
+        with transform_scope() as boundary:
             xs = [lift(differentiable(x, path, name)) for x, path in zip(leaves, paths)]
             chosen = pytree.unflatten(spec, xs)
             call_args = list(args)
@@ -196,8 +205,9 @@ def _value_and_grad(
                 call_args[i] = x
             out, aux = split_aux(func(*call_args), has_aux, name)
             value = scalar_output(out, name)
-            (gxs,) = gradients([value], [[np.ones(value.shape, value.dtype)]], xs, nested())
-        per_arg = pytree.unflatten(spec, gxs)
+            create_graph = boundary.create_graph([value], xs)
+            (gxs,) = gradients([value], [[np.ones(value.shape, value.dtype)]], xs, create_graph)
+        value, aux, per_arg = boundary.results((value, aux, pytree.unflatten(spec, gxs)))
         result = per_arg[0] if isinstance(argnums, int) else per_arg
         return ((value, aux), result) if has_aux else (value, result)
 
@@ -281,9 +291,12 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
 def jacfwd(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable:
     """Return a function computing the Jacobian of ``func`` by forward mode.
 
-    One forward pass with tangents per *input* element (no backward): cheap when the
-    function is tall (few inputs, many outputs). Arguments, shapes and errors as
-    :func:`jacrev`.
+    One evaluation of ``func``, and one push of a tangent per *input* element through
+    the ops that evaluation ran (their tangent rules; no backward): cheap when the
+    function is tall (few inputs, many outputs). ``func`` runs once, so randomness and
+    side effects happen once (a dropout's Jacobian is that of the mask it drew, a
+    training BatchNorm steps its running statistics once). Arguments, shapes and errors
+    as :func:`jacrev`.
 
     Example:
         >>> import numpy as np, minitorch.func as mf, minitorch.ops as F
@@ -298,7 +311,7 @@ def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable:
     """Return a function computing the Hessian of a scalar ``func``: ``jacfwd(jacrev(f))``.
 
     Forward-over-reverse: the gradient by one backward pass, differentiated by forward
-    mode once per input element.
+    mode once per input element (``func`` itself runs once).
 
     Shapes:
         an argument of shape ``i`` gives ``i + i``.

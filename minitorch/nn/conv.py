@@ -213,10 +213,15 @@ class _Pool2d(Module):
     ) -> None:
         super().__init__()
         layer = type(self).__name__
-        check_kernel_size(layer, kernel_size)
+        kernel = check_kernel_size(layer, kernel_size)
         if stride is not None:
             check_pair(layer, "stride", stride, minimum=1)
-        check_pair(layer, "padding", padding, minimum=0)
+        pad = check_pair(layer, "padding", padding, minimum=0)
+        if pad[0] > kernel[0] // 2 or pad[1] > kernel[1] // 2:  # refused here, as PyTorch
+            raise ValueError(
+                f"{layer}: padding {pad} must be at most half the kernel size {kernel}, so "
+                "that every window holds at least one input pixel"
+            )
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
 
     def extra_repr(self) -> str:
@@ -240,9 +245,9 @@ class MaxPool2d(_Pool2d):
 
     Raises:
         TypeError: if a size is not an int or a pair of ints.
-        ValueError: if ``kernel_size``/``stride`` is below 1 or ``padding`` negative; at
-            call time, if the input is not 4-D, ``padding`` exceeds half the kernel, or the
-            padded input is smaller than the window.
+        ValueError: if ``kernel_size``/``stride`` is below 1, ``padding`` negative or
+            more than half the kernel; at call time, if the input is not 4-D or the padded
+            input is smaller than the window.
 
     Example:
         >>> MaxPool2d(2)(np.arange(16.0).reshape(1, 1, 4, 4)).data
@@ -273,9 +278,9 @@ class AvgPool2d(_Pool2d):
 
     Raises:
         TypeError: if a size is not an int or a pair of ints.
-        ValueError: if ``kernel_size``/``stride`` is below 1 or ``padding`` negative; at
-            call time, if the input is not 4-D, ``padding`` exceeds half the kernel, or the
-            padded input is smaller than the window.
+        ValueError: if ``kernel_size``/``stride`` is below 1, ``padding`` negative or
+            more than half the kernel; at call time, if the input is not 4-D or the padded
+            input is smaller than the window.
 
     Example:
         >>> AvgPool2d(2, padding=1)(np.ones((1, 1, 2, 2))).data  # each corner: 1 of 4 real

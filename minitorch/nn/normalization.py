@@ -37,8 +37,9 @@ class BatchNorm(Module):
     seen so far: the ``k``-th update uses ``momentum = 1 / k``, so
     ``running_k = running_{k-1} + (batch_k - running_{k-1}) / k`` (the first batch replaces
     the initial 0 and 1). ``k`` is kept in the buffer ``num_batches_tracked`` (a 0-d
-    int64 array, saved with the weights; registered only for ``momentum=None``). This is
-    ``torch.nn.BatchNorm1d(momentum=None)``.
+    int64 array, saved with the weights), which counts the training calls whatever the
+    momentum, as PyTorch's does, so a weight file loads across a change of ``momentum``.
+    This is ``torch.nn.BatchNorm1d(momentum=None)``.
 
     Args:
         num_features: ``C``, or ``None`` to infer it at the first call.
@@ -74,7 +75,9 @@ class BatchNorm(Module):
     ranks: tuple[int, ...] | None = None
     running_mean: np.ndarray | None  # buffers, registered in __init__
     running_var: np.ndarray | None
-    num_batches_tracked: np.ndarray  # a buffer with momentum=None only
+    num_batches_tracked: np.ndarray  # a buffer: the training calls so far
+    #: Buffers a weight file may lack (saved before they existed): they keep their value.
+    optional_buffers: tuple[str, ...] = ("num_batches_tracked",)
 
     def __init__(
         self,
@@ -93,8 +96,8 @@ class BatchNorm(Module):
         self.bias = Parameter(None) if affine else None
         self.register_buffer("running_mean", None)
         self.register_buffer("running_var", None)
-        if self.momentum is None:
-            self.register_buffer("num_batches_tracked", np.array(0, dtype=np.int64))
+        # Always a buffer, as in PyTorch, so one weight file fits either momentum setting.
+        self.register_buffer("num_batches_tracked", np.array(0, dtype=np.int64))
         if num_features is not None:
             self._init_state(num_features)
 
@@ -145,12 +148,10 @@ class BatchNorm(Module):
         )
 
     def _momentum(self) -> float:
-        """This training call's momentum: ``1 / k`` for the ``k``-th batch with ``None``."""
+        """Count this training call; its momentum is ``1 / k`` for the ``k``-th with ``None``."""
+        self.num_batches_tracked = np.asarray(self.num_batches_tracked + 1)  # stays 0-d
         if self.momentum is not None:
             return self.momentum
-        if "num_batches_tracked" not in self._buffers:  # momentum set to None later
-            self.register_buffer("num_batches_tracked", np.array(0, dtype=np.int64))
-        self.num_batches_tracked = np.asarray(self.num_batches_tracked + 1)  # stays 0-d
         return 1.0 / float(self.num_batches_tracked)
 
     def extra_repr(self) -> str:

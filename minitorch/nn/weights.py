@@ -15,20 +15,32 @@ import os
 import secrets
 import zipfile
 import zlib
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # module.py imports this file at its top; Module is only an annotation here
-    from minitorch.nn.module import Module
+
+class HasWeights(Protocol):
+    """What this file needs of an ``nn.Module``: its named parameters, buffers and modules.
+
+    A protocol, not the class itself: ``nn/module.py`` imports this file (its
+    ``save_weights`` and friends call the functions here), so this file does not import
+    it back.
+    """
+
+    def named_parameters(self) -> Iterator[tuple[str, Any]]: ...
+
+    def named_buffers(self) -> Iterator[tuple[str, Any]]: ...
+
+    def named_modules(self) -> Iterator[tuple[str, Any]]: ...
 
 
 class WeightFileError(ValueError):
     """A weight file is unreadable, unsafe or does not match the model."""
 
 
-def state_dict(module: Module) -> dict[str, np.ndarray]:
+def state_dict(module: HasWeights) -> dict[str, np.ndarray]:
     """Every parameter's and buffer's array of ``module``, keyed by dotted name.
 
     Raises:
@@ -48,7 +60,7 @@ def state_dict(module: Module) -> dict[str, np.ndarray]:
     return arrays
 
 
-def save_weights(module: Module, path: str | os.PathLike[str]) -> None:
+def save_weights(module: HasWeights, path: str | os.PathLike[str]) -> None:
     """Write ``module``'s state dict to ``path`` as an uncompressed ``.npz``, atomically.
 
     The archive is written member by member (``<name>.npy``, as ``np.savez`` does) into
@@ -127,7 +139,7 @@ def _create_temporary(target: str) -> tuple[int, str]:
             continue
 
 
-def load_weights(module: Module, path: str | os.PathLike[str]) -> None:
+def load_weights(module: HasWeights, path: str | os.PathLike[str]) -> None:
     """Load a file written by :func:`save_weights` into ``module`` (all or nothing).
 
     Raises:
@@ -200,7 +212,15 @@ def _check_magic(name: str) -> None:
     raise WeightFileError(f"load_weights: {name} is not a valid .npz weight file (it {what})")
 
 
-def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: str = "") -> None:
+def _optional(owners: Mapping[str, HasWeights], name: str) -> bool:
+    """Is buffer ``name`` one its module lets a weight file lack (``optional_buffers``)?"""
+    prefix, _, key = name.rpartition(".")
+    return key in getattr(owners[prefix], "optional_buffers", ())
+
+
+def load_state_dict(
+    module: HasWeights, arrays: Mapping[str, np.ndarray], source: str = ""
+) -> None:
     """Validate ``arrays`` against ``module`` completely, then assign them.
 
     Each array is copied and cast to the dtype of the parameter/buffer it replaces; a
@@ -213,8 +233,17 @@ def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: st
     current: dict[str, np.ndarray | None] = {
         name: param.data for name, param in module.named_parameters()
     }
-    # A buffer still None (never filled) was not saved: load it only if the file has it.
-    current.update({n: b for n, b in module.named_buffers() if b is not None or n in arrays})
+    # A buffer still None (never filled) was not saved: load it only if the file has it;
+    # likewise an optional one (BatchNorm's num_batches_tracked, in files saved before it
+    # was always a buffer, as PyTorch accepts its old checkpoints).
+    owners = dict(module.named_modules())
+    current.update(
+        {
+            n: b
+            for n, b in module.named_buffers()
+            if n in arrays or (b is not None and not _optional(owners, n))
+        }
+    )
     problems = _mismatches(current, arrays)
     if problems:
         where = f"load_weights: {source}" if source else "load_state_dict"
@@ -222,7 +251,6 @@ def load_state_dict(module: Module, arrays: Mapping[str, np.ndarray], source: st
             f"{where} does not match {type(module).__name__}:\n  " + "\n  ".join(problems)
         )
     params = dict(module.named_parameters())
-    owners = dict(module.named_modules())
     for name, old in current.items():
         new = np.array(arrays[name], dtype=None if old is None else old.dtype)
         if name in params:

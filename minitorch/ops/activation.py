@@ -10,6 +10,7 @@ maximum are not differentiable everywhere; each docstring states the subgradient
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -38,12 +39,10 @@ class Sigmoid(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return sigmoid_array(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        y = self.output()
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return tx * y * (1 - y)
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        y = F.output(self)
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         return gy * y * (1 - y)
 
 
@@ -82,10 +81,10 @@ class ReLU(Function):
         # visible instead of a silent 0). The mask is a constant: relu'' = 0 a.e.
         return ~(self.input_arrays[0] <= 0)
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return tx * self._passes().astype(tx.dtype)
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         return gy * self._passes()
 
 
@@ -124,11 +123,11 @@ class LeakyReLU(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.where(x > 0, x, x * self.negative_slope)
 
-    def jvp(self, tx: Variable) -> Variable:
-        x = self.inputs[0].data
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        x = xs[0].data
         return tx * np.where(x > 0, 1.0, self.negative_slope).astype(tx.dtype)
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = self.input_arrays  # the slopes are constants
         return gy * np.where(x > 0, 1.0, self.negative_slope).astype(gy.dtype)
 
@@ -185,12 +184,12 @@ class Softplus(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.logaddexp(0, x)  # log(e^0 + e^x) without overflow
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx * sigmoid(self.inputs[0])
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx * sigmoid(xs[0])
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = xs
-        return gy * F.sigmoid(x)
+        return gy * xp.sigmoid(x)
 
 
 def softplus(x: Operand) -> Variable:
@@ -262,18 +261,20 @@ class Clip(Function):
         bounds = ((below, self.x_min), (above, self.x_max))
         return [inside] + [mask for mask, bound in bounds if bound is INPUT]
 
-    def jvp(self, tx: Variable | None, *t_bounds: Variable | None) -> Variable | None:
-        dtype = self.output().dtype
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx: Variable | None, *t_bounds: Variable | None
+    ) -> Variable | None:
+        dtype = y.dtype
         terms = [
             None if t is None else t * np.asarray(mask, dtype)
             for t, mask in zip((tx, *t_bounds), self._input_masks())
         ]
-        return add_tangents(self.output().shape, *terms)
+        return add_tangents(y.shape, *terms)
 
-    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> Any:
+    def vjp(self, xp: Ops, xs: tuple[Value, ...], y: Value, gy: Value) -> Any:
         # Constant masks (clip'' = 0 a.e.); a broadcast bound sums its share (sum_to).
         grads = [
-            F.sum_to(gy * mask, x.shape) if need else None
+            xp.sum_to(gy * mask, x.shape) if need else None
             for x, mask, need in zip(xs, self._input_masks(), self.needs_input_grad)
         ]
         return grads[0] if len(grads) == 1 else tuple(grads)
@@ -353,10 +354,12 @@ class _BinaryExtremum(Function):
         except ValueError:
             raise broadcast_error(type(self).__name__.lower(), x0, x1) from None
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        w0, w1 = self._weights(self.output().dtype)  # the same weights as backward
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable | None:
+        w0, w1 = self._weights(y.dtype)  # the same weights as backward
         t0 = None if tx0 is None else tx0 * w0
-        return add_tangents(self.output().shape, t0, None if tx1 is None else tx1 * w1)
+        return add_tangents(y.shape, t0, None if tx1 is None else tx1 * w1)
 
     def _weights(self, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
         """Each operand's share of gy: PyTorch's rule for maximum/minimum.
@@ -373,10 +376,10 @@ class _BinaryExtremum(Function):
         w0 = np.where(tie, 0.5, ~loses0).astype(dtype)
         return w0, np.where(tie, 0.5, ~loses1).astype(dtype)
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value, Value]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value, Value]:
         x0, x1 = xs
         w0, w1 = self._weights(gy.dtype)
-        return F.sum_to(gy * w0, x0.shape), F.sum_to(gy * w1, x1.shape)
+        return xp.sum_to(gy * w0, x0.shape), xp.sum_to(gy * w1, x1.shape)
 
 
 class Maximum(_BinaryExtremum):
@@ -473,14 +476,13 @@ class Softmax(Function):
         self.axes = normalize_axis(self.axis, x.ndim, "softmax")
         return _softmax_array(x, self.axes)
 
-    def jvp(self, tx: Variable) -> Variable:
-        y = self.output()  # dy = y * (dx - sum(y * dx))
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        # dy = y * (dx - sum(y * dx))
         return y * (tx - sum(tx * y, self.axes, keepdims=True))
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        y = F.output(self)
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         gx = gy * y
-        return gx - y * F.sum(gx, self.axes, keepdims=True)
+        return gx - y * xp.sum(gx, self.axes, keepdims=True)
 
 
 @numpy_keywords  # F.softmax(x, dim=1), PyTorch's spelling, names axis=
@@ -527,13 +529,12 @@ class LogSoftmax(Function):
         with np.errstate(divide="ignore"):  # log(0) only for an empty axis: no values
             return z - np.log(np.sum(np.exp(z), axis=self.axes, keepdims=True))
 
-    def jvp(self, tx: Variable) -> Variable:
-        y = self.output()  # dy = dx - sum(softmax(x) * dx)
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        # dy = dx - sum(softmax(x) * dx)
         return tx - sum(exp(y) * tx, self.axes, keepdims=True)
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        y = F.output(self)
-        return gy - F.exp(y) * F.sum(gy, self.axes, keepdims=True)
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
+        return gy - xp.exp(y) * xp.sum(gy, self.axes, keepdims=True)
 
 
 @numpy_keywords  # F.softmax(x, dim=1), PyTorch's spelling, names axis=

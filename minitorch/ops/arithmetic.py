@@ -1,12 +1,14 @@
 """Elementwise arithmetic with NumPy broadcasting: add, sub, mul, div, neg.
 
-Each gradient formula is written once, as a ``vjp`` against ``F`` (NumPy on the fast
+Each gradient formula is written once, as a ``vjp`` against the namespace ``xp`` (NumPy on the fast
 path, minitorch ops under ``create_graph``; see :mod:`minitorch.ops.namespaces`), and
-each binary one ends with ``F.sum_to(gx, x.shape)``: the gradient of a broadcast
+each binary one ends with ``xp.sum_to(gx, x.shape)``: the gradient of a broadcast
 operand is the sum over the copies broadcasting made (identity when shapes match).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -33,14 +35,16 @@ class Add(Function):
         except ValueError:
             raise broadcast_error("add", x0, x1) from None
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        return add_tangents(self.output().shape, tx0, tx1)
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable | None:
+        return add_tangents(y.shape, tx0, tx1)
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad  # x + 0.01: no reduction for the constant
-        gx0 = F.sum_to(gy, x0.shape) if need0 else None
-        gx1 = F.sum_to(gy, x1.shape) if need1 else None
+        gx0 = xp.sum_to(gy, x0.shape) if need0 else None
+        gx1 = xp.sum_to(gy, x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -80,14 +84,16 @@ class Sub(Function):
                 "np.logical_xor for the logical difference"
             ) from None
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        return add_tangents(self.output().shape, tx0, None if tx1 is None else -tx1)
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable | None:
+        return add_tangents(y.shape, tx0, None if tx1 is None else -tx1)
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad
-        gx0 = F.sum_to(gy, x0.shape) if need0 else None
-        gx1 = F.sum_to(-gy, x1.shape) if need1 else None
+        gx0 = xp.sum_to(gy, x0.shape) if need0 else None
+        gx1 = xp.sum_to(-gy, x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -121,16 +127,18 @@ class Mul(Function):
         except ValueError:
             raise broadcast_error("mul", x0, x1) from None
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        x0, x1 = self.inputs  # the product rule
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable | None:
+        x0, x1 = xs  # the product rule
         t0 = None if tx0 is None else tx0 * x1
-        return add_tangents(self.output().shape, t0, None if tx1 is None else x0 * tx1)
+        return add_tangents(y.shape, t0, None if tx1 is None else x0 * tx1)
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad  # x * 0.99: no product for the constant
-        gx0 = F.sum_to(gy * x1, x0.shape) if need0 else None
-        gx1 = F.sum_to(gy * x0, x1.shape) if need1 else None
+        gx0 = xp.sum_to(gy * x1, x0.shape) if need0 else None
+        gx1 = xp.sum_to(gy * x0, x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -163,17 +171,19 @@ class Div(Function):
         except ValueError:
             raise broadcast_error("div", x0, x1) from None
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        _, x1 = self.inputs  # d(x0 / x1) = (dx0 - y dx1) / x1
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable | None:
+        _, x1 = xs  # d(x0 / x1) = (dx0 - y dx1) / x1
         t0 = None if tx0 is None else tx0 / x1
-        t1 = None if tx1 is None else -tx1 * self.output() / x1
-        return add_tangents(self.output().shape, t0, t1)
+        t1 = None if tx1 is None else -tx1 * y / x1
+        return add_tangents(y.shape, t0, t1)
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad
-        gx0 = F.sum_to(gy / x1, x0.shape) if need0 else None
-        gx1 = F.sum_to(-gy * x0 / (x1 * x1), x1.shape) if need1 else None
+        gx0 = xp.sum_to(gy / x1, x0.shape) if need0 else None
+        gx1 = xp.sum_to(-gy * x0 / (x1 * x1), x1.shape) if need1 else None
         return gx0, gx1
 
 
@@ -210,10 +220,10 @@ class Neg(Function):
             )
         return -x
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return -tx
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         return -gy
 
 

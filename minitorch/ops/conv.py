@@ -12,6 +12,7 @@ weight gradients are ``Conv2dGradW`` — whose own gradients are again a ``conv2
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -97,21 +98,21 @@ class Conv2d(Function):
         y = _conv_col(self.col, W)
         return y if b is None else y + b.reshape(1, -1, 1, 1)
 
-    def jvp(self, *txs: Variable | None) -> Variable | None:
-        x, W = self.inputs[:2]  # bilinear in (x, W): one conv per input that moves
+    def jvp(self, xs: Sequence[Variable], y: Variable, *txs: Variable | None) -> Variable | None:
+        x, W = xs[:2]  # bilinear in (x, W): one conv per input that moves
         return _bilinear_tangent(self, Conv2d, (self.stride, self.padding), x, W, txs)
 
-    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+    def vjp(self, xp: Ops, xs: tuple[Value, ...], y: Value, gy: Value) -> tuple[Value | None, ...]:
         x, W = xs[:2]
         needs = self.needs_input_grad
         grad_x = ConvTranspose2d(self.stride, self.padding, hw(x.shape))
-        gx = F.apply(grad_x, gy, W) if needs[0] else None
+        gx = xp.apply(grad_x, gy, W) if needs[0] else None
         gW = (
-            F.apply(Conv2dGradW(hw(W.shape), self.stride, self.padding), x, gy)
+            xp.apply(Conv2dGradW(hw(W.shape), self.stride, self.padding), x, gy)
             if needs[1]
             else None
         )
-        return (gx, gW) + ((F.sum(gy, (0, 2, 3)),) if len(needs) == 3 else ())
+        return (gx, gW) + ((xp.sum(gy, (0, 2, 3)),) if len(needs) == 3 else ())
 
     def backward_array(self, gy: np.ndarray) -> tuple[np.ndarray | None, ...]:
         # The vjp on arrays, except that gW reuses the columns forward kept (self.col):
@@ -133,15 +134,17 @@ class Conv2dGradW(Function):
     def forward(self, x: np.ndarray, gy: np.ndarray) -> np.ndarray:
         return _grad_weight_array(x, gy, self.kernel, self.stride, self.padding)
 
-    def jvp(self, tx: Variable | None, tgy: Variable | None) -> Variable | None:
-        x, gy = self.inputs  # bilinear in (x, gy)
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx: Variable | None, tgy: Variable | None
+    ) -> Variable | None:
+        x, gy = xs  # bilinear in (x, gy)
         params = (self.kernel, self.stride, self.padding)
         return _bilinear_tangent(self, Conv2dGradW, params, x, gy, (tx, tgy))
 
-    def vjp(self, F: Ops, xs: tuple[Value, Value], ggW: Value) -> tuple[Value, Value]:
+    def vjp(self, xp: Ops, xs: tuple[Value, Value], y: Value, ggW: Value) -> tuple[Value, Value]:
         x, gy = xs
-        gx = F.apply(ConvTranspose2d(self.stride, self.padding, hw(x.shape)), gy, ggW)
-        return gx, F.apply(Conv2d(self.stride, self.padding), x, ggW)
+        gx = xp.apply(ConvTranspose2d(self.stride, self.padding, hw(x.shape)), gy, ggW)
+        return gx, xp.apply(Conv2d(self.stride, self.padding), x, ggW)
 
 
 def _check_weights(op: str, x: Operand, W: Operand, b: Operand | None, c_axis: int) -> None:
@@ -239,18 +242,18 @@ class ConvTranspose2d(Function):
         y = _conv_transpose_array(x, W, self.stride, self.padding, self.out_hw)
         return y if b is None else y + b.reshape(1, -1, 1, 1)
 
-    def jvp(self, *txs: Variable | None) -> Variable | None:
-        x, W = self.inputs[:2]
+    def jvp(self, xs: Sequence[Variable], y: Variable, *txs: Variable | None) -> Variable | None:
+        x, W = xs[:2]
         params = (self.stride, self.padding, self.out_hw)
         return _bilinear_tangent(self, ConvTranspose2d, params, x, W, txs)
 
-    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+    def vjp(self, xp: Ops, xs: tuple[Value, ...], y: Value, gy: Value) -> tuple[Value | None, ...]:
         x, W = xs[:2]
         needs = self.needs_input_grad
-        gx = F.apply(Conv2d(self.stride, self.padding), gy, W) if needs[0] else None
+        gx = xp.apply(Conv2d(self.stride, self.padding), gy, W) if needs[0] else None
         grad_w = Conv2dGradW(hw(W.shape), self.stride, self.padding)
-        gW = F.apply(grad_w, gy, x) if needs[1] else None
-        return (gx, gW) + ((F.sum(gy, (0, 2, 3)),) if len(needs) == 3 else ())
+        gW = xp.apply(grad_w, gy, x) if needs[1] else None
+        return (gx, gW) + ((xp.sum(gy, (0, 2, 3)),) if len(needs) == 3 else ())
 
 
 def conv_transpose2d(

@@ -8,6 +8,7 @@ of that scatter is the gather again, so the lookup is differentiable to any orde
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,11 +27,11 @@ class Embedding(Function):
         self.W_shape = W.shape
         return W[self.indices]
 
-    def jvp(self, tW: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tW: Variable) -> Variable:
         return Embedding(self.indices)(tW)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.apply(EmbeddingGrad(self.indices, self.W_shape), gy)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.apply(EmbeddingGrad(self.indices, self.W_shape), gy)
 
 
 class EmbeddingGrad(Function):
@@ -44,11 +45,11 @@ class EmbeddingGrad(Function):
         np.add.at(gW, self.indices, gy)
         return gW
 
-    def jvp(self, tgy: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tgy: Variable) -> Variable:
         return EmbeddingGrad(self.indices, self.W_shape)(tgy)
 
-    def vjp(self, F: Ops, xs: tuple[Value], ggW: Value) -> Value:
-        return F.apply(Embedding(self.indices), ggW)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, ggW: Value) -> Value:
+        return xp.apply(Embedding(self.indices), ggW)
 
 
 def _as_indices(indices: Any, num_embeddings: int) -> np.ndarray:

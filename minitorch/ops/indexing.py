@@ -8,6 +8,7 @@ then its gradient is the *sum* of the picked copies' gradients — ``np.add.at``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -62,11 +63,11 @@ class GetItem(Function):
         except IndexError as exc:
             raise IndexError(f"get_item: index {self.index!r} on shape {x.shape}: {exc}") from None
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return get_item(tx, self.index)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.apply(GetItemGrad(self.index, self.x_shape), gy)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.apply(GetItemGrad(self.index, self.x_shape), gy)
 
 
 class GetItemGrad(Function):
@@ -79,11 +80,11 @@ class GetItemGrad(Function):
     def forward(self, gy: np.ndarray) -> np.ndarray:
         return _scatter(gy, self.index, self.x_shape)
 
-    def jvp(self, tgy: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tgy: Variable) -> Variable:
         return GetItemGrad(self.index, self.x_shape)(tgy)
 
-    def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
-        return F.apply(GetItem(self.index), ggx)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, ggx: Value) -> Value:
+        return xp.apply(GetItem(self.index), ggx)
 
 
 def get_item(x: Operand, index: Any) -> Variable:
@@ -139,18 +140,19 @@ class Where(Function):
                 "do not broadcast"
             ) from None
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable:
-        y = self.output()
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable:
         zero = np.zeros((), dtype=y.dtype)  # the tangent of the branch not taken is 0
         ty = where(self.condition, zero if tx0 is None else tx0, zero if tx1 is None else tx1)
         return broadcast_to(ty, y.shape)
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad
         zero = np.zeros((), dtype=gy.dtype)
-        gx0 = F.sum_to(F.where(self.condition, gy, zero), x0.shape) if need0 else None
-        gx1 = F.sum_to(F.where(self.condition, zero, gy), x1.shape) if need1 else None
+        gx0 = xp.sum_to(xp.where(self.condition, gy, zero), x0.shape) if need0 else None
+        gx1 = xp.sum_to(xp.where(self.condition, zero, gy), x1.shape) if need1 else None
         return gx0, gx1
 
 

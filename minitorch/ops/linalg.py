@@ -10,6 +10,8 @@ input's shape with ``sum_to``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
@@ -64,21 +66,23 @@ class MatMul(Function):
         _check_matmul(a, b)
         return np.matmul(a, b)
 
-    def jvp(self, ta: Variable | None, tb: Variable | None) -> Variable | None:
-        a, b = self.inputs  # the product rule, with matmul's own broadcasting
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, ta: Variable | None, tb: Variable | None
+    ) -> Variable | None:
+        a, b = xs  # the product rule, with matmul's own broadcasting
         t0 = None if ta is None else matmul(ta, b)
-        return add_tangents(self.output().shape, t0, None if tb is None else matmul(a, tb))
+        return add_tangents(y.shape, t0, None if tb is None else matmul(a, tb))
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         a, b = xs
         a2, b2, gy2 = _as_matrices(a.shape, b.shape, gy.shape)
-        a_m, b_m, gy_m = F.reshape(a, a2), F.reshape(b, b2), F.reshape(gy, gy2)
+        a_m, b_m, gy_m = xp.reshape(a, a2), xp.reshape(b, b2), xp.reshape(gy, gy2)
         need_a, need_b = self.needs_input_grad
         ga = gb = None
         if need_a:
-            ga = F.reshape(F.sum_to(gy_m @ F.transpose(b_m, _swap_last(len(b2))), a2), a.shape)
+            ga = xp.reshape(xp.sum_to(gy_m @ xp.transpose(b_m, _swap_last(len(b2))), a2), a.shape)
         if need_b:
-            gb = F.reshape(F.sum_to(F.transpose(a_m, _swap_last(len(a2))) @ gy_m, b2), b.shape)
+            gb = xp.reshape(xp.sum_to(xp.transpose(a_m, _swap_last(len(a2))) @ gy_m, b2), b.shape)
         return ga, gb
 
 
@@ -123,6 +127,8 @@ class Linear(Function):
 
     def forward(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         _check_linear(x, W, b)
+        x, W = _bool_as_float(x), _bool_as_float(W)  # sums of 0/1, not logical or/and
+        b = None if b is None else _bool_as_float(b)
         y = x @ W.T
         if b is not None and np.result_type(y, b) == y.dtype:
             y += b  # y is a fresh array: adding in place saves one allocation
@@ -130,27 +136,32 @@ class Linear(Function):
             y = y + b  # b promotes the dtype (an int x @ W plus a float b), as NumPy does
         return y
 
-    def jvp(self, *txs: Variable | None) -> Variable | None:
-        x, W = self.inputs[:2]
+    def jvp(self, xs: Sequence[Variable], y: Variable, *txs: Variable | None) -> Variable | None:
+        x, W = xs[:2]
         tx, tW = txs[0], txs[1]
         tb = txs[2] if len(txs) == 3 else None
         t0 = None if tx is None else linear(tx, W)
         t1 = None if tW is None else linear(x, tW)
-        return add_tangents(self.output().shape, t0, t1, tb)
+        return add_tangents(y.shape, t0, t1, tb)
 
-    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+    def vjp(self, xp: Ops, xs: tuple[Value, ...], y: Value, gy: Value) -> tuple[Value | None, ...]:
         x, W = xs[:2]
         need = self.needs_input_grad
         # Skip gx for the data batch (it needs no gradient): the biggest saving in an MLP.
         gx = gy @ W if need[0] else None
         gW = None
         if need[1]:
-            gy_2d = F.reshape(gy, (-1, W.shape[0]))
-            gW = F.transpose(gy_2d) @ F.reshape(x, (-1, W.shape[1]))
+            gy_2d = xp.reshape(gy, (-1, W.shape[0]))
+            gW = xp.transpose(gy_2d) @ xp.reshape(x, (-1, W.shape[1]))
         if len(xs) == 2:
             return gx, gW
-        gb = F.sum(F.reshape(gy, (-1, W.shape[0])), 0) if need[2] else None
+        gb = xp.sum(xp.reshape(gy, (-1, W.shape[0])), 0) if need[2] else None
         return gx, gW, gb
+
+
+def _bool_as_float(a: np.ndarray) -> np.ndarray:
+    """A bool operand as float64 0/1: NumPy's bool ``@`` is a logical or of ands."""
+    return a.astype(np.float64) if a.dtype == np.bool_ else a
 
 
 def _check_linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> None:
@@ -184,7 +195,9 @@ def linear(x: Operand, W: Operand, b: Operand | None = None) -> Variable:
         b: the optional bias.
 
     Returns:
-        A Variable of the promoted dtype of the operands.
+        A Variable of the promoted dtype of the operands. A bool operand counts as
+        float64 0/1 (NumPy's bool matmul would be a logical or of ands, and a bool
+        result; PyTorch refuses bool): ``linear`` of bools gives float64 counts.
 
     Raises:
         ValueError: if ``W`` is not 2-D, ``x``'s last dimension differs from

@@ -15,6 +15,7 @@ to float64 before computing (``uint8 1 - 3`` would wrap around to 254).
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -131,8 +132,10 @@ class SoftmaxCrossEntropy(Function):
         self.count = x.shape[0] if self.valid is None else int(self.valid.sum())
         return self._reduce(losses)
 
-    def jvp(self, tx: Variable, tt: Variable | None) -> Variable:
-        x = self.inputs[0]  # d loss_i = sum_c (softmax(x_i) - onehot(t_i))_c dx_ic
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx: Variable, tt: Variable | None
+    ) -> Variable:
+        x = xs[0]  # d loss_i = sum_c (softmax(x_i) - onehot(t_i))_c dx_ic
         onehot = np.zeros(x.shape, dtype=x.dtype)
         onehot[np.arange(x.shape[0]), self.t] = 1
         rows = sum_all((softmax(x, axis=1) - onehot) * tx, axis=1, keepdims=True)
@@ -453,13 +456,15 @@ class BinaryCrossEntropy(Function):
             log_q = np.maximum(np.log1p(-p), -100.0)
         return -(t * log_p + (1 - t) * log_q)
 
-    def jvp(self, tp: Variable | None, tt: Variable | None) -> Variable | None:
-        p, t = self.inputs  # the same clamped slopes as backward
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tp: Variable | None, tt: Variable | None
+    ) -> Variable | None:
+        p, t = xs  # the same clamped slopes as backward
         clamp = np.asarray(_EPS, p.dtype)
         dp = None if tp is None else tp * (p - t) / maximum(p * (1 - p), clamp)
         with np.errstate(divide="ignore"):
             dt = None if tt is None else tt * (log(1 - p) - log(p))
-        return add_tangents(self.output().shape, dp, dt)
+        return add_tangents(y.shape, dp, dt)
 
     def backward(self, gy: Variable) -> tuple[Variable, Variable]:
         p, t = self.inputs

@@ -1,12 +1,13 @@
 """Elementwise mathematical functions: exp, log, sin, cos, tanh, sqrt, square, abs, pow.
 
 Each derivative is the textbook one (e.g. Spivak, *Calculus*, ch. 18), written once as
-a ``vjp`` against ``F``: NumPy on the fast path, minitorch ops under ``create_graph`` (so
-it can be differentiated again).
+a ``vjp`` against the namespace ``xp``: NumPy on the fast path, minitorch ops under
+``create_graph`` (so it can be differentiated again).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -25,11 +26,11 @@ class Exp(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.exp(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx * self.output()
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx * y
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        return gy * F.output(self)
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
+        return gy * y
 
 
 def exp(x: Operand) -> Variable:
@@ -51,10 +52,10 @@ class Log(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.log(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx / self.inputs[0]
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx / xs[0]
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = xs
         return gy / x
 
@@ -78,12 +79,12 @@ class Sin(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sin(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx * cos(self.inputs[0])
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx * cos(xs[0])
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = xs
-        return gy * F.cos(x)
+        return gy * xp.cos(x)
 
 
 def sin(x: Operand) -> Variable:
@@ -102,12 +103,12 @@ class Cos(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.cos(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return -tx * sin(self.inputs[0])
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return -tx * sin(xs[0])
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = xs
-        return gy * -F.sin(x)
+        return gy * -xp.sin(x)
 
 
 def cos(x: Operand) -> Variable:
@@ -126,11 +127,11 @@ class Tanh(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return TanhGrad()(self.output(), tx)  # the same linear map, applied to the tangent
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return TanhGrad()(y, tx)  # the same linear map, applied to the tangent
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        return F.apply(TanhGrad(), F.output(self), gy)
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
+        return xp.apply(TanhGrad(), y, gy)
 
 
 class TanhGrad(Function):
@@ -159,20 +160,22 @@ class TanhGrad(Function):
             )
         return gy * (1 - y * y)
 
-    def jvp(self, ty: Variable | None, tgy: Variable | None) -> Variable | None:
-        y, gy = self.inputs
-        t_gy = None if tgy is None else TanhGrad()(y, tgy)
-        t_y = None if ty is None else -2 * y * (gy * ty)
-        return t_y if t_gy is None else t_gy if t_y is None else t_gy + t_y
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, ty: Variable | None, tgy: Variable | None
+    ) -> Variable | None:
+        t, gy = xs  # t = tanh(x): an input here
+        t_gy = None if tgy is None else TanhGrad()(t, tgy)
+        t_t = None if ty is None else -2 * t * (gy * ty)
+        return t_t if t_gy is None else t_gy if t_t is None else t_gy + t_t
 
-    def vjp(self, F: Ops, xs: Pair, gg: Value) -> tuple[Value | None, Value | None]:
-        y, gy = xs
-        need_y, need_gy = self.needs_input_grad
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gg: Value) -> tuple[Value | None, Value | None]:
+        t, gy = xs  # t = tanh(x): an input here
+        need_t, need_gy = self.needs_input_grad
         # gy * gg first: in repeated create_graph both are often constants (the seeds),
         # so that product records nothing.
-        g_y = -2 * y * (gy * gg) if need_y else None
-        g_gy = F.apply(TanhGrad(), y, gg) if need_gy else None
-        return g_y, g_gy
+        g_t = -2 * t * (gy * gg) if need_t else None
+        g_gy = xp.apply(TanhGrad(), t, gg) if need_gy else None
+        return g_t, g_gy
 
 
 def tanh(x: Operand) -> Variable:
@@ -191,11 +194,11 @@ class Sqrt(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sqrt(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx / (2 * self.output())
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx / (2 * y)
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
-        return gy / (2 * F.output(self))
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
+        return gy / (2 * y)
 
 
 def sqrt(x: Operand) -> Variable:
@@ -214,10 +217,10 @@ class Square(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.square(x)  # not x * x: np.square's dtype (a bool squares to int8)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return 2 * self.inputs[0] * tx
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return 2 * xs[0] * tx
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         (x,) = xs
         return 2 * x * gy
 
@@ -241,10 +244,10 @@ class Abs(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.abs(x)
 
-    def jvp(self, tx: Variable) -> Variable:
-        return tx * np.sign(self.inputs[0].data)  # 0 at the kink, as the gradient
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return tx * np.sign(xs[0].data)  # 0 at the kink, as the gradient
 
-    def vjp(self, F: Ops, xs: One, gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: One, y: Value, gy: Value) -> Value:
         return gy * np.sign(self.input_arrays[0])  # a constant: sign's derivative is 0
 
 
@@ -291,12 +294,14 @@ class Pow(Function):
         except ValueError as exc:  # e.g. integers to negative integer powers
             raise ValueError(f"pow: {exc} (base dtype {x0.dtype}, exponent {x1.dtype})") from None
 
-    def jvp(self, tx0: Variable | None, tx1: Variable | None) -> Variable | None:
-        x0, x1 = self.inputs  # the same shifted bases as backward: no 0 * inf at x0 = 0
+    def jvp(
+        self, xs: Sequence[Variable], y: Variable, tx0: Variable | None, tx1: Variable | None
+    ) -> Variable | None:
+        x0, x1 = xs  # the same shifted bases as backward: no 0 * inf at x0 = 0
         shift0, shift1 = self._base_shifts()
         t0 = None if tx0 is None else tx0 * x1 * _shifted(x0, shift0) ** (x1 - 1)
-        t1 = None if tx1 is None else tx1 * self.output() * log(_shifted(x0, shift1))
-        return add_tangents(self.output().shape, t0, t1)
+        t1 = None if tx1 is None else tx1 * y * log(_shifted(x0, shift1))
+        return add_tangents(y.shape, t0, t1)
 
     def _base_shifts(self) -> tuple[np.ndarray, np.ndarray]:
         """Where ``x0 == 0`` the formulas give ``0 * inf = NaN``; 1 added to the base there.
@@ -311,12 +316,12 @@ class Pow(Function):
         at_zero = x0 == 0
         return at_zero & (x1 == 0), at_zero & (x1 >= 0)
 
-    def vjp(self, F: Ops, xs: Pair, gy: Value) -> tuple[Value | None, Value | None]:
+    def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         x0, x1 = xs
         need0, need1 = self.needs_input_grad
         shift0, shift1 = self._base_shifts()
-        gx0 = F.sum_to(gy * x1 * _shifted(x0, shift0) ** (x1 - 1), x0.shape) if need0 else None
-        gx1 = F.sum_to(gy * x0**x1 * F.log(_shifted(x0, shift1)), x1.shape) if need1 else None
+        gx0 = xp.sum_to(gy * x1 * _shifted(x0, shift0) ** (x1 - 1), x0.shape) if need0 else None
+        gx1 = xp.sum_to(gy * x0**x1 * xp.log(_shifted(x0, shift1)), x1.shape) if need1 else None
         return gx0, gx1
 
 

@@ -1,12 +1,13 @@
 """The two namespaces every op's ``vjp`` is written against: NumPy, and minitorch ops.
 
-An op writes its gradient formula once, as ``vjp(self, F, xs, gy)``. Ordinary
-``backward()`` evaluates it with :data:`ARRAY_OPS` on the input ndarrays (fast: no
-Variables, no graph); ``backward(create_graph=True)`` evaluates the same lines with
-:data:`GRAPH_OPS` on the input Variables, so the gradient has a graph of its own and can
-be differentiated again. Arithmetic (``+ - * / ** @``, unary ``-``) works on both kinds
-directly; everything else goes through ``F``. This is HIPS/autograd's ``anp`` and DeZero's
-``xp`` idea, bound in one place like the Variable-method table.
+An op writes its gradient formula once, as ``vjp(self, xp, xs, y, gy)``. Ordinary
+``backward()`` evaluates it with :data:`ARRAY_OPS` on the input and output ndarrays
+(fast: no Variables, no graph); ``backward(create_graph=True)`` evaluates the same lines
+with :data:`GRAPH_OPS` on the input and output Variables, so the gradient has a graph of
+its own and can be differentiated again. Arithmetic (``+ - * / ** @``, unary ``-``)
+works on both kinds directly; everything else goes through ``xp``. This is
+HIPS/autograd's ``anp`` and DeZero's ``xp`` idea, bound in one place like the
+Variable-method table. (``F`` means :mod:`minitorch.ops` everywhere else.)
 
 Example:
     >>> import numpy as np
@@ -29,10 +30,6 @@ from minitorch.ops import activation, indexing, math, reduce, reshape
 
 # ndarray methods rather than np.reshape/np.sum/np.transpose: those dispatch in Python
 # first (``_wrapfunc``), which costs more than the work on the small arrays of a graph.
-def _output_array(func: Function) -> np.ndarray:
-    return func.output().data
-
-
 def _astype_array(x: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     return x.astype(dtype, copy=False)
 
@@ -61,7 +58,7 @@ def _call(func: Function, *xs: Any) -> Any:
     return func(*xs)
 
 
-#: ``vjp``'s ``F`` on the fast path: NumPy functions on ndarrays.
+#: ``vjp``'s ``xp`` on the fast path: NumPy functions on ndarrays.
 ARRAY_OPS = SimpleNamespace(
     # ``apply(G(...), *args)``: a gradient that is itself an op (a scatter's adjoint is
     # a gather): its forward on arrays here, the recorded Function in GRAPH_OPS.
@@ -72,7 +69,6 @@ ARRAY_OPS = SimpleNamespace(
     exp=np.exp,
     log=np.log,
     mean=_mean_array,
-    output=_output_array,  # the op's output, as an ndarray here
     reshape=_reshape_array,
     sigmoid=activation.sigmoid_array,
     sin=np.sin,
@@ -84,7 +80,7 @@ ARRAY_OPS = SimpleNamespace(
     where=np.where,
 )
 
-#: ``vjp``'s ``F`` under ``create_graph``: the differentiable minitorch ops on Variables.
+#: ``vjp``'s ``xp`` under ``create_graph``: the differentiable minitorch ops on Variables.
 GRAPH_OPS = SimpleNamespace(
     apply=_call,
     astype=reshape.astype,
@@ -93,7 +89,6 @@ GRAPH_OPS = SimpleNamespace(
     exp=math.exp,
     log=math.log,
     mean=reduce.mean,
-    output=Function.output,  # the op's output Variable
     reshape=reshape.reshape,
     sigmoid=activation.sigmoid,
     sin=math.sin,

@@ -36,7 +36,7 @@ class Standardize(Function):
         self.inv_std = 1.0 / np.sqrt(self.var + self.eps)
         return x_centered * self.inv_std
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         # The Jacobian of standardizing is symmetric (J = J^T), so the tangent J tx is
         # backward's J^T gy with tx in place of gy: one formula serves both.
         return self.backward(tx)

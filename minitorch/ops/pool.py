@@ -9,6 +9,8 @@ no Function of its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
@@ -63,12 +65,12 @@ class MaxPool2d(Function):
         self.x_shape = x.shape
         return np.take_along_axis(col, self.argmax[:, :, None], axis=2)[:, :, 0]
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         # The tangent of each window's winner, picked with the same argmax.
         return MaxPool2d(self.kernel, self.stride, self.padding, self.argmax)(tx)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.apply(MaxPool2dGrad(self), gy)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.apply(MaxPool2dGrad(self), gy)
 
 
 class MaxPool2dGrad(Function):
@@ -85,12 +87,12 @@ class MaxPool2dGrad(Function):
         gcol = gcol.reshape(gy.shape[:2] + pool.kernel + gy.shape[2:])
         return col2im_array(gcol, pool.x_shape, pool.stride, pool.padding)
 
-    def jvp(self, tgy: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tgy: Variable) -> Variable:
         return MaxPool2dGrad(self.pool)(tgy)
 
-    def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, ggx: Value) -> Value:
         pool = self.pool
-        return F.apply(MaxPool2d(pool.kernel, pool.stride, pool.padding, pool.argmax), ggx)
+        return xp.apply(MaxPool2d(pool.kernel, pool.stride, pool.padding, pool.argmax), ggx)
 
 
 def max_pool2d(

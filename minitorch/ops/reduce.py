@@ -8,44 +8,16 @@ size 1 so broadcasting lines up.
 from __future__ import annotations
 
 import builtins
-import functools
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import Sequence
 
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.math import exp, sqrt
-from minitorch.ops.reshape import as_float, reshape
+from minitorch.ops.reshape import as_float, numpy_keywords, reshape
 
 Axis = int | tuple[int, ...] | None
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-# PyTorch's keyword names for NumPy's, as a student coming from torch may write them.
-_TORCH_KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
-
-
-def numpy_keywords(op: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Let a reduction refuse PyTorch's ``dim=``/``keepdim=`` with the NumPy names.
-
-    ``F.sum(x, dim=1)`` would fail with Python's "got an unexpected keyword argument
-    'dim'"; the wrapped op raises a ``TypeError`` that names ``axis=`` (``keepdims=``)
-    instead. Only the keywords are looked at, before the call; the op is unchanged.
-    """
-
-    @functools.wraps(op)
-    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        for torch_name, numpy_name in _TORCH_KEYWORDS.items() if kwargs else ():
-            if torch_name in kwargs:
-                raise TypeError(
-                    f"{op.__name__}() got an unexpected keyword argument '{torch_name}' "
-                    f"(PyTorch's name): minitorch uses NumPy's, {numpy_name}="
-                )
-        return op(*args, **kwargs)
-
-    return checked
 
 
 def normalize_axis(axis: Axis, ndim: int, op: str) -> tuple[int, ...]:
@@ -131,12 +103,12 @@ class Sum(_Reduction, Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sum(x, axis=self.reduced_axes(x), keepdims=self.keepdims)
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return sum(tx, self.axes, self.keepdims)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        gy = F.reshape(gy, keepdims_shape(self.x_shape, self.axes))
-        return F.broadcast_to(gy, self.x_shape)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        gy = xp.reshape(gy, keepdims_shape(self.x_shape, self.axes))
+        return xp.broadcast_to(gy, self.x_shape)
 
 
 @numpy_keywords
@@ -199,7 +171,7 @@ class _Extremum(_Reduction, Function):
             )
         return self.reducer.reduce(x, axis=self.axes, keepdims=self.keepdims)
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         # The tangent of the extreme entry; at a tie the mean of the tied ones (the same
         # subgradient backward uses, so jvp and vjp stay transposes of each other).
         return sum(tx * self._share(), self.axes, self.keepdims)
@@ -214,9 +186,9 @@ class _Extremum(_Reduction, Function):
         with np.errstate(invalid="ignore", divide="ignore"):
             return hit / np.sum(hit, axis=self.axes, keepdims=True).astype(x.dtype)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         # The product broadcasts gy (kept dims of size 1) over x's shape.
-        return F.reshape(gy, keepdims_shape(self.x_shape, self.axes)) * self._share()
+        return xp.reshape(gy, keepdims_shape(self.x_shape, self.axes)) * self._share()
 
 
 class Max(_Extremum):
@@ -314,15 +286,15 @@ class LogSumExp(_Reduction, Function):
             return y
         return y.reshape([d for i, d in enumerate(x.shape) if i not in self.axes])
 
-    def jvp(self, tx: Variable) -> Variable:
-        (x,) = self.inputs  # d logsumexp = sum(softmax(x) * dx)
-        y = reshape(self.output(), keepdims_shape(self.x_shape, self.axes))
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        (x,) = xs  # d logsumexp = sum(softmax(x) * dx)
+        y = reshape(y, keepdims_shape(self.x_shape, self.axes))
         return sum(tx * exp(x - y), self.axes, self.keepdims)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         (x,) = xs
         shape = keepdims_shape(self.x_shape, self.axes)
-        return F.reshape(gy, shape) * F.exp(x - F.reshape(F.output(self), shape))
+        return xp.reshape(gy, shape) * xp.exp(x - xp.reshape(y, shape))
 
 
 @numpy_keywords
@@ -407,28 +379,27 @@ class Std(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.kept_shape = tuple(1 if i in self.axes else n for i, n in enumerate(x.shape))
         self.count = int(np.prod([x.shape[a] for a in self.axes]))
-        return np.asarray(np.std(x, axis=self.axes, keepdims=self.keepdims, ddof=self.ddof))
+        y = np.asarray(np.std(x, axis=self.axes, keepdims=self.keepdims, ddof=self.ddof))
+        self.mask = (y > 0).reshape(self.kept_shape).astype(y.dtype)  # 0 where s = 0
+        return y
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         # ds = sum((x - m) dx) / ((n - ddof) s), and 0 where s = 0, as backward chooses.
-        (x,) = self.inputs
-        s = reshape(self.output(), self.kept_shape)
-        mask = (s.data > 0).astype(s.dtype)
+        (x,) = xs
+        s, mask = reshape(y, self.kept_shape), self.mask
         coef = mask / ((self.count - self.ddof) * (s + (1 - mask)))
         return sum((x - mean(x, self.axes, keepdims=True)) * tx * coef, self.axes, self.keepdims)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
         # Where the spread is zero the gradient is 0 (PyTorch's choice, pytorch#4320), not
         # 0/0. ``s + (1 - mask)`` is 1 there, so neither this formula nor its own
         # derivative (second order) ever divides by zero.
         (x,) = xs
-        s = F.reshape(F.output(self), self.kept_shape)
-        y = self.output().data
-        mask = (y > 0).reshape(self.kept_shape).astype(y.dtype)  # a constant
+        s, mask = xp.reshape(y, self.kept_shape), self.mask  # the mask: a constant
         coef = (
-            F.reshape(gy, self.kept_shape) * mask / ((self.count - self.ddof) * (s + (1 - mask)))
+            xp.reshape(gy, self.kept_shape) * mask / ((self.count - self.ddof) * (s + (1 - mask)))
         )
-        return (x - F.mean(x, self.axes, keepdims=True)) * coef
+        return (x - xp.mean(x, self.axes, keepdims=True)) * coef
 
 
 @numpy_keywords

@@ -9,8 +9,9 @@ backward with ``sum_to(gx, x.shape)`` to undo NumPy broadcasting.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,33 @@ from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 
 Shape = tuple[int, ...]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+# PyTorch's keyword names for NumPy's, as a student coming from torch may write them.
+_TORCH_KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
+
+
+def numpy_keywords(op: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Let an op with an ``axis`` refuse PyTorch's ``dim=``/``keepdim=`` with NumPy's names.
+
+    ``F.sum(x, dim=1)`` would fail with Python's "got an unexpected keyword argument
+    'dim'"; the wrapped op raises a ``TypeError`` that names ``axis=`` (``keepdims=``)
+    instead. Only the keywords are looked at, before the call; the op is unchanged.
+    """
+
+    @functools.wraps(op)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for torch_name, numpy_name in _TORCH_KEYWORDS.items() if kwargs else ():
+            if torch_name in kwargs:
+                raise TypeError(
+                    f"{op.__name__}() got an unexpected keyword argument '{torch_name}' "
+                    f"(PyTorch's name): minitorch uses NumPy's, {numpy_name}="
+                )
+        return op(*args, **kwargs)
+
+    return checked
 
 
 def sum_to_array(x: np.ndarray, shape: Shape) -> np.ndarray:
@@ -84,11 +112,11 @@ class Reshape(Function):
                 f"into shape {self.shape}"
             ) from None
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return reshape(tx, self.shape)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.reshape(gy, self.x_shape)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.reshape(gy, self.x_shape)
 
 
 def reshape(x: Operand, shape: Shape | int) -> Variable:
@@ -123,7 +151,7 @@ class Transpose(Function):
             raise ValueError(f"transpose: axes {self.axes} are not a permutation for {x.shape}")
         return own_view(np.transpose(x, self.axes), x)
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return transpose(tx, self.axes)
 
     def _inverse(self) -> Shape | None:
@@ -132,8 +160,8 @@ class Transpose(Function):
         n = len(self.axes)
         return tuple(int(i) for i in np.argsort([a % n for a in self.axes]))
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.transpose(gy, self._inverse())
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.transpose(gy, self._inverse())
 
 
 def transpose(x: Operand, axes: Sequence[int] | None = None) -> Variable:
@@ -167,11 +195,11 @@ class BroadcastTo(Function):
                 f"broadcast_to: cannot broadcast shape {x.shape} to {self.shape}"
             ) from None
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return broadcast_to(tx, self.shape)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.sum_to(gy, self.x_shape)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.sum_to(gy, self.x_shape)
 
 
 def broadcast_to(x: Operand, shape: Shape) -> Variable:
@@ -203,11 +231,11 @@ class SumTo(Function):
         self.x_shape = x.shape
         return own_view(sum_to_array(x, self.shape), x)  # x itself when the shapes match
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return sum_to(tx, self.shape)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.broadcast_to(gy, self.x_shape)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.broadcast_to(gy, self.x_shape)
 
 
 def sum_to(x: Operand, shape: Shape) -> Variable:
@@ -353,18 +381,18 @@ class Concatenate(Function):
         self.bounds = tuple(np.cumsum([x.shape[self.axis_] for x in xs])[:-1].tolist())
         return y
 
-    def jvp(self, *txs: Variable | None) -> Variable:
-        xs = self.inputs  # a constant input moves nothing: its slot of the tangent is 0
+    def jvp(self, xs: Sequence[Variable], y: Variable, *txs: Variable | None) -> Variable:
+        # a constant input moves nothing: its slot of the tangent is 0
         parts = [Variable(np.zeros_like(x.data)) if t is None else t for x, t in zip(xs, txs)]
         return Concatenate(self.axis)(*parts)
 
-    def vjp(self, F: Ops, xs: tuple[Value, ...], gy: Value) -> tuple[Value | None, ...]:
+    def vjp(self, xp: Ops, xs: tuple[Value, ...], y: Value, gy: Value) -> tuple[Value | None, ...]:
         # One single-output slice per input, not one multi-output split: a gradient that
         # is dropped (an input needing none) must not break a later second-order backward.
         starts = (0,) + self.bounds
         stops = self.bounds + (gy.shape[self.axis_],)
         return tuple(
-            F.apply(SliceAxis(start, stop, self.axis_), gy) if need else None
+            xp.apply(SliceAxis(start, stop, self.axis_), gy) if need else None
             for start, stop, need in zip(starts, stops, self.needs_input_grad)
         )
 
@@ -379,11 +407,11 @@ class SliceAxis(Function):
         self.x_shape = x.shape
         return x[_axis_slice(self.start, self.stop, self.axis)].copy()
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return SliceAxis(self.start, self.stop, self.axis)(tx)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.apply(SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape), gy)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.apply(SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape), gy)
 
 
 class SliceAxisGrad(Function):
@@ -397,11 +425,11 @@ class SliceAxisGrad(Function):
         gx[_axis_slice(self.start, self.stop, self.axis)] = gy
         return gx
 
-    def jvp(self, tgy: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tgy: Variable) -> Variable:
         return SliceAxisGrad(self.start, self.stop, self.axis, self.x_shape)(tgy)
 
-    def vjp(self, F: Ops, xs: tuple[Value], ggx: Value) -> Value:
-        return F.apply(SliceAxis(self.start, self.stop, self.axis), ggx)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, ggx: Value) -> Value:
+        return xp.apply(SliceAxis(self.start, self.stop, self.axis), ggx)
 
 
 def _axis_slice(start: int, stop: int, axis: int) -> tuple[slice, ...]:
@@ -409,6 +437,7 @@ def _axis_slice(start: int, stop: int, axis: int) -> tuple[slice, ...]:
     return (slice(None),) * axis + (slice(start, stop),)
 
 
+@numpy_keywords  # F.concatenate(xs, dim=1), PyTorch's spelling (torch.cat), names axis=
 def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
     """Join a sequence of arrays along an existing axis (``np.concatenate``).
 
@@ -425,6 +454,8 @@ def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
 
     Raises:
         ValueError: if ``xs`` is empty or the shapes do not fit (all shapes are named).
+        TypeError: for PyTorch's ``dim=`` (``torch.cat(xs, dim=1)``): the message names
+            ``axis=``.
 
     Example:
         >>> concatenate([Variable(np.zeros((2, 1))), Variable(np.ones((2, 2)))], axis=1)
@@ -436,6 +467,7 @@ def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
     return Concatenate(int(axis))(*xs)
 
 
+@numpy_keywords  # F.stack(xs, dim=1), PyTorch's spelling, names axis=
 def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
     """Join arrays of one shape along a new axis (``np.stack``).
 
@@ -454,6 +486,7 @@ def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
     Raises:
         ValueError: if ``xs`` is empty, the shapes differ (all shapes are named) or
             ``axis`` is not an int in ``-(ndim + 1)..ndim`` for inputs of ``ndim`` dims.
+        TypeError: for PyTorch's ``dim=``: the message names ``axis=``.
 
     Example:
         >>> stack([Variable(np.zeros(3)), Variable(np.ones(3))], axis=1).shape
@@ -488,11 +521,11 @@ class AsType(Function):
         self.x_dtype = x.dtype
         return x.astype(self.dtype)
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return astype(tx, self.dtype)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.astype(gy, self.x_dtype)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.astype(gy, self.x_dtype)
 
 
 def astype(x: Operand, dtype: npt.DTypeLike) -> Variable:

@@ -13,6 +13,8 @@ Every spatial size follows ``H_out = floor((H + 2 * padding - KH) / stride) + 1`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from minitorch.core import Function, Operand, Variable
@@ -172,11 +174,11 @@ class Im2col(Function):
         col = im2col_array(x, self.kernel, self.stride, self.padding)
         return _as_columns(col)
 
-    def jvp(self, tx: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
         return Im2col(self.kernel, self.stride, self.padding)(tx)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gy: Value) -> Value:
-        return F.apply(Col2im(self.x_shape, self.kernel, self.stride, self.padding), gy)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gy: Value) -> Value:
+        return xp.apply(Col2im(self.x_shape, self.kernel, self.stride, self.padding), gy)
 
 
 def im2col(
@@ -237,11 +239,11 @@ class Col2im(Function):
         col6 = col.reshape(self.x_shape[:2] + self.kernel + out_hw)
         return col2im_array(col6, self.x_shape, self.stride, self.padding)
 
-    def jvp(self, tcol: Variable) -> Variable:
+    def jvp(self, xs: Sequence[Variable], y: Variable, tcol: Variable) -> Variable:
         return Col2im(self.x_shape, self.kernel, self.stride, self.padding)(tcol)
 
-    def vjp(self, F: Ops, xs: tuple[Value], gx: Value) -> Value:
-        return F.apply(Im2col(self.kernel, self.stride, self.padding), gx)
+    def vjp(self, xp: Ops, xs: tuple[Value], y: Value, gx: Value) -> Value:
+        return xp.apply(Im2col(self.kernel, self.stride, self.padding), gx)
 
 
 def col2im(

@@ -130,7 +130,7 @@ def g(x):
 
 
 x0 = np.array([0.1, 0.2, -0.3])
-print("jacfwd (3 forward passes):\n", np.round(mf.jacfwd(g)(x0).data, 6))
+print("jacfwd (1 run of g, 3 tangent pushes):\n", np.round(mf.jacfwd(g)(x0).data, 6))
 print("jacrev (2 backward passes):\n", np.round(mf.jacrev(g)(x0).data, 6))
 print("column 0 by one jvp:", np.round(mf.jvp(g, (x0,), (np.eye(3)[0],))[1].data, 6))
 out, vjp_fn = mf.vjp(g, x0)
@@ -168,7 +168,7 @@ for label, (m, n) in shapes.items():
         return F.tanh(F.matmul(A_mn, x))
 
     timings[label] = [seconds(lambda: mf.jacfwd(h)(x_n)), seconds(lambda: mf.jacrev(h)(x_n))]
-    print(f"{label}: jacfwd runs {n} forward passes, jacrev 1 forward + {m} backward passes")
+    print(f"{label}: jacfwd pushes {n} tangents, jacrev runs {m} backward passes")
 
 fig, ax = plt.subplots(figsize=(6, 3.2))
 positions = np.arange(len(shapes))
@@ -255,9 +255,10 @@ plt.show()
 # ### Exercise 1 — write a tangent rule
 #
 # `LogCosh` computes $y = \log\cosh x$ (a smooth absolute value, used as a robust loss).
-# Its `forward` and `backward` are given. Write its tangent rule `jvp(self, tx)`: return
-# the tangent of $y$ given the tangent `tx` of $x$, with minitorch ops on Variables
-# (`self.inputs[0]` is $x$). Hint: $\frac{d}{dx} \log\cosh x = \tanh x$.
+# Its `forward` and `backward` are given. Write its tangent rule `jvp(self, xs, y, tx)`:
+# return the tangent of $y$ given the inputs `xs` (`xs[0]` is $x$), the output `y` and the
+# tangent `tx` of $x$, with minitorch ops on Variables. Hint:
+# $\frac{d}{dx} \log\cosh x = \tanh x$.
 #
 # The check compares `mf.jvp` with central differences, and the second derivative (a
 # `jvp` of your `jvp`) too — which works only if your rule uses minitorch ops.
@@ -267,9 +268,9 @@ class LogCosh(Function):
     def forward(self, x):
         return np.logaddexp(x, -x) - np.log(2.0)  # log(cosh x), without overflow
 
-    def jvp(self, tx):
+    def jvp(self, xs, y, tx):
         ### BEGIN SOLUTION
-        return tx * F.tanh(self.inputs[0])  # dy = tanh(x) dx
+        return tx * F.tanh(xs[0])  # dy = tanh(x) dx
         ### END SOLUTION
 
     def backward(self, gy):
@@ -300,8 +301,10 @@ ok("LogCosh has a tangent rule that matches finite differences, to second order"
 #
 # Write `jacobian_by_columns(f, x)` for a function `f` of one 1-D input `x` (an ndarray
 # of $n$ floats) with a 1-D output of $m$ floats: call `mf.jvp` once per input with a
-# one-hot tangent, and return the $m \times n$ Jacobian as an ndarray. (This is what
-# `jacfwd` does.)
+# one-hot tangent, and return the $m \times n$ Jacobian as an ndarray. (`jacfwd`
+# computes the same columns, with one difference: it runs `f` once and pushes each
+# one-hot tangent through the tangent rules of the ops that one run recorded, so a
+# random `f`, with dropout, is differentiated at one realisation.)
 
 # %%
 def jacobian_by_columns(f, x):
@@ -338,8 +341,9 @@ ok("one jvp per input builds the Jacobian column by column")
 #
 # Write `cheapest_jacobian(f, x)` for a 1-D input and output: evaluate `f` once to learn
 # the number of outputs $m$, then return `mf.jacfwd(f)(x).data` when the number of inputs
-# $n \le m$ and `mf.jacrev(f)(x).data` otherwise. The check counts how many times `f`
-# ran: forward mode runs it $n$ times, reverse mode once.
+# $n \le m$ and `mf.jacrev(f)(x).data` otherwise. The check counts the passes through
+# `f`'s last op: forward mode pushes $n$ tangents through it, reverse mode runs $m$
+# backward passes (and each runs `f` itself once).
 
 # %%
 def cheapest_jacobian(f, x):
@@ -352,32 +356,53 @@ def cheapest_jacobian(f, x):
 
 
 # %% tags=["check"]
-runs = []
+runs, passes = [], []
 W_tall, W_wide = np.arange(12.0).reshape(6, 2) / 10, np.arange(12.0).reshape(2, 6) / 10
+
+
+class Tap(Function):
+    """y = x, noting each tangent push and each backward pass that goes through it."""
+
+    def forward(self, x):
+        return x
+
+    def jvp(self, xs, y, tx):
+        passes.append("tangent")
+        return tx
+
+    def backward(self, gy):
+        passes.append("backward")
+        return gy
 
 
 def tall(x):
     runs.append("tall")
-    return F.tanh(F.matmul(W_tall, x))
+    return Tap()(F.tanh(F.matmul(W_tall, x)))
 
 
 def wide(x):
     runs.append("wide")
-    return F.tanh(F.matmul(W_wide, x))
+    return Tap()(F.tanh(F.matmul(W_wide, x)))
 
 
 expected_tall = mf.jacrev(tall)(np.ones(2)).data
 expected_wide = mf.jacfwd(wide)(np.ones(6)).data
 runs.clear()
+passes.clear()
 with explain_errors("cheapest_jacobian(tall, np.ones(2))"):
     got_tall = cheapest_jacobian(tall, np.ones(2))
+tall_passes = list(passes)
+passes.clear()
 with explain_errors("cheapest_jacobian(wide, np.ones(6))"):
     got_wide = cheapest_jacobian(wide, np.ones(6))
 check_close("the tall Jacobian", got_tall, expected_tall)
 check_close("the wide Jacobian", got_wide, expected_wide)
-n_tall, n_wide = runs.count("tall"), runs.count("wide")
-check_true(n_tall == 1 + 2, f"tall (6 x 2): 1 probe + 2 forward passes expected, f ran {n_tall}")
-check_true(n_wide == 1 + 1, f"wide (2 x 6): 1 probe + 1 reverse pass expected, f ran {n_wide}")
+check_true(tall_passes == ["tangent"] * 2,
+           f"tall (6 x 2): 2 tangent pushes (forward mode) expected, got {tall_passes}")
+check_true(passes == ["backward"] * 2,
+           f"wide (2 x 6): 2 backward passes (reverse mode) expected, got {passes}")
+check_true(runs == ["tall"] * 2 + ["wide"] * 2, f"f should run twice each (a probe and a "
+           f"transform), ran {runs}")
 ok("forward mode for the tall Jacobian, reverse mode for the wide one")
 
 # %% [markdown]
@@ -423,9 +448,9 @@ ok("a Hessian-vector product in one forward pass over one backward pass")
 #   input tangents to output tangents, so `mf.jvp` gives $J v$ in one forward pass,
 #   with no backward. A Function without a rule still works (two reverse passes).
 # * Reverse mode gives $u^\top J$ (`mf.vjp`, `mf.grad`): one backward pass per output.
-# * A full Jacobian costs $n$ forward passes (`jacfwd`) or $m$ backward passes
-#   (`jacrev`): forward mode for tall functions, reverse mode for wide ones — and a loss
-#   is as wide as it gets.
+# * A full Jacobian costs $n$ tangent pushes (`jacfwd`, through one run of `f`) or $m$
+#   backward passes (`jacrev`): forward mode for tall functions, reverse mode for wide
+#   ones — and a loss is as wide as it gets.
 # * The transforms compose: `hessian = jacfwd(jacrev(f))`, and `hvp` is `jvp` of `grad`,
 #   the cheap way to use curvature (Newton's method, Newton-CG).
 #

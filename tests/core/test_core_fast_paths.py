@@ -37,7 +37,7 @@ class Split(Function):
 
 
 class OnlyBackward(Function):
-    """y = x**2 whose backward_array declines, counting the calls of both backwards."""
+    """y = x**2 whose backward_array raises NotImplementedError (a notebook stub's helper)."""
 
     calls: dict[str, int] = {}
 
@@ -46,12 +46,16 @@ class OnlyBackward(Function):
 
     def backward_array(self, gy: np.ndarray) -> np.ndarray:
         self.calls["array"] = self.calls.get("array", 0) + 1
-        raise NotImplementedError
+        return _unfinished_helper(gy)
 
     def backward(self, gy: Variable) -> Variable:
         self.calls["graph"] = self.calls.get("graph", 0) + 1
         (x,) = self.inputs
         return gy * x * 2.0
+
+
+def _unfinished_helper(gy: np.ndarray) -> np.ndarray:
+    raise NotImplementedError("the helper is still a stub")
 
 
 class ScalarGrad(Function):
@@ -128,11 +132,37 @@ def test_two_outputs_on_first_order_path_including_an_unused_one() -> None:
     np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
 
 
-def test_declining_backward_array_falls_back_once_to_backward() -> None:
+def test_a_not_implemented_error_inside_backward_array_reaches_the_user() -> None:
+    # Which backward a class runs is decided once, when it is defined: an error raised
+    # inside its backward_array is the user's, never a signal to rerun backward.
     OnlyBackward.calls = {}
     x = Variable(np.array([3.0]))
-    OnlyBackward()(x).backward()
-    assert OnlyBackward.calls == {"array": 1, "graph": 1}
+    with pytest.raises(NotImplementedError, match="the helper is still a stub"):
+        OnlyBackward()(x).backward()
+    assert OnlyBackward.calls == {"array": 1}
+    assert x.grad is None
+
+
+def test_a_not_implemented_error_inside_backward_reaches_the_user() -> None:
+    class StubBackward(Function):
+        def forward(self, x: np.ndarray) -> np.ndarray:
+            return 2 * x
+
+        def backward(self, gy: Variable) -> Variable:
+            return Variable(_unfinished_helper(gy.data))
+
+    for create_graph in (False, True):
+        x = Variable(np.array([3.0]))
+        with pytest.raises(NotImplementedError, match="the helper is still a stub"):
+            StubBackward()(x).backward(create_graph=create_graph)
+        assert x.grad is None
+
+
+def test_the_create_graph_path_still_runs_backward() -> None:
+    OnlyBackward.calls = {}
+    x = Variable(np.array([3.0]))
+    OnlyBackward()(x).backward(create_graph=True)
+    assert OnlyBackward.calls == {"graph": 1}
     assert x.grad is not None
     np.testing.assert_allclose(x.grad.data, [6.0])
 

@@ -108,8 +108,30 @@ def test_the_engine_has_one_loop_over_ready_functions() -> None:
         if isinstance(loop, ast.While)
     ]
     over_ready = [name for name, loop in loops if ast.unparse(loop.test) == "ready"]
-    assert over_ready == ["run_backward"]
+    assert over_ready == ["backpropagate"]
     assert not hasattr(engine, "_run_first_order")
+
+
+def test_the_loop_reads_on_one_screen() -> None:
+    # Issue 27: pop, vjp, accumulate, count down in at most 40 code lines (no docstring,
+    # comments or blank lines), with no branch on create_graph inside the loop.
+    source = inspect.getsource(engine.backpropagate)
+    tree = ast.parse(source).body[0]
+    assert isinstance(tree, ast.FunctionDef)
+    body = tree.body[1:]  # without the docstring
+    lines = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if hasattr(node, "lineno"):
+                lines.update(range(node.lineno, node.end_lineno + 1))
+    code = [
+        line
+        for i, line in enumerate(source.splitlines(), start=1)
+        if i in lines and line.strip() and not line.strip().startswith("#")
+    ]
+    assert len(code) <= 40, "\n".join(code)
+    loop = next(node for node in ast.walk(tree) if isinstance(node, ast.While))
+    assert "create_graph" not in ast.unparse(loop)
 
 
 class OnlyBackward(Function):
@@ -129,7 +151,7 @@ class OnlyVjp(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x**3
 
-    def vjp(self, F: Any, xs: tuple[Any], gy: Any) -> Any:
+    def vjp(self, xp: Any, xs: tuple[Any], y: Any, gy: Any) -> Any:
         (x,) = xs
         return 3 * x * x * gy
 

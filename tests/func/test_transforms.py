@@ -1,17 +1,25 @@
 """The transforms themselves: forward mode runs no backward, the double-vjp fallback,
-nesting, pytrees, ``argnums``/``has_aux`` conventions, side effects and error messages."""
+nesting, pytrees, ``argnums``/``has_aux`` conventions, side effects and error messages,
+and their boundaries (an outer ``no_grad``, one evaluation per ``jacfwd``, the outer
+autograd, a fallback that cannot differentiate a NumPy backward), against torch.func."""
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import minitorch.func as mf
+import minitorch.nn as nn
 import minitorch.ops as F
-from minitorch import Function, Variable, no_grad
-from minitorch.func import reverse
+from minitorch import Function, Variable, manual_seed, no_grad, using_config
+from minitorch.func import pytree, reverse
 
 
 class CubeNoBackward(Function):
@@ -20,8 +28,8 @@ class CubeNoBackward(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x**3
 
-    def jvp(self, tx: Variable) -> Variable:
-        return 3 * self.inputs[0] ** 2 * tx
+    def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
+        return 3 * xs[0] ** 2 * tx
 
     def backward(self, gy: Variable) -> Variable:
         raise AssertionError("backward ran under jvp")
@@ -273,7 +281,7 @@ def test_a_wrong_tangent_rule_is_reported_by_name() -> None:
         def forward(self, x: np.ndarray) -> np.ndarray:
             return np.stack([x, x])
 
-        def jvp(self, tx: Variable) -> Variable:
+        def jvp(self, xs: Sequence[Variable], y: Variable, tx: Variable) -> Variable:
             return tx  # forgot to stack
 
         def backward(self, gy: Variable) -> Variable:
@@ -310,3 +318,343 @@ def test_reverse_over_forward_gives_the_hessian_vector_product() -> None:
 def test_hvp_of_a_non_scalar_function_names_hvp() -> None:
     with pytest.raises(ValueError, match=r"hvp: the function must return one element"):
         mf.hvp(lambda v: v * 2, (np.ones(3),), (np.ones(3),))
+
+
+# --- Boundaries: outer no_grad, one evaluation per jacfwd, outer autograd, the fallback ---
+
+_SWITCHES = {
+    "no_grad": no_grad,
+    "enable_backprop=False": lambda: using_config("enable_backprop", False),
+}
+
+
+def _f(a: Any) -> Any:
+    return (F.sin(a) * a).sum()
+
+
+def _tf(a: Any) -> Any:
+    return (a.sin() * a).sum()
+
+
+@pytest.mark.parametrize("switch", list(_SWITCHES), ids=str)
+def test_reverse_transforms_ignore_an_outer_no_grad_as_torch_func(switch: str) -> None:
+    torch = pytest.importorskip("torch")
+    tf = torch.func
+    x = np.array([0.3, 1.2, -0.7])
+    v = np.array([1.0, -2.0, 0.5])
+    tx, tv = torch.tensor(x), torch.tensor(v)
+    with torch.no_grad():  # torch.func ignores it too
+        want = {
+            "grad": tf.grad(_tf)(tx),
+            "value_and_grad": tf.grad_and_value(_tf)(tx)[0],
+            "grad_and_value": tf.grad_and_value(_tf)(tx)[0],
+            "vjp": tf.vjp(torch.sin, tx)[1](tv)[0],
+            "jacrev": tf.jacrev(torch.sin)(tx),
+            "hessian": tf.hessian(_tf)(tx),
+            "hvp": tf.jvp(tf.grad(_tf), (tx,), (tv,))[1],
+        }
+    with _SWITCHES[switch]():
+        got = {
+            "grad": mf.grad(_f)(x),
+            "value_and_grad": mf.value_and_grad(_f)(x)[1],
+            "grad_and_value": mf.grad_and_value(_f)(x)[0],
+            "vjp": mf.vjp(F.sin, x)[1](v)[0],
+            "jacrev": mf.jacrev(F.sin)(x),
+            "hessian": mf.hessian(_f)(x),
+            "hvp": mf.hvp(_f, (x,), (v,))[1][0],
+        }
+    for name, expected in want.items():
+        np.testing.assert_allclose(got[name].data, expected.numpy(), rtol=1e-12, err_msg=name)
+
+
+def test_under_an_outer_no_grad_results_are_constants_as_torch_func() -> None:
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor([0.3, 1.2], dtype=torch.float64, requires_grad=True)
+    with torch.no_grad():
+        assert not torch.func.grad(_tf)(tx).requires_grad
+    x = Variable(np.array([0.3, 1.2]), requires_grad=True)
+    with no_grad():
+        value, g = mf.value_and_grad(_f)(x)
+        jac = mf.jacrev(F.sin)(x)
+    for result in (value, g, jac):
+        assert not result.requires_grad and result.creator is None
+
+
+def test_only_a_no_grad_inside_the_function_counts_as_torch_func() -> None:
+    torch = pytest.importorskip("torch")
+
+    def f(a: Any) -> Any:
+        with no_grad():
+            b = a * 2.0
+        return (b * a).sum()
+
+    def tf_(a: Any) -> Any:
+        with torch.no_grad():
+            b = a * 2.0
+        return (b * a).sum()
+
+    x = np.array([1.0, 2.0])
+    want = torch.func.grad(tf_)(torch.tensor(x)).numpy()
+    np.testing.assert_allclose(mf.grad(f)(x).data, want)
+    with no_grad():
+        np.testing.assert_allclose(mf.grad(f)(x).data, want)
+
+    def g(a: Any) -> Any:  # a no_grad around an inner grad hides it from the outer grad
+        with no_grad():
+            inner = mf.grad(_f)(a)
+        return (inner * a).sum()
+
+    def tg(a: Any) -> Any:
+        with torch.no_grad():
+            inner = torch.func.grad(_tf)(a)
+        return (inner * a).sum()
+
+    np.testing.assert_allclose(mf.grad(g)(x).data, torch.func.grad(tg)(torch.tensor(x)).numpy())
+
+
+def test_jacfwd_of_dropout_is_the_jacobian_of_one_realisation() -> None:
+    manual_seed(0)
+    x = np.linspace(0.5, 1.5, 8)
+
+    def f(a: Any) -> tuple[Any, Any]:
+        y = F.dropout(a, 0.5, training=True)
+        return y, y
+
+    jac, y = mf.jacfwd(f, has_aux=True)(x)
+    np.testing.assert_allclose(jac.data, np.diag(y.data / x))  # the mask of this call
+    assert set(np.diag(jac.data)) <= {0.0, 2.0}
+
+
+def test_hessian_and_jacfwd_call_the_function_once() -> None:
+    calls = []
+
+    def f(a: Any) -> Any:
+        calls.append(1)
+        return (F.exp(a) * a).sum()
+
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    mf.hessian(f)(x)
+    mf.jacfwd(mf.grad(f))(x)
+    mf.jacfwd(f)(x)
+    assert len(calls) == 3
+
+
+def test_jacfwd_of_a_training_batchnorm_moves_the_running_stats_one_step() -> None:
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).normal(size=(4, 3))
+    bn = nn.BatchNorm1d(3, dtype=np.float64)
+    tbn = torch.nn.BatchNorm1d(3, dtype=torch.float64)
+    jac = mf.jacfwd(bn)(x)
+    tbn(torch.tensor(x))  # one training step
+    np.testing.assert_allclose(bn.running_mean, tbn.running_mean.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(bn.running_var, tbn.running_var.numpy(), rtol=1e-12)
+    assert int(bn.num_batches_tracked) == int(tbn.num_batches_tracked) == 1
+    want = torch.autograd.functional.jacobian(
+        lambda a: torch.nn.functional.batch_norm(a, None, None, training=True), torch.tensor(x)
+    )
+    np.testing.assert_allclose(jac.data, want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_jacfwd_and_hessian_match_torch_func() -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    w, x = rng.normal(size=(3, 2)), rng.normal(size=(2,))
+
+    def f(w: Any, x: Any) -> Any:
+        return F.tanh(F.matmul(w, x)) * F.sum(w, axis=1)
+
+    def tf_(w: Any, x: Any) -> Any:
+        return torch.tanh(w @ x) * w.sum(1)
+
+    tw, tx = torch.tensor(w), torch.tensor(x)
+    got = mf.jacfwd(f, argnums=(0, 1))(w, x)
+    want = torch.func.jacfwd(tf_, argnums=(0, 1))(tw, tx)
+    for g, t in zip(got, want):
+        np.testing.assert_allclose(g.data, t.numpy(), rtol=1e-12)
+    got = mf.hessian(lambda w, x: f(w, x).sum(), argnums=(0, 1))(w, x)
+    want = torch.func.hessian(lambda w, x: tf_(w, x).sum(), argnums=(0, 1))(tw, tx)
+    for row, trow in zip(got, want):
+        for g, t in zip(row, trow):
+            np.testing.assert_allclose(g.data, t.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_a_gradient_of_an_input_that_requires_grad_can_be_backpropagated() -> None:
+    torch = pytest.importorskip("torch")
+    data = np.array([0.3, 1.2, -0.7])
+    tx = torch.tensor(data, requires_grad=True)
+    torch.func.grad(_tf)(tx).sum().backward()
+    x = Variable(data.copy(), requires_grad=True)
+    mf.grad(_f)(x).sum().backward()
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.data, 2 * np.cos(data) - data * np.sin(data), rtol=1e-12)
+    x.grad, tx.grad = None, None
+    torch.func.vjp(torch.sin, tx)[1](torch.ones(3, dtype=torch.float64))[0].sum().backward()
+    mf.vjp(F.sin, x)[1](np.ones(3))[0].sum().backward()
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-12)
+    x.grad, tx.grad = None, None
+    torch.func.jacrev(torch.sin)(tx).sum().backward()
+    mf.jacrev(F.sin)(x).sum().backward()
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-12)
+
+
+class CubeNumpyBackward(Function):
+    """y = x**3 with a DeZero-style backward in NumPy on ``.data`` (no graph to ``gy``)."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return x**3
+
+    def backward(self, gy: Variable) -> Variable:
+        (x,) = self.inputs
+        return Variable(3 * x.data**2 * gy.data)
+
+
+def test_double_vjp_refuses_a_backward_that_ignores_its_incoming_gradient() -> None:
+    torch = pytest.importorskip("torch")
+
+    class TorchCube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return 3 * x**2 * g
+
+    t = torch.ones(2, dtype=torch.float64)
+    with pytest.raises(RuntimeError):  # torch.func refuses a Function without its rules
+        torch.func.jvp(TorchCube.apply, (t,), (t,))
+    x = np.array([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for call in (
+            lambda: mf.jvp(lambda a: CubeNumpyBackward()(a), (x,), (x,)),
+            lambda: mf.jacfwd(lambda a: CubeNumpyBackward()(a))(x),
+            lambda: mf.hessian(lambda a: CubeNumpyBackward()(a).sum())(x),
+        ):
+            with pytest.raises(
+                RuntimeError,
+                match=r"CubeNumpyBackward has no tangent rule.*"
+                r"Define CubeNumpyBackward\.jvp",
+            ):
+                call()
+        _, tangent = mf.jvp(lambda a: CubeNoRule()(a), (x,), (x,))  # a differentiable one
+    np.testing.assert_allclose(tangent.data, 3 * x**2 * x)
+
+
+# --- Property: every transform gives the same answer under an outer no_grad ---------
+
+_UNARY = {
+    "sin": F.sin,
+    "tanh": F.tanh,
+    "exp": lambda a: F.exp(0.3 * a),
+    "square": lambda a: a * a,
+    "softplus": lambda a: F.log(1.0 + F.exp(a)),
+}
+_BINARY = {
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "sub": lambda a, b: a - b,
+    "mix": lambda a, b: F.sin(a) * F.cos(b),
+}
+
+
+def _program(steps: list[tuple[str, int, int]]) -> Callable[[Any, Any], Any]:
+    """A straight-line program on two inputs: each step appends an op of earlier values."""
+
+    def run(x: Any, y: Any) -> Any:
+        values = [x, y]
+        for op, i, j in steps:
+            a, b = values[i % len(values)], values[j % len(values)]
+            values.append(_UNARY[op](a) if op in _UNARY else _BINARY[op](a, b))
+        return values[-1] + 0.0 * x  # a Variable of x even where it does not use x
+
+    return run
+
+
+_step = st.tuples(
+    st.sampled_from(sorted(_UNARY) + sorted(_BINARY)),
+    st.integers(0, 20),
+    st.integers(0, 20),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    steps=st.lists(_step, min_size=0, max_size=5),
+    data=hnp.arrays(np.float64, (2, 3), elements=st.floats(-1.5, 1.5)),
+    switch=st.sampled_from(sorted(_SWITCHES)),
+)
+def test_every_transform_ignores_an_outer_no_grad(
+    steps: list[tuple[str, int, int]], data: np.ndarray, switch: str
+) -> None:
+    f = _program(steps)
+
+    def loss(x: Any, y: Any) -> Any:
+        return f(x, y).sum()
+
+    x, y = data
+    v = np.array([0.5, -1.0, 2.0])
+    calls = {
+        "jvp": lambda: mf.jvp(f, (x, y), (v, v))[1],
+        "vjp": lambda: mf.vjp(f, x, y)[1](v),
+        "grad": lambda: mf.grad(loss, argnums=(0, 1))(x, y),
+        "value_and_grad": lambda: mf.value_and_grad(loss)(x, y),
+        "jacrev": lambda: mf.jacrev(f, argnums=(0, 1))(x, y),
+        "jacfwd": lambda: mf.jacfwd(f, argnums=(0, 1))(x, y),
+        "hessian": lambda: mf.hessian(loss)(x, y),
+        "hvp": lambda: mf.hvp(loss, (x, y), (v, v)),
+    }
+    for name, call in calls.items():
+        want, _, _ = pytree.flatten(call())
+        with _SWITCHES[switch]():
+            got, _, _ = pytree.flatten(call())
+        assert len(got) == len(want), name
+        for g, w in zip(got, want):
+            assert not g.requires_grad, name
+            np.testing.assert_allclose(g.data, w.data, rtol=1e-13, atol=1e-15, err_msg=name)
+
+
+def test_one_evaluation_jacfwd_nests_like_torch_func() -> None:
+    torch = pytest.importorskip("torch")
+    tf = torch.func
+    x, v = np.array([0.3, 1.2, -0.7]), np.array([1.0, 0.5, -2.0])
+    tx, tv = torch.tensor(x), torch.tensor(v)
+
+    def f(a: Any) -> Any:
+        return F.sin(a) * F.exp(a) * a.sum()
+
+    def t(a: Any) -> Any:
+        return torch.sin(a) * torch.exp(a) * a.sum()
+
+    pairs = [
+        (mf.jacfwd(mf.jacfwd(f))(x), tf.jacfwd(tf.jacfwd(t))(tx)),
+        (mf.jvp(mf.jacfwd(f), (x,), (v,))[1], tf.jvp(tf.jacfwd(t), (tx,), (tv,))[1]),
+        (mf.jacrev(mf.jacfwd(f))(x), tf.jacrev(tf.jacfwd(t))(tx)),
+        (
+            mf.jacfwd(lambda a: mf.jvp(f, (a,), (a,))[1])(x),
+            tf.jacfwd(lambda a: tf.jvp(t, (a,), (a,))[1])(tx),
+        ),
+        (
+            mf.jacfwd(mf.hessian(lambda a: f(a).sum()))(x),
+            tf.jacfwd(tf.hessian(lambda a: t(a).sum()))(tx),
+        ),
+    ]
+    for got, want in pairs:
+        np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_a_gradient_through_a_parameter_the_function_uses_backpropagates_to_it() -> None:
+    torch = pytest.importorskip("torch")
+    w_data, x = np.array([0.5, -1.5, 2.0]), np.array([0.3, 1.2, -0.7])
+    tw = torch.tensor(w_data, requires_grad=True)
+    torch.func.grad(lambda a: torch.sin(tw * a).sum())(torch.tensor(x)).sum().backward()
+    w = nn.Parameter(w_data.copy())
+    g = mf.grad(lambda a: F.sin(w * a).sum())(x)  # x is constant; w requires grad
+    g.sum().backward()
+    np.testing.assert_allclose(w.grad.data, tw.grad.numpy(), rtol=1e-12)
+    w.grad, tw.grad = None, None
+    torch.func.jacrev(lambda a: torch.sin(tw * a))(torch.tensor(x)).sum().backward()
+    mf.jacrev(lambda a: F.sin(w * a))(x).sum().backward()
+    np.testing.assert_allclose(w.grad.data, tw.grad.numpy(), rtol=1e-12)

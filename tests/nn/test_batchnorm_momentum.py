@@ -7,6 +7,8 @@ accepted, then its first training call failed with a bare ``TypeError`` in
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -56,8 +58,29 @@ def test_momentum_none_counts_only_training_batches_and_saves_the_count(tmp_path
     np.testing.assert_array_equal(fresh.running_mean, bn.running_mean)
 
 
-def test_a_float_momentum_keeps_the_state_dict_without_a_counter():
-    assert "num_batches_tracked" not in nn.BatchNorm1d(2).state_dict()
+def test_the_counter_is_always_a_buffer_so_weights_load_across_momentum_none(tmp_path):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    batches = [rng.normal(size=(5, 2)) + k for k in range(3)]
+    bn = nn.BatchNorm1d(2, dtype=np.float64)  # momentum=0.1
+    bn_t = torch.nn.BatchNorm1d(2, dtype=torch.float64)
+    assert set(bn.state_dict()) == set(bn_t.state_dict())  # num_batches_tracked included
+    for x in batches:
+        bn(x)
+        bn_t(torch.tensor(x))
+    assert int(bn.num_batches_tracked) == int(bn_t.num_batches_tracked) == 3
+    bn.save_weights(tmp_path / "bn.npz")
+    cumulative = nn.BatchNorm1d(2, momentum=None, dtype=np.float64)
+    cumulative.load_weights(tmp_path / "bn.npz")  # was: unexpected num_batches_tracked
+    cumulative_t = torch.nn.BatchNorm1d(2, momentum=None, dtype=torch.float64)
+    cumulative_t.load_state_dict(bn_t.state_dict())
+    x = rng.normal(size=(5, 2))
+    cumulative(x)
+    cumulative_t(torch.tensor(x))  # the 4th batch: momentum 1/4 in both
+    np.testing.assert_allclose(cumulative.running_mean, cumulative_t.running_mean.numpy())
+    np.testing.assert_allclose(cumulative.running_var, cumulative_t.running_var.numpy())
+    cumulative.save_weights(tmp_path / "cumulative.npz")
+    nn.BatchNorm1d(2, dtype=np.float64).load_weights(tmp_path / "cumulative.npz")  # and back
 
 
 def test_functional_batch_norm_refuses_momentum_none_with_a_hint():
@@ -82,3 +105,22 @@ def test_momentum_one_and_zero_are_the_bounds(tol):
     np.testing.assert_allclose(mean, [2.0, 20.0], **tol.float64)
     F.batch_norm(x * 5, mean, np.ones(2), training=True, momentum=0)
     np.testing.assert_allclose(mean, [2.0, 20.0], **tol.float64)
+
+
+def test_a_weight_file_without_the_counter_still_loads_as_old_pytorch_checkpoints(tmp_path):
+    torch = pytest.importorskip("torch")
+    bn = nn.Sequential(nn.BatchNorm1d(2, dtype=np.float64))
+    bn(np.arange(6.0).reshape(3, 2))
+    old = {k: v for k, v in bn.state_dict().items() if not k.endswith("num_batches_tracked")}
+    np.savez(tmp_path / "old.npz", **old)  # as saved before the counter was always there
+    fresh = nn.Sequential(nn.BatchNorm1d(2, dtype=np.float64))
+    fresh.load_weights(tmp_path / "old.npz")
+    np.testing.assert_array_equal(fresh[0].running_mean, bn[0].running_mean)
+    assert int(fresh[0].num_batches_tracked) == 0  # kept, as torch's load_state_dict does
+    tbn = torch.nn.BatchNorm1d(2)
+    state = OrderedDict((k, v) for k, v in tbn.state_dict().items() if k != "num_batches_tracked")
+    state._metadata = {"": {"version": 1}}  # type: ignore[attr-defined]  # an old checkpoint
+    tbn.load_state_dict(state)  # accepted: torch keeps the counter
+    assert int(tbn.num_batches_tracked) == 0
+    with pytest.raises(ValueError, match="missing arrays: 0.running_mean"):
+        fresh.load_state_dict({k: v for k, v in old.items() if k != "0.running_mean"})

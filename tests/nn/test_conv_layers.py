@@ -157,7 +157,14 @@ def test_batch_norm_follows_test_mode_and_saves_buffers(rng, tmp_path):
     np.testing.assert_array_equal(bn.running_mean, np.zeros(2))
     bn(x)
     assert not np.allclose(bn.running_mean, 0.0)
-    assert sorted(bn.state_dict()) == ["bias", "running_mean", "running_var", "weight"]
+    assert sorted(bn.state_dict()) == [  # PyTorch's keys
+        "bias",
+        "num_batches_tracked",
+        "running_mean",
+        "running_var",
+        "weight",
+    ]
+    assert int(bn.num_batches_tracked) == 1  # the test_mode() call is not counted
     bn.save_weights(tmp_path / "bn.npz")
     fresh = nn.BatchNorm1d(2)
     fresh.load_weights(tmp_path / "bn.npz")

@@ -66,6 +66,9 @@ BAD_VALUES: list[tuple[str, Callable[[], object], str]] = [
     ("MaxPool2d", lambda: nn.MaxPool2d(2, stride=0), "MaxPool2d: stride must be positive"),
     ("AvgPool2d", lambda: nn.AvgPool2d(0), "AvgPool2d: kernel_size must be positive"),
     ("AvgPool2d", lambda: nn.AvgPool2d(2, padding=-1), "AvgPool2d: padding must be non-neg"),
+    # refused at construction, as torch.nn.AvgPool2d(2, padding=2) (was: at the first call)
+    ("AvgPool2d", lambda: nn.AvgPool2d(2, padding=2), r"AvgPool2d: padding \(2, 2\) .* half"),
+    ("MaxPool2d", lambda: nn.MaxPool2d((4, 2), padding=(2, 2)), r"MaxPool2d: padding .* half"),
     ("BatchNorm1d", lambda: nn.BatchNorm1d(3, momentum=1.5), r"BatchNorm1d: momentum .*1\.5"),
     ("BatchNorm2d", lambda: nn.BatchNorm2d(3, momentum=-0.1), "BatchNorm2d: momentum must be"),
     ("BatchNorm1d", lambda: nn.BatchNorm1d(3, momentum=math.nan), "BatchNorm1d: momentum"),
@@ -98,3 +101,13 @@ def test_numpy_integers_and_lazy_sizes_are_accepted() -> None:
     assert nn.LSTM(None, 4).input_size is None
     assert nn.BatchNorm1d().num_features is None
     assert nn.Dropout(1).p == 1.0  # like F.dropout and PyTorch: everything dropped
+
+
+def test_pool_padding_over_half_the_kernel_is_refused_at_construction_as_torch() -> None:
+    torch = pytest.importorskip("torch")
+    for build in (nn.AvgPool2d, nn.MaxPool2d):
+        with pytest.raises(ValueError, match=rf"{build.__name__}: padding \(2, 2\)"):
+            build(2, padding=2)
+        build(2, padding=1)  # half the kernel is allowed, as in PyTorch
+    with pytest.raises(RuntimeError, match="at most half"):
+        torch.nn.AvgPool2d(2, padding=2)(torch.ones(1, 1, 4, 4))

@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 from minitorch import Function, Variable, no_grad
+from minitorch.core.graph import functions
 from minitorch.gradcheck import gradcheck, gradgradcheck
 
 Shape = tuple[int, ...]
@@ -73,32 +74,24 @@ class OpCase:
 
 def _graph_classes(y: Variable) -> set[type[Function]]:
     """The Function classes in the graph behind ``y``."""
-    classes: set[type[Function]] = set()
-    stack = [y.creator] if y.creator is not None else []
-    seen: set[int] = set()
-    while stack:
-        func = stack.pop()
-        if id(func) in seen:
-            continue
-        seen.add(id(func))
-        classes.add(type(func))
-        stack += [x.creator for x in func.inputs if x.creator is not None]
-    return classes
+    return {type(func) for func in functions(y)}
 
 
-def decline(self: Function, *gys: Any) -> Any:
-    """A ``backward_array`` that declines: the engine then falls back to ``backward``."""
-    raise NotImplementedError
+def via_backward(self: Function, *gys: Any) -> Any:
+    """A ``backward_array`` that runs ``backward`` on constants (graph building is off).
+
+    That is the first-order path of a user Function that defines only ``backward``: the
+    differentiable formula on constant Variables.
+    """
+    gxs = self.backward(*[Variable(gy, requires_grad=False) for gy in gys])
+    gxs = gxs if isinstance(gxs, (tuple, list)) else (gxs,)
+    return tuple(gx.data if isinstance(gx, Variable) else gx for gx in gxs)
 
 
 def force_fallback(monkeypatch: pytest.MonkeyPatch, classes: set[type[Function]]) -> None:
-    """Make each class's ``backward_array`` decline, so the engine runs ``backward``.
-
-    That is the path of a user Function that defines only ``backward``: the
-    differentiable formula on constant Variables, with graph building off.
-    """
+    """Make each class's first-order backward run its ``backward`` on constants."""
     for cls in classes:
-        monkeypatch.setattr(cls, "backward_array", decline)
+        monkeypatch.setattr(cls, "backward_array", via_backward)
 
 
 def _grads(case: OpCase, arrays: list[np.ndarray], create_graph: bool = False) -> list[Any]:

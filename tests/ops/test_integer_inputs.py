@@ -109,13 +109,20 @@ ROWS = [
     Row("mse_loss", x2, F.mse_loss),
     Row("mean_squared_error", x2, F.mean_squared_error),
     Row("l1_loss", x2, F.l1_loss),
-    Row("binary_cross_entropy", lambda d: (probs(d), probs(d)[::-1].copy()),
-        F.binary_cross_entropy),
-    Row("binary_cross_entropy_with_logits", lambda d: (values(d), probs(d)),
-        F.binary_cross_entropy_with_logits),
+    Row(
+        "binary_cross_entropy", lambda d: (probs(d), probs(d)[::-1].copy()), F.binary_cross_entropy
+    ),
+    Row(
+        "binary_cross_entropy_with_logits",
+        lambda d: (values(d), probs(d)),
+        F.binary_cross_entropy_with_logits,
+    ),
     Row("batch_norm", x1, lambda x: F.batch_norm(x, None, None, training=True)),
-    Row("batch_norm_eval", x1,
-        lambda x: F.batch_norm(x, np.array([0.5, 1.0, 0.0]), np.array([2.0, 1.0, 4.0]))),
+    Row(
+        "batch_norm_eval",
+        x1,
+        lambda x: F.batch_norm(x, np.array([0.5, 1.0, 0.0]), np.array([2.0, 1.0, 4.0])),
+    ),
     Row("layer_norm", x1, lambda x: F.layer_norm(x, 3)),
     Row("accuracy", x1, lambda x: F.accuracy(x.astype(np.int64) * 0 + x, labels())),
     Row("avg_pool2d", img, lambda x: F.avg_pool2d(x, 2)),
@@ -125,13 +132,18 @@ ROWS = [
     Row("conv_transpose2d", img, lambda x: F.conv_transpose2d(x, np.ones((1, 2, 2, 2)))),
     # NumPy-equivalent ops: NumPy's own result, dtype included.
     Row("exp", x1, F.exp, np.exp),
-    Row("log", lambda d: (values(d) + 0 if d is np.bool_ else np.abs(values(d)) + 1,),
-        F.log, np.log),
+    Row(
+        "log",
+        lambda d: (values(d) + 0 if d is np.bool_ else np.abs(values(d)) + 1,),
+        F.log,
+        np.log,
+    ),
     Row("sin", x1, F.sin, np.sin),
     Row("cos", x1, F.cos, np.cos),
     Row("tanh", x1, F.tanh, np.tanh),
-    Row("sqrt", lambda d: (values(d) if d is not np.int8 else np.abs(values(d)),),
-        F.sqrt, np.sqrt),
+    Row(
+        "sqrt", lambda d: (values(d) if d is not np.int8 else np.abs(values(d)),), F.sqrt, np.sqrt
+    ),
     Row("square", x1, F.square, np.square),
     Row("abs", x1, F.abs, np.abs),
     # An array exponent: what a Python-number exponent becomes is the core's NEP 50 rule.
@@ -152,24 +164,37 @@ ROWS = [
     Row("get_item", x1, lambda x: F.get_item(x, (0, [2, 1])), lambda x: x[0, [2, 1]]),
     Row("reshape", x1, lambda x: F.reshape(x, (3, 2)), lambda x: x.reshape(3, 2)),
     Row("transpose", x1, F.transpose, np.transpose),
-    Row("broadcast_to", x1, lambda x: F.broadcast_to(x, (2, 2, 3)),
-        lambda x: np.broadcast_to(x, (2, 2, 3))),
+    Row(
+        "broadcast_to",
+        x1,
+        lambda x: F.broadcast_to(x, (2, 2, 3)),
+        lambda x: np.broadcast_to(x, (2, 2, 3)),
+    ),
     Row("sum_to", x1, lambda x: F.sum_to(x, (1, 3)), lambda x: x.sum(axis=0, keepdims=True)),
     Row("expand_dims", x1, lambda x: F.expand_dims(x, 0), lambda x: x[None]),
     Row("squeeze", lambda d: (values(d, (1, 3)),), F.squeeze, np.squeeze),
     Row("flatten", x1, F.flatten, np.ravel),
-    Row("concatenate", x2, lambda a, b: F.concatenate([a, b]),
-        lambda a, b: np.concatenate([a, b])),
+    Row(
+        "concatenate", x2, lambda a, b: F.concatenate([a, b]), lambda a, b: np.concatenate([a, b])
+    ),
     Row("stack", x2, lambda a, b: F.stack([a, b]), lambda a, b: np.stack([a, b])),
     Row("astype", x1, lambda x: F.astype(x, np.float32), lambda x: x.astype(np.float32)),
     Row("dropout_eval", x1, lambda x: F.dropout(x, 0.5, training=False), lambda x: x),
     Row("max_pool2d", img, lambda x: F.max_pool2d(x, 2), lambda x: _pool_ref(x)),
     Row("pooling", img, lambda x: F.pooling(x, 2), lambda x: _pool_ref(x)),
     Row("im2col", img, lambda x: F.im2col(x, (3, 4)), lambda x: x.reshape(1, 12, 1)),
-    Row("col2im", lambda d: (values(d, (1, 12, 1)),), lambda c: F.col2im(c, (3, 4), (3, 4)),
-        lambda c: c.reshape(1, 1, 3, 4)),
-    Row("embedding", lambda d: (values(d, (4, 2)),),
-        lambda w: F.embedding(np.array([3, 0]), w), lambda w: w[[3, 0]]),
+    Row(
+        "col2im",
+        lambda d: (values(d, (1, 12, 1)),),
+        lambda c: F.col2im(c, (3, 4), (3, 4)),
+        lambda c: c.reshape(1, 1, 3, 4),
+    ),
+    Row(
+        "embedding",
+        lambda d: (values(d, (4, 2)),),
+        lambda w: F.embedding(np.array([3, 0]), w),
+        lambda w: w[[3, 0]],
+    ),
 ]
 
 # Ops that do not take an array of values as their first operand (nothing to audit):
@@ -236,8 +261,15 @@ def test_uint8_l1_loss_of_the_trial() -> None:
 def test_real_only_ops_keep_float32() -> None:
     """The conversion touches integers and bools only: a float32 input stays float32."""
     x = np.array([[1.0, 2.0, 3.0]], dtype=np.float32)
-    for y in (F.sigmoid(x), F.softmax(x), F.log_softmax(x), F.logsumexp(x, axis=1),
-              F.cross_entropy(x, [2]), F.l1_loss(x, x), F.layer_norm(x, 3)):
+    for y in (
+        F.sigmoid(x),
+        F.softmax(x),
+        F.log_softmax(x),
+        F.logsumexp(x, axis=1),
+        F.cross_entropy(x, [2]),
+        F.l1_loss(x, x),
+        F.layer_norm(x, 3),
+    ):
         assert y.dtype == np.float32
 
 

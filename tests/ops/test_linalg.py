@@ -158,3 +158,21 @@ def test_linear_result_has_numpy_promoted_dtype_of_all_operands(x_dtype, b_dtype
     expected = x @ W.T + b
     assert y.dtype == expected.dtype
     np.testing.assert_array_equal(y.data, expected)
+
+
+def test_linear_of_bools_counts_in_float64_as_torch_does_in_float():
+    torch = pytest.importorskip("torch")
+    x = np.array([[True, False, True], [True, True, True]])
+    W = np.array([[True, True, False], [False, True, True]])
+    b = np.array([True, False])
+    with pytest.raises(RuntimeError):  # PyTorch refuses bool; NumPy's bool @ is logical
+        torch.nn.functional.linear(torch.tensor(x), torch.tensor(W))
+    want = torch.nn.functional.linear(
+        torch.tensor(x, dtype=torch.float64),
+        torch.tensor(W, dtype=torch.float64),
+        torch.tensor(b, dtype=torch.float64),
+    ).numpy()
+    y = F.linear(x, W, b)
+    assert y.dtype == np.float64
+    np.testing.assert_array_equal(y.data, want)  # [[2, 1], [3, 2]]: counts, not True
+    np.testing.assert_array_equal(F.linear(x, W).data, want - b)

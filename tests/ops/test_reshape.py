@@ -272,3 +272,13 @@ def test_stack_axis_out_of_range_names_stack(axis):
 def test_stack_every_valid_axis_matches_numpy(axis):
     a, b = np.arange(3.0), np.arange(3.0, 6.0)
     np.testing.assert_array_equal(F.stack([a, b], axis=axis).data, np.stack([a, b], axis=axis))
+
+
+@pytest.mark.parametrize(("op", "torch_name"), [("concatenate", "cat"), ("stack", "stack")])
+def test_concatenate_and_stack_name_axis_for_pytorchs_dim(op, torch_name):
+    torch = pytest.importorskip("torch")
+    a, b = np.ones((2, 3)), np.zeros((2, 3))
+    want = getattr(torch, torch_name)([torch.tensor(a), torch.tensor(b)], dim=1).numpy()
+    with pytest.raises(TypeError, match=rf"^{op}\(\) .*'dim' \(PyTorch's name\).*axis=$"):
+        getattr(F, op)([a, b], dim=1)
+    np.testing.assert_array_equal(getattr(F, op)([a, b], axis=1).data, want)

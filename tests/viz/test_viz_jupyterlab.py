@@ -161,6 +161,36 @@ def test_untrusted_notebook_shows_the_stored_stepper_as_a_picture(
     assert errors == []
 
 
+# Whether the side panel is whole: every legend row shown lies inside the window and the
+# panel's visible box (none cut off or scrolled away), and no gradient name in the table is
+# broken inside a name: the pieces between the script's break points ("/") stay on one line
+# each (a piece with a space, "∂x (sum)", may wrap at the space only).
+PANEL = """(root) => {
+  const out = [];
+  const side = root.querySelector('.mts-side'), s = side.getBoundingClientRect();
+  if (side.scrollHeight > side.clientHeight + 1) out.push('side scrolls ' + side.scrollHeight);
+  for (const li of root.querySelectorAll('.mts-legend li')) {
+    if (li.hidden) continue;
+    const r = li.getBoundingClientRect();
+    if (r.top < s.top - 0.5 || r.bottom > s.bottom + 0.5 || r.bottom > innerHeight)
+      out.push('legend row cut off: ' + li.textContent);
+  }
+  for (const td of root.querySelectorAll('.mts-table tbody td:nth-child(2)')) {
+    for (const piece of td.childNodes) {
+      if (piece.nodeType !== 3 || !piece.textContent) continue;
+      const range = document.createRange();
+      range.selectNodeContents(piece);
+      // one line per distinct baseline (a fallback font's glyph, ∂, sits a little apart)
+      const tops = [...range.getClientRects()].map((r) => r.bottom).sort((a, b) => a - b);
+      const lines = tops.filter((t, i) => i === 0 || t - tops[i - 1] > 6).length;
+      if (lines > piece.textContent.split(' ').length)
+        out.push('broken: ' + td.textContent);
+    }
+  }
+  return out;
+}"""
+
+
 def run_cell(page: Any, index: int) -> None:
     cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell").nth(index)
     cell.locator(".jp-InputArea-editor").click()
@@ -193,6 +223,9 @@ def test_widget_in_jupyterlab_at_1280x720(lab: tuple[str, Path], browser: Any) -
         assert state["counter"] == expected_counter(k, n_steps)
         assert state["caption"].lower().startswith(state["counter"] + ":")
         assert state["nodes"] == first["nodes"], f"a node moved at frame {k}"
+        assert root.evaluate(PANEL) == [], f"frame {k}"
+        if k == n_frames - 1:
+            page.screenshot(path=str(SCREENSHOTS / "stepper-lab-widget-end.png"))
     for key, expected in [("Home", 0), ("PageDown", 1), ("Space", 2), ("PageUp", 1),
                           ("ArrowLeft", 0), ("End", n_frames - 1), ("Home", 0),
                           ("ArrowRight", 1), ("ArrowRight", 2)]:  # fmt: skip

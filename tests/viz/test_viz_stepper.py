@@ -15,8 +15,10 @@ from viz_helpers import requires_dot
 
 import minitorch.ops as F
 import viz
+import viz.export
 import viz.renderer
 import viz.stepper as stepper_module
+import viz.view
 from minitorch import Function, Variable
 from viz.draw import pipe_dot
 
@@ -64,7 +66,7 @@ def test_the_seed_is_written_with_the_outputs_name() -> None:
     loss = x * 2.0
     loss.name = "loss"
     caption = viz.BackwardStepper(viz.trace_backward(loss)).frames()[0]["caption"]
-    assert "∂loss/∂loss = ones (shape 2×3)" in caption
+    assert "∂loss/∂loss = ones (shape (2, 3))" in caption
 
 
 def test_numbers_are_the_directly_computed_gradients() -> None:
@@ -73,9 +75,9 @@ def test_numbers_are_the_directly_computed_gradients() -> None:
     # y = sum(sin(x) exp(x)); Mul sends exp(x) to sin(x) and sin(x) to exp(x);
     # Exp sends sin(x) exp(x), Sin sends exp(x) cos(x); x.grad is their sum.
     mul, exp, sin, end = frames[2], frames[3], frames[4], frames[5]
-    product = stepper.trace.name_of(stepper.trace[1].output_ids[0])  # sin(x) * exp(x)
-    assert mul["caption"].startswith(
-        f"Step 2 of 4: Mul.backward received ∂y/∂{product} (shape 2; {product} is its output)"
+    assert mul["caption"].startswith(  # sin(x) * exp(x), named by its expression
+        "Step 2 of 4: Mul.backward received ∂y/∂(sin(x)*exp(x)) (shape (2,)) and sent "
+        "∂y/∂(sin(x)) and ∂y/∂(exp(x))."
     )
 
     def values(cell: str) -> np.ndarray:
@@ -155,40 +157,68 @@ def bold_labels(dot: str) -> dict[str, str]:
 
 
 def named_in_captions(stepper: viz.BackwardStepper) -> set[str]:
-    """Every Variable name a caption mentions after the output's ``∂y/∂``."""
-    out = stepper.trace.name_of(stepper.trace.graph.var_id(stepper.trace.output))
+    """Every Variable name a caption mentions after the output's ``∂y/∂``.
+
+    A derived name that is an expression is written in parentheses, ``∂y/∂(tanh(x))``.
+    """
+    out = stepper.frames()[0]["rows"][0][1].split("/")[0][1:]  # the seed row: ∂y/∂y
     names = set()
     for caption in stepper.captions():
-        names |= set(re.findall(rf"∂{re.escape(out)}/∂(\S+?)(?=[ ,.)]|$)", caption))
+        for start in [m.end() for m in re.finditer(rf"∂{re.escape(out)}/∂", caption)]:
+            if caption[start] == "(":  # up to the matching ")"
+                depth, end = 1, start + 1
+                while depth:
+                    depth += {"(": 1, ")": -1}.get(caption[end], 0)
+                    end += 1
+                names.add(caption[start + 1 : end - 1])
+            else:
+                names.add(re.match(r"\S+?(?=[ ,.)]|$)", caption[start:]).group())
     return names
 
 
-def test_captions_say_where_an_unnamed_intermediate_is() -> None:
+def test_unnamed_variables_are_named_by_their_role_and_expression() -> None:
     x = Variable(np.array(0.5), name="x")
-    y = F.exp(x) * F.sin(x)  # the product, exp(x) and sin(x) are unnamed: drawn v2 v3 v4
+    y = F.exp(x) * F.sin(x)  # the product, exp(x) and sin(x) are unnamed (ids v2 v3 v4)
     stepper = viz.BackwardStepper(viz.trace_backward(y))
     labels = bold_labels(stepper.dot())
-    exp_id, sin_id, out_id = (k for k, v in labels.items() if v != "x")
-    assert [labels[k] for k in (exp_id, sin_id, out_id)] == [exp_id, sin_id, out_id]
+    assert sorted(labels.values()) == ["exp(x)", "sin(x)", "x", "y"]  # the output is y
     start, mul, *_ = stepper.captions()
-    assert f"begins at the output {out_id} (made by Mul)" in start
-    assert f"received ∂{out_id}/∂{out_id} (a scalar; {out_id} is its output)" in mul
-    assert f"∂{out_id}/∂{exp_id} ({exp_id} is the output of Exp)" in mul
-    assert f"∂{out_id}/∂{sin_id} ({sin_id} is the output of Sin)" in mul
-    assert f"∂{out_id}/∂x (" not in " ".join(stepper.captions())  # named: no note
+    assert "begins at the output y (made by Mul)" in start
+    assert "received ∂y/∂y (a scalar) and sent ∂y/∂(exp(x)) and ∂y/∂(sin(x))." in mul
+    assert not re.search(r"\bv\d", " ".join(stepper.captions()))  # no generated id
+    # The output of a loss Function is "loss"; the table uses the same names.
+    t = Variable(np.array([0]), requires_grad=False)
+    z = Variable(np.array([[0.5]]), name="z")
+    loss_stepper = viz.BackwardStepper(viz.trace_backward(F.softmax_cross_entropy(z * 2.0, t)))
+    assert "∂loss/∂loss" in loss_stepper.captions()[0]
+    assert "z*2.0" in bold_labels(loss_stepper.dot()).values()
+
+
+def test_a_long_expression_is_named_by_its_function_and_said_where_it_is() -> None:
+    x = Variable(np.array(0.5), name="an_input_with_a_long_name")
+    y = F.tanh(F.tanh(x)) * 2.0  # tanh(tanh(...)) is longer than viz.names.MAX_EXPRESSION
+    stepper = viz.BackwardStepper(viz.trace_backward(y))
+    labels = bold_labels(stepper.dot())
+    expected = ["2.0", "an_input_with_a_long_name", "tanh(tanh1)", "tanh1", "y"]
+    assert sorted(labels.values()) == expected
+    captions = " ".join(stepper.captions())
+    assert "∂y/∂tanh1 (tanh1 is the output of Tanh)" in captions
+    assert "∂y/∂(tanh(tanh1))" in captions and "∂y/∂(tanh(tanh1)) (tanh" not in captions
 
 
 def test_captions_and_drawing_agree_when_a_user_name_reads_like_an_id() -> None:
-    # x is named "v2", the id of the unnamed exp(x): that node is drawn and captioned v4.
-    x = Variable(np.array(0.5), name="v2")
-    y = F.exp(x) * x
-    y.name = "y"
-    stepper = viz.BackwardStepper(viz.trace_backward(y))
-    assert bold_labels(stepper.dot()) == {"v1": "v2", "v2": "v4", "v3": "y"}
+    # x is named "y", the name the unnamed output would get: the output is y2; and a
+    # user's name that reads like an expression is never taken by a derived one.
+    x = Variable(np.array(0.5), name="y")
+    e = Variable(np.array(1.5), name="exp(y)")
+    out = (F.exp(x) + e) * x
+    stepper = viz.BackwardStepper(viz.trace_backward(out))
+    labels = bold_labels(stepper.dot())
+    assert sorted(labels.values()) == ["exp(y)", "exp1", "exp1+exp(y)", "y", "y2"]
+    assert len(set(labels.values())) == len(labels)
     mul = stepper.captions()[1]
-    assert "∂y/∂v4 (v4 is the output of Exp) and ∂y/∂v2." in mul
-    exp = stepper.captions()[2]
-    assert exp.startswith("Step 2 of 2: Exp.backward received ∂y/∂v4 (a scalar; v4 is its output)")
+    assert mul.startswith("Step 1 of 3: Mul.backward received ∂y2/∂y2 (a scalar) and sent ")
+    assert "∂y2/∂(exp1+exp(y)) and ∂y2/∂y." in mul
 
 
 @pytest.mark.parametrize(
@@ -211,7 +241,8 @@ def test_captions_name_variables_exactly_as_the_drawing_shows_them(name: str, sh
     assert shown in mentioned
     assert mentioned <= set(labels.values()), mentioned - set(labels.values())
     assert f"The leaf {shown} now holds" in stepper.captions()[-1]
-    assert set(stepper.trace.name_of(k) for k in labels) == set(labels.values())
+    named = {k for k in labels if k not in stepper.steps.derived}
+    assert {stepper.trace.name_of(k) for k in named} <= set(labels.values())
 
 
 def test_arrows_point_the_way_the_gradient_travels() -> None:
@@ -246,14 +277,13 @@ def test_the_mlp_caption_names_parameters_and_shapes() -> None:
     trace = viz.trace_backward(loss)
     frames = viz.BackwardStepper(trace).frames()
     caption = frames[2]["caption"]
-    logits = trace.name_of(trace[1].output_ids[0])
-    assert caption.startswith(
-        f"Step 2 of 4: Linear.backward received ∂loss/∂{logits} (shape 4×10; {logits} is its "
-        "output) and sent "
+    assert caption.startswith(  # the logits: too long as linear(...), so linear2
+        "Step 2 of 4: Linear.backward received ∂loss/∂linear2 (shape (4, 10); linear2 is its "
+        "output) and sent ∂loss/∂(relu(linear1)), "
     )
     assert "∂loss/∂layers.2.W" in caption and "∂loss/∂layers.2.b" in caption
     w_row = row(frames[2], "sent", "∂loss/∂layers.2.W")
-    assert w_row[2] == "10×10" and w_row[3].startswith("min ")
+    assert w_row[2] == "(10, 10)" and w_row[3].startswith("min ")
     for name, param in model.named_parameters():  # the end frame is the engine's .grad
         node_id = trace.graph.var_id(param)
         assert node_id is not None
@@ -336,7 +366,7 @@ def test_the_fifteen_term_page_is_small() -> None:
 def test_a_big_graph_says_what_it_is_doing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(stepper_module, "BIG_GRAPH_NODES", 3)
+    monkeypatch.setattr(viz.view, "BIG_GRAPH_NODES", 3)
     diamond_stepper().to_html()
     assert (
         "viz.BackwardStepper: laying out 9 nodes once for all 4 steps" in capsys.readouterr().err
@@ -383,7 +413,7 @@ def test_save_gif_is_drawn_at_192_dpi_and_stays_small(tmp_path: Path) -> None:
     from PIL import Image
 
     stepper = diamond_stepper()
-    drawing_96 = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=96))
+    drawing_96 = png_size(pipe_dot(viz.export.frame_dot(stepper, 0), "png", dpi=96))
     path = stepper.save_gif(tmp_path / "steps.gif", duration_ms=100)
     with Image.open(path) as image:
         width, height = image.size
@@ -399,8 +429,8 @@ def test_save_gif_lowers_the_dpi_of_a_wide_drawing(
     from PIL import Image
 
     stepper = diamond_stepper()
-    drawing_192 = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=192))
-    monkeypatch.setattr(stepper_module, "GIF_MAX_WIDTH", drawing_192[0] // 2)
+    drawing_192 = png_size(pipe_dot(viz.export.frame_dot(stepper, 0), "png", dpi=192))
+    monkeypatch.setattr(viz.export, "GIF_MAX_WIDTH", drawing_192[0] // 2)
     path = stepper.save_gif(tmp_path / "steps.gif", duration_ms=100)
     with Image.open(path) as image:
         assert image.width < drawing_192[0]
@@ -412,7 +442,7 @@ def test_save_gif_writes_every_line_of_a_long_caption(tmp_path: Path) -> None:
     from PIL import Image
 
     stepper = diamond_stepper()
-    drawing = png_size(pipe_dot(stepper._frame_dot(0), "png", dpi=192))
+    drawing = png_size(pipe_dot(viz.export.frame_dot(stepper, 0), "png", dpi=192))
     short = stepper.save_gif(tmp_path / "short.gif", duration_ms=100)
     stepper._frames()[2]["caption"] = " ".join(["gradient"] * 200)  # 1799 characters
     path = stepper.save_gif(tmp_path / "long.gif", duration_ms=100)
@@ -482,11 +512,12 @@ def test_the_widget_displays_a_picture_for_untrusted_notebooks() -> None:
 def test_widget_assets_ship_inside_the_package() -> None:
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "assets/*.js" in config["tool"]["setuptools"]["package-data"]["viz"]
+    shipped = config["tool"]["setuptools"]["package-data"]["viz"]
+    assert {"assets/*.js", "assets/*.css", "assets/*.html"} <= set(shipped)
     assert any(
         dep.startswith("anywidget") for dep in config["project"]["optional-dependencies"]["viz"]
     )
-    for name in ("stepper.js", "widget.js", "stepper.css"):
+    for name in ("stepper.js", "widget.js", "stepper.css", "stepper.html", "page.html"):
         assert (stepper_module.ASSETS / name).is_file()
 
 
@@ -525,13 +556,13 @@ def test_a_leaf_output_has_no_function_to_run_and_its_captions_say_so() -> None:
     start, end = stepper.captions()
     assert "first Function" not in start and "run" in start
     assert start == (
-        "Start: backward begins at the output x, seeded with ∂x/∂x = ones (shape 2). x is a "
+        "Start: backward begins at the output x, seeded with ∂x/∂x = ones (shape (2,)). x is a "
         "leaf (no Function made it), so there is no Function whose backward could run: the "
         "seed itself is x's gradient. Press → (or next) to see the end."
     )
     assert end == "End: backward ran no Function: the seed went straight into x.grad."
     assert "0 steps" not in end
-    assert frames[-1]["rows"] == [["grad", "x.grad", "2", "[1. 1.]"]]
+    assert frames[-1]["rows"] == [["grad", "x.grad", "(2,)", "[1. 1.]"]]
     assert frames[-1]["holds"] == ["v1"] and frames[0]["got"] == ["v1"]
     np.testing.assert_array_equal(x.grad.data, [1.0, 1.0])  # what the engine did
 
@@ -563,7 +594,7 @@ def test_an_output_that_needs_no_gradient_is_not_said_to_be_seeded() -> None:
     assert "needs no gradient" in start["caption"] and "seeded" not in start["caption"]
     assert "first Function" not in start["caption"] and "see the end" in start["caption"]
     assert start["rows"] == [] and start["got"] == []
-    assert end["caption"].startswith("End: backward ran no Function: v1 needs no gradient")
+    assert end["caption"].startswith("End: backward ran no Function: y needs no gradient")
     assert end["rows"] == [] and end["holds"] == []
     assert float(x.grad.data) == 0.0
 
@@ -601,7 +632,7 @@ def test_a_function_with_two_outputs_says_what_each_output_sent_back() -> None:
     y.name = "y"
     frame = viz.BackwardStepper(viz.trace_backward(y)).frames()[-2]
     assert frame["caption"] == (
-        "Step 6 of 6: Halves.backward received ∂y/∂a (shape 2) and ∂y/∂b (shape 2), and "
+        "Step 6 of 6: Halves.backward received ∂y/∂a (shape (2,)) and ∂y/∂b (shape (2,)), and "
         "sent ∂y/∂x."
     )
     assert row(frame, "received", "∂y/∂b")[3] == "[6. 8.]"  # d(b·b)/db = 2b
@@ -617,7 +648,7 @@ def test_an_unused_output_is_said_to_send_zeros_not_a_question_mark() -> None:
     frame = stepper.frames()[-2]
     assert "?" not in json.dumps(stepper.frames(), ensure_ascii=False)
     assert (
-        "and zeros (shape 2) for its second output, which no path to y goes through,"
+        "and zeros (shape (2,)) for its second output, which no path to y goes through,"
         in (frame["caption"])
     )
     assert row(frame, "received", "zeros: second output, unused")[3] == "[0. 0.]"

@@ -13,9 +13,6 @@ function minitorchStepper(root, data, options) {
   var frames = data.frames;
   var last = frames.length - 1;
   var prefix = data.prefix;
-  // A graph that only fits below TOO_SMALL is shown at READABLE instead, following the
-  // active Function (labels below ~40% are unreadable on a projector).
-  var TOO_SMALL = 0.4, READABLE = 0.9;
   var view = root.querySelector(".mts-view");
   var canvas = root.querySelector(".mts-canvas");
   var svg = canvas.querySelector("svg");
@@ -37,7 +34,7 @@ function minitorchStepper(root, data, options) {
     svg.setAttribute("height", height);
   }
   var badges = makeBadges();
-  var zoom = 1, panX = 0, panY = 0, fitted = true, current = -1;
+  var zoom = 1, panX = 0, panY = 0, current = -1;
 
   function node(id) { return byId["n_" + id]; }
 
@@ -125,9 +122,18 @@ function minitorchStepper(root, data, options) {
     root.setAttribute("data-step", String(k));
     var changed = k !== current;
     current = k;
-    follow(frame.active || data.output);
+    frameView(k);
+    if (frame.legend) legendRows(frame.legend);
     if (changed && options.onStep) options.onStep(k);
     return k;
+  }
+
+  function legendRows(keys) {
+    // Only the rows of what this frame's drawing shows.
+    var items = root.querySelectorAll(".mts-legend li[data-key]");
+    for (var i = 0; i < items.length; i++) {
+      items[i].hidden = keys.indexOf(items[i].getAttribute("data-key")) < 0;
+    }
   }
 
   function disable(names, on) {
@@ -166,17 +172,32 @@ function minitorchStepper(root, data, options) {
   }
 
   function withBreaks(el, text) {
-    // The text, with a line-break opportunity (<wbr>, no character) after each / _ and .
-    // so a long gradient name wraps where it reads well: ∂loss/ ∂layers.0. W.grad.
-    var start = 0;
+    // The text, with a line-break opportunity (<wbr>, no character) after each "/", so a
+    // gradient wraps between its two names (∂loss/ ∂layers.0.W), never inside a name;
+    // a name too long for a line (over 24 characters) may also break after "." and "_".
+    var start = 0, stops = text.length > 24 ? "/_." : "/";
     for (var i = 0; i < text.length; i++) {
-      if ("/_.".indexOf(text.charAt(i)) >= 0 && i + 1 < text.length) {
+      if (stops.indexOf(text.charAt(i)) >= 0 && i + 1 < text.length) {
         el.appendChild(document.createTextNode(text.slice(start, i + 1)));
         el.appendChild(document.createElement("wbr"));
         start = i + 1;
       }
     }
     el.appendChild(document.createTextNode(text.slice(start)));
+  }
+
+  function sideNeed() {
+    // The side panel's height for its tallest table and its longest legend, so that a
+    // notebook's view leaves room for both in every frame (measured once, at this width).
+    var most = frames.reduce(function (a, f) { return f.rows.length > a.rows.length ? f : a; });
+    renderTable(most.rows);
+    var items = root.querySelectorAll(".mts-legend li[data-key]"), keys = {};
+    frames.forEach(function (f) { (f.legend || []).forEach(function (key) { keys[key] = true; }); });
+    for (var i = 0; i < items.length; i++) items[i].hidden = !keys[items[i].getAttribute("data-key")];
+    var side = root.querySelector(".mts-side");
+    var need = side ? side.scrollHeight : 0;
+    if (current >= 0) { renderTable(frames[current].rows); legendRows(frames[current].legend || []); }
+    return need;
   }
 
   function renderTable(rows) {
@@ -186,8 +207,12 @@ function minitorchStepper(root, data, options) {
       tr.className = "mts-row-" + row[0];
       row.forEach(function (cell, c) {
         var td = document.createElement(c === 0 ? "th" : "td");
-        if (c === 1) withBreaks(td, cell);
-        else td.textContent = cell;
+        if (c === 1) {
+          withBreaks(td, cell);
+          if (cell.length > 24) td.className = "mts-long";
+        } else {
+          td.textContent = cell;
+        }
         tr.appendChild(td);
       });
       tbody.appendChild(tr);
@@ -195,6 +220,32 @@ function minitorchStepper(root, data, options) {
   }
 
   // -- zoom, pan, fit, follow -----------------------------------------------------------
+  // A graph that fits the view with every label at MIN_LABEL px or more is shown whole,
+  // in every frame, and never moves. A bigger one is shown whole at the start and the
+  // end (an overview: its labels too small to read are hidden, a note says so) and, while
+  // it steps, at the zoom where the smallest label is MIN_LABEL px: the view moves only
+  // when the active Function would leave it, and then so that it and as many of the
+  // Functions that run after it as fit are in sight. Zooming or dragging takes over
+  // (mode "manual": the view then moves only to keep the active Function in sight);
+  // "fit" shows the whole graph in every frame (mode "whole").
+  var MIN_LABEL = 12;
+  var texts = [], smallest = Infinity;
+  var allText = svg ? svg.querySelectorAll("text") : [];
+  for (var t = 0; t < allText.length; t++) {
+    var size = parseFloat(allText[t].getAttribute("font-size")) ||
+      parseFloat(getComputedStyle(allText[t]).fontSize) || 14;
+    texts.push({el: allText[t], size: size});
+    smallest = Math.min(smallest, size);
+  }
+  var readable = isFinite(smallest) ? MIN_LABEL / smallest : 1;
+  var NOTE_HEIGHT = 22, noteRoom = 0;
+  var fitZoom = 1, mode = "auto", shownZoom = -1, appliedZoom = 1, boxes = null;
+  var note = document.createElement("div");
+  note.className = "mts-note";
+  note.textContent = "The whole graph: too big to read at once. \u2192 steps through it " +
+    "(close up); drag to pan, + to zoom in.";
+  view.appendChild(note);
+
   function available() {
     var w = view.clientWidth || 600;
     var full = document.fullscreenElement === root;
@@ -207,58 +258,138 @@ function minitorchStepper(root, data, options) {
         parseFloat(style.paddingBottom);
       h = bottom - view.getBoundingClientRect().top - (view.offsetHeight - view.clientHeight);
     } else {
-      // in a notebook: the controls, caption and drawing fit in the window together
-      h = Math.min(Math.max(window.innerHeight - 230, 240), height * (w / width));
+      // in a notebook: the controls, caption and drawing fit in the window together, and
+      // the view is at least as tall as the side panel needs (if the window allows)
+      var most = Math.max(window.innerHeight - 200, 240);
+      h = Math.min(most, Math.max(height * Math.max(w / width, readable), sideNeed()));
     }
     return {w: w, h: Math.max(h, 160)};
   }
 
   function apply() {
     canvas.style.transform = "translate(" + panX + "px," + panY + "px) scale(" + zoom + ")";
+    appliedZoom = zoom;
+    if (zoom === shownZoom) return;
+    shownZoom = zoom;
+    var hidden = false;
+    texts.forEach(function (t) {
+      var small = t.size * zoom < MIN_LABEL - 0.01; // unreadable: hidden, not shrunk
+      t.el.style.visibility = small ? "hidden" : "";
+      hidden = hidden || small;
+    });
+    note.style.display = hidden ? "block" : "none";
   }
 
-  function layoutView(readable) {
+  function layoutView() {
     var room = available();
-    var scale = Math.min(room.w / width, room.h / height, 2);
-    if (readable && scale < TOO_SMALL) scale = READABLE;
-    zoom = scale;
+    fitZoom = Math.min(room.w / width, room.h / height, 2);
+    var big = fitZoom < readable;
+    // The overview keeps a line at the top for its note, so the note covers no node.
+    noteRoom = big ? NOTE_HEIGHT : 0;
+    if (big) fitZoom = Math.min(room.w / width, (room.h - noteRoom) / height);
     // Whole pixels, rounded down: rounding up made the view stick out below the window.
-    var shownH = Math.floor(Math.min(room.h, height * zoom));
-    view.style.height = shownH + "px";
-    panX = (room.w - width * zoom) / 2;
-    panY = (shownH - height * zoom) / 2;
-    if (panX < 0) panX = 0;
-    if (panY < 0) panY = 0;
+    // (a page: no taller than the drawing; a notebook: room for the side panel too)
+    var inPage = root.classList.contains("mts-page") || document.fullscreenElement === root;
+    var drawn = big ? room.h : height * fitZoom;
+    view.style.height = Math.floor(inPage ? Math.min(room.h, drawn) : room.h) + "px";
+  }
+
+  function whole() {
+    zoom = fitZoom;
+    panX = Math.max(0, (view.clientWidth - width * zoom) / 2);
+    panY = noteRoom + Math.max(0, (view.clientHeight - noteRoom - height * zoom) / 2);
     apply();
   }
 
-  function fit(readable) {
-    fitted = true;
+  function nodeBox(id) {
+    // The node's box in the drawing's own units (the layout never changes: measured once).
+    if (!boxes) {
+      boxes = {};
+      var c = canvas.getBoundingClientRect();
+      Object.keys(byId).forEach(function (key) {
+        if (key.indexOf("n_") !== 0) return;
+        var r = byId[key].getBoundingClientRect();
+        var z = appliedZoom;
+        boxes[key.slice(2)] = {x0: (r.left - c.left) / z, y0: (r.top - c.top) / z,
+                               x1: (r.right - c.left) / z, y1: (r.bottom - c.top) / z};
+      });
+    }
+    return boxes[id];
+  }
+
+  function inSight(id) {
+    var b = nodeBox(id);
+    if (!b) return true;
+    return b.x0 * zoom + panX >= -2 && b.y0 * zoom + panY >= -2 &&
+      b.x1 * zoom + panX <= view.clientWidth + 2 && b.y1 * zoom + panY <= view.clientHeight + 2;
+  }
+
+  function place(k) {
+    // Pan so that frame k's Function and as many of those that run after it as fit are
+    // in sight, their box in the middle; never past the drawing's edges.
+    var vw = view.clientWidth / zoom, vh = view.clientHeight / zoom, m = 24 / zoom;
+    var run = null;
+    for (var j = k; j < last; j++) {
+      var b = frames[j].active && nodeBox(frames[j].active);
+      if (!b) continue;
+      var u = run ? {x0: Math.min(run.x0, b.x0), y0: Math.min(run.y0, b.y0),
+                     x1: Math.max(run.x1, b.x1), y1: Math.max(run.y1, b.y1)} : b;
+      if (run && (u.x1 - u.x0 > vw - 2 * m || u.y1 - u.y0 > vh - 2 * m)) break;
+      run = u;
+    }
+    if (!run) return;
+    panX = clampPan(view.clientWidth / 2 - (run.x0 + run.x1) / 2 * zoom, view.clientWidth, width);
+    panY = clampPan(view.clientHeight / 2 - (run.y0 + run.y1) / 2 * zoom, view.clientHeight, height);
+    apply();
+  }
+
+  function clampPan(pan, room, size) {
+    if (size * zoom <= room) return (room - size * zoom) / 2;
+    return Math.min(0, Math.max(room - size * zoom, pan));
+  }
+
+  function frameView(k) {
+    // Where frame k is shown (see the comment at the top of this section).
+    var active = frames[k].active;
+    if (mode === "manual") { // the user's zoom; only keep the active Function in sight
+      if (active && !inSight(active)) place(k);
+      return;
+    }
+    if (mode === "whole" || fitZoom >= readable || !active) {
+      whole();
+      return;
+    }
+    if (zoom !== readable) {
+      zoom = readable;
+      place(k);
+    } else if (!inSight(active)) {
+      place(k);
+    }
+  }
+
+  function fit() {
+    mode = "whole";
     reserveCaption();
-    layoutView(readable);
-    if (current >= 0) follow(frames[current].active || data.output);
+    layoutView();
+    whole();
   }
 
-  function follow(id) {
-    // Pan (never zoom) so that the active Function is in sight, if it is not already.
-    var g = id && node(id);
-    if (!g) return;
-    var r = g.getBoundingClientRect(), v = view.getBoundingClientRect();
-    var x0 = r.left - v.left, x1 = r.right - v.left, y0 = r.top - v.top, y1 = r.bottom - v.top;
-    var vw = view.clientWidth, vh = view.clientHeight, m = -2; // a fitted view: no move
-    if (x0 >= m && y0 >= m && x1 <= vw - m && y1 <= vh - m) return; // already in sight
-    if (x0 < m || x1 > vw - m) panX += vw / 2 - (x0 + x1) / 2;
-    if (y0 < m || y1 > vh - m) panY += vh / 2 - (y0 + y1) / 2;
-    apply();
+  function relayout() {
+    reserveCaption();
+    layoutView();
+    shownZoom = -1;
+    if (mode === "auto") zoom = -1; // placed afresh for the new size
+    if (current >= 0) frameView(current);
+    else whole();
   }
 
   function zoomBy(factor, cx, cy) {
     if (cx === undefined) { cx = view.clientWidth / 2; cy = view.clientHeight / 2; }
-    var z = Math.max(0.1, Math.min(4, zoom * factor));
+    var z = Math.max(0.05, Math.min(4, zoom * factor));
     panX = cx - (cx - panX) * (z / zoom);
     panY = cy - (cy - panY) * (z / zoom);
     zoom = z;
-    fitted = false;
+    mode = "manual";
     apply();
   }
 
@@ -271,7 +402,7 @@ function minitorchStepper(root, data, options) {
     if (!drag) return;
     panX = drag.px + e.clientX - drag.x;
     panY = drag.py + e.clientY - drag.y;
-    fitted = false;
+    mode = "manual";
     apply();
   });
   window.addEventListener("pointerup", function () {
@@ -293,7 +424,7 @@ function minitorchStepper(root, data, options) {
     else if (name === "last") show(last);
     else if (name === "zoomin") zoomBy(1.25);
     else if (name === "zoomout") zoomBy(1 / 1.25);
-    else if (name === "fit") fit(false);
+    else if (name === "fit") fit();
     else if (name === "full") fullScreen();
   }
 
@@ -336,17 +467,18 @@ function minitorchStepper(root, data, options) {
     if (fullButton) {
       fullButton.textContent = document.fullscreenElement === root ? "exit full screen" : "full screen";
     }
-    fit(true);
+    relayout();
   });
   if (window.ResizeObserver) {
     var lastWidth = 0;
     new ResizeObserver(function () {
       var w = view.clientWidth;
-      if (fitted && w && Math.abs(w - lastWidth) > 1) { lastWidth = w; fit(true); }
+      if (w && Math.abs(w - lastWidth) > 1) { lastWidth = w; relayout(); }
     }).observe(root);
   }
   reserveCaption();
-  layoutView(true);
+  layoutView();
+  whole();
   show(options.step || 0);
   return {show: show, fit: fit, get step() { return current; }};
 }

@@ -1,0 +1,201 @@
+"""The ladder's machinery: what a milestone is, how one runs, and how its verdict is kept.
+
+A milestone is a short experiment from the history of neural networks with a number it
+must reach (``threshold``). :func:`run_ladder` runs the chosen ones in order, each under
+the same seed, and returns one :class:`Result` per milestone; :func:`write_json` writes
+them in the format the ``--json`` option promises::
+
+    {"milestones": [{"id", "year", "title", "metric", "value", "threshold", "passed",
+                     "seconds", ...}]}
+
+Every run is deterministic: a milestone draws all its randomness from the seed it is
+given (minitorch's generator and a NumPy ``Generator``), so two runs with the same seed
+give the same metrics to the last digit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import minitorch
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every milestone is run with.
+
+    Attributes:
+        seed: the seed of all randomness in the run.
+        quick: a short smoke run (smaller data, fewer epochs, its own thresholds).
+        out: the folder for pictures (``build/milestones`` by default).
+        progress: show tqdm progress bars.
+    """
+
+    seed: int = 0
+    quick: bool = False
+    out: Path = Path("build/milestones")
+    progress: bool = True
+
+    def rng(self, salt: int = 0) -> np.random.Generator:
+        """A NumPy Generator derived from the seed (``salt`` separates streams)."""
+        return np.random.default_rng([self.seed, salt])
+
+
+@dataclass
+class Result:
+    """One milestone's verdict.
+
+    Attributes:
+        id, year, title: which milestone.
+        metric: what ``value`` measures (e.g. ``"test accuracy"``).
+        value: the measured number.
+        threshold: the number it had to reach.
+        passed: whether it did (the comparison is the milestone's, see ``compare``).
+        seconds: wall time of the run.
+        compare: ``">="`` or ``"<="``: how ``value`` is held against ``threshold``.
+        details: further numbers (baselines, per-seed accuracies), for the docs page.
+        picture: the path of the picture, or ``None``.
+        status: ``"ran"``, or ``"waiting"`` for a milestone that cannot run yet.
+    """
+
+    id: str
+    year: int
+    title: str
+    metric: str
+    value: float | None
+    threshold: float
+    passed: bool
+    seconds: float
+    compare: str = ">="
+    details: dict[str, Any] = field(default_factory=dict)
+    picture: str | None = None
+    status: str = "ran"
+
+    def verdict(self) -> str:
+        """One line: ``PASS backprop (1986): test accuracy 0.981 >= 0.970 [12.3 s]``."""
+        head = f"{self.id} ({self.year})"
+        if self.status != "ran":
+            return f"WAIT {head}: {self.details.get('why', self.status)}"
+        word = "PASS" if self.passed else "FAIL"
+        return (
+            f"{word} {head}: {self.metric} {_fmt(self.value)} {self.compare} "
+            f"{_fmt(self.threshold)} [{self.seconds:.1f} s]"
+        )
+
+
+@dataclass(frozen=True)
+class Milestone:
+    """A rung of the ladder.
+
+    Attributes:
+        id: the name used on the command line (``backprop``).
+        year: the year of the result it reproduces.
+        title: who showed what.
+        run: ``run(context) -> Measurement`` does the experiment.
+    """
+
+    id: str
+    year: int
+    title: str
+    run: Callable[[Context], Measurement]
+
+
+@dataclass
+class Measurement:
+    """What a milestone's ``run`` returns: its number and how it is judged.
+
+    ``passed`` may be given explicitly when the verdict needs more than one number
+    (XOR: the one-layer net must fail *and* the two-layer net succeed); otherwise it is
+    ``value >= threshold`` (or ``<=`` with ``compare="<="``).
+    """
+
+    metric: str
+    value: float | None
+    threshold: float
+    compare: str = ">="
+    passed: bool | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    picture: Path | None = None
+    status: str = "ran"
+
+    def judged(self) -> bool:
+        """The verdict: ``passed`` if given, else the comparison."""
+        if self.status != "ran" or self.value is None or math.isnan(self.value):
+            return False
+        if self.passed is not None:
+            return self.passed
+        if self.compare == "<=":
+            return self.value <= self.threshold
+        return self.value >= self.threshold
+
+
+def run_ladder(
+    milestones: Iterable[Milestone],
+    context: Context,
+    report: Callable[[str], None] = print,
+) -> list[Result]:
+    """Run milestones one after another and print each verdict as it comes.
+
+    Args:
+        milestones: the rungs to run, in order.
+        context: seed, quick mode, output folder, progress bars.
+        report: where the verdict lines go.
+
+    Returns:
+        One :class:`Result` per milestone, in order.
+    """
+    context.out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for milestone in milestones:
+        minitorch.manual_seed(context.seed)
+        start = time.perf_counter()
+        measured = milestone.run(context)
+        seconds = time.perf_counter() - start
+        result = Result(
+            id=milestone.id,
+            year=milestone.year,
+            title=milestone.title,
+            metric=measured.metric,
+            value=None if measured.value is None else float(measured.value),
+            threshold=float(measured.threshold),
+            passed=measured.judged(),
+            seconds=round(seconds, 2),
+            compare=measured.compare,
+            details=measured.details,
+            picture=None if measured.picture is None else str(measured.picture),
+            status=measured.status,
+        )
+        report(result.verdict())
+        results.append(result)
+    return results
+
+
+def write_json(results: Sequence[Result], path: Path, context: Context) -> None:
+    """Write the results as ``{"seed", "quick", "milestones": [...]}``, atomically.
+
+    The file is written beside its target and renamed into place, so an interrupted
+    run never leaves half a file where the last good one was.
+    """
+    payload = {
+        "seed": context.seed,
+        "quick": context.quick,
+        "milestones": [asdict(result) for result in results],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"

@@ -1,0 +1,238 @@
+"""The engine's and Function's checks, and the messages that explain a failure.
+
+The engine (``backward.py``) and ``Function.__call__`` (``function.py``) run a cheap test
+inline and call into this module only when it fails, so the idea stays readable there
+and the long explanations live here. Every message names the op, the argument and the
+offending shape, dtype or value, and says what to do instead.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from minitorch.core.config import current_state
+from minitorch.core.variable import Variable
+
+if TYPE_CHECKING:
+    from minitorch.core.function import Function
+
+Grad = Any  # np.ndarray on the first-order path, Variable with create_graph=True
+
+
+# -- the engine ------------------------------------------------------------------------
+def check_start(y: Variable) -> None:
+    """The errors of a backward that cannot start (inside no_grad, or no data)."""
+    state = current_state()
+    if not state.enable_backprop and not state.in_backward:
+        raise RuntimeError(
+            "backward() was called inside no_grad(): no graph was recorded; "
+            "compute the loss outside the no_grad() block"
+        )
+    if y.data is None:
+        raise RuntimeError("backward(): the Variable holds no data (data is None)")
+
+
+def no_graph_message(y: Variable) -> str:
+    """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
+    label = f"Variable {y.name!r}" if y.name else "this Variable"
+    if getattr(y, "_first_order_grad", False):
+        return (
+            f"backward(): {label} is (or was computed only from) a gradient made by a "
+            "first-order backward(), which records no graph, so it cannot be differentiated "
+            "again: did you forget create_graph=True? Compute the first "
+            "gradient with backward(create_graph=True) (e.g. y.backward(create_graph=True); "
+            "gx = x.grad; x.clear_grad(); gx.backward()) to get second derivatives"
+        )
+    # A Variable made with requires_grad=False and one computed under no_grad() look
+    # alike (no creator, no gradient wanted): the message names both.
+    return (
+        f"backward(): {label} does not require a gradient: it was created with "
+        "requires_grad=False, or computed inside no_grad() or only from constants, so no "
+        "graph leads back to a Variable that needs one"
+    )
+
+
+def released_message(func: Function) -> str:
+    """A backward through a graph that ``autograd.grad(retain_graph=False)`` released."""
+    return (
+        f"Trying to backward through the graph a second time: {type(func).__name__} was "
+        "released by minitorch.autograd.grad(..., retain_graph=False) (the default unless "
+        "create_graph=True). Pass retain_graph=True to the first call to differentiate "
+        "the same graph again"
+    )
+
+
+def checked_gradients(func: Function, gxs: Any) -> tuple[Any, ...]:
+    """What a backward returned, as one gradient per input, or a clear error."""
+    if isinstance(gxs, list):
+        gxs = tuple(gxs)
+    elif gxs is None:  # a bare None, not (None,) or (g, None): almost always a missing return
+        raise TypeError(
+            f"{type(func).__name__}.backward returned None, but its input(s) need a "
+            "gradient: did you forget `return`? Return one gradient per input (a tuple "
+            "for several inputs; None inside the tuple for an input without one)"
+        )
+    elif type(gxs) is not tuple:
+        gxs = (gxs,)
+    if len(gxs) != len(func.inputs):
+        raise ValueError(
+            f"{type(func).__name__}.backward returned {len(gxs)} gradient(s) for "
+            f"{len(func.inputs)} input(s); return one per input (None where there is none)"
+        )
+    return gxs
+
+
+def checked_gradient(
+    func: Function, index: int, x: Variable, gx: Grad, create_graph: bool
+) -> Grad:
+    """Check a gradient's type and shape against its input; match the input's dtype."""
+    if type(gx) is np.float64 and not create_graph and x.data.dtype == np.float64:
+        if x.data.shape == ():  # 0-d arithmetic on arrays gives a NumPy scalar: the usual
+            return np.asarray(gx)  # case of a 0-d chain, so it goes first and fast
+    if create_graph and not isinstance(gx, Variable):
+        gx = Variable(np.asarray(gx), requires_grad=False)
+    elif not create_graph and type(gx) is not np.ndarray:
+        gx = _coerce_array(func, index, gx)
+    data = gx.data if create_graph else gx
+    x_data = x.data
+    if data.shape != x_data.shape:
+        raise ValueError(
+            f"{type(func).__name__}.backward: gradient for input {index} has shape "
+            f"{data.shape} but the input has shape {x_data.shape}; reduce broadcast "
+            "dimensions with sum_to(gx, x.shape)"
+        )
+    if data.dtype != x_data.dtype and x_data.dtype.kind == "f":
+        # A float32 input gets a float32 gradient on both paths, even when the backward
+        # met a float64 constant; ``astype`` keeps the create_graph gradient differentiable.
+        gx = gx.astype(x_data.dtype)
+    return gx
+
+
+def _coerce_array(func: Function, index: int, gx: Any) -> np.ndarray:
+    if isinstance(gx, (np.ndarray, np.generic, float, int)):
+        return np.asarray(gx)
+    raise TypeError(
+        f"{type(func).__name__}.backward_array returned a {type(gx).__name__} for input "
+        f"{index}; return ndarrays (or None)"
+    )
+
+
+def check_leaf(x: Variable) -> None:
+    """Raise if the leaf ``x`` cannot take a gradient (its dtype, or a wrong old ``grad``)."""
+    if not x.requires_grad:
+        return
+    if x.dtype.kind not in "fc":
+        raise TypeError(
+            f"backward(): a gradient reached {label(x)} of dtype {x.dtype} and shape "
+            f"{x.shape}, but only floating-point Variables hold gradients. If it is a "
+            "constant (a mask, labels, indices), create it with requires_grad=False (or "
+            "pass the ndarray itself); if you want its gradient, create it from floats, "
+            "e.g. Variable(data.astype(float))"
+        )
+    old = x.grad
+    if isinstance(old, Variable) and old.data is None:  # `x.grad.data = None` by hand
+        own = x.name if isinstance(x.name, str) and x.name.isidentifier() else "x"
+        raise ValueError(
+            f"backward(): {label(x)} of shape {x.shape} holds a .grad with no data "
+            f"(its .grad.data is None), so the new gradient cannot be added to it; call "
+            f"{own}.clear_grad() (or set {own}.grad = None) to start again from no gradient"
+        )
+    if old is not None and (not isinstance(old, Variable) or old.shape != x.shape):
+        held = f"shape {old.shape}" if isinstance(old, Variable) else type(old).__name__
+        raise ValueError(
+            f"backward(): {label(x)} of shape {x.shape} holds a .grad of {held}, which "
+            "the new gradient cannot be added to; a gradient is a Variable of its "
+            "Variable's shape (set x.grad = None, or call clear_grad(), first)"
+        )
+
+
+def label(x: Variable) -> str:
+    """``Variable 'name'``, or ``a Variable`` for one without a name."""
+    return f"Variable {x.name!r}" if x.name else "a Variable"
+
+
+def check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
+    """Under ``detect_anomaly()``: raise at the first NaN/inf gradient a backward returned."""
+    for i, gx in enumerate(gxs):
+        data = gx.data if isinstance(gx, Variable) else gx
+        if data is None or not isinstance(data, np.ndarray) or data.dtype.kind not in "fc":
+            continue
+        if not np.isfinite(data).all():
+            where = np.argwhere(~np.isfinite(data))[:5].tolist()
+            raise FloatingPointError(
+                f"detect_anomaly: {type(func).__name__}.backward returned NaN/inf in the "
+                f"gradient of input {i} at positions {where} (shape {data.shape}); the "
+                f"Function was created at {func.created_at or '<unknown>'}"
+            )
+
+
+# -- Function ----------------------------------------------------------------------------
+def init_without_arguments(self: Function, *args: Any, **kwargs: Any) -> None:
+    """``__init__`` of user Functions without one: explain ``Square(x)``."""
+    if args or kwargs:
+        name = type(self).__name__
+        raise TypeError(
+            f"{name}() takes no arguments: {name}(x) passes x to the class, not to an "
+            f"instance. Create the Function, then call it on the input: {name}()(x)"
+        )
+
+
+def called_twice_message(func: Function) -> str:
+    """A Function instance called a second time after it recorded a graph."""
+    name = type(func).__name__
+    return (
+        f"{name}() was already called and recorded a graph; a Function instance records "
+        f"one call (its inputs and outputs), so calling it again would corrupt that "
+        f"graph. Create a new instance per call: {name}()(x)"
+    )
+
+
+def as_output(y: Any, func: Function, index: int) -> np.ndarray:
+    """What ``forward`` returned for output ``index``, as an ndarray, or a clear error."""
+    if type(y) is np.ndarray:
+        return y
+    if isinstance(y, (np.generic, int, float)):  # NumPy reductions on 0-d give scalars
+        return np.asarray(y)
+    if isinstance(y, np.ndarray):
+        return y
+    hint = ""
+    if isinstance(y, Variable):  # forward computed with a Variable: some input's .data is one
+        hint = (
+            ": an input's .data holds a Variable instead of an ndarray. Did an update write "
+            "x.data = x.data - lr * x.grad? Use the gradient's array: x.grad.data"
+        )
+    raise TypeError(
+        f"{type(func).__name__}.forward must return ndarrays (or a tuple of them); "
+        f"output {index} is a {type(y).__name__}{hint}"
+    )
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../minitorch
+
+
+def user_frame() -> str:
+    """The innermost stack frame outside the minitorch package: where the user made this op.
+
+    Frames of ``contextlib`` are skipped too (``with`` blocks of minitorch's helpers).
+    """
+    for frame in reversed(traceback.extract_stack()):
+        path = os.path.abspath(frame.filename)
+        if not path.startswith(_PACKAGE_DIR + os.sep) and "contextlib" not in path:
+            return f"{frame.filename}:{frame.lineno} in {frame.name}: {frame.line}"
+    return "<unknown>"
+
+
+def check_forward_anomaly(func: Function, outputs: list[Variable]) -> None:
+    """Under ``detect_anomaly()``: raise at the first NaN/inf a forward produced."""
+    for i, y in enumerate(outputs):
+        data = y.data
+        if data is not None and data.dtype.kind in "fc" and not np.isfinite(data).all():
+            where = np.argwhere(~np.isfinite(data))[:5].tolist()
+            raise FloatingPointError(
+                f"detect_anomaly: {type(func).__name__}.forward produced NaN/inf in output {i} "
+                f"at positions {where} (shape {data.shape}), created at {user_frame()}"
+            )

@@ -1,0 +1,115 @@
+"""``make milestones`` (``python -m examples.milestones``): the ladder, offline and seeded.
+
+The quick ladder runs once, in this process, with every socket refused (so a dataset that
+tried to download would fail here), and its JSON is checked; the verdict rules, the exit
+status and the determinism of the metrics are tested on the cheap rungs.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mlxtend", reason="the milestones extra: pip install -e '.[milestones]'")
+pytest.importorskip("names", reason="the milestones extra: pip install -e '.[milestones]'")
+pytest.importorskip("mnist1d", reason="the milestones extra: pip install -e '.[milestones]'")
+
+from examples import milestones  # noqa: E402
+from examples.milestones import __main__ as cli  # noqa: E402
+from examples.milestones.ladder import Context, Measurement, Milestone, run_ladder  # noqa: E402
+
+KEYS = {"id", "year", "title", "metric", "value", "threshold", "passed", "seconds"}
+
+
+class NoNetwork(socket.socket):
+    """A socket that refuses to be made: any download attempt fails loudly."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise OSError("the milestones must run offline, but something opened a socket")
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict, Path]:
+    out = tmp_path_factory.mktemp("milestones")
+    json_path = out / "results.json"
+    patch = pytest.MonkeyPatch()
+    patch.setattr(socket, "socket", NoNetwork)
+    try:
+        status = cli.main(
+            ["run", "--quick", "--no-progress", "--out", str(out), "--json", str(json_path)]
+        )
+    finally:
+        patch.undo()
+    return status, json.loads(json_path.read_text()), out
+
+
+def test_quick_ladder_passes_offline(quick_run: tuple[int, dict, Path]) -> None:
+    status, payload, _ = quick_run
+    failed = [m["id"] for m in payload["milestones"] if m["status"] == "ran" and not m["passed"]]
+    assert failed == [] and status == 0
+
+
+def test_json_lists_every_milestone_with_the_promised_keys(quick_run) -> None:
+    _, payload, _ = quick_run
+    assert [m["id"] for m in payload["milestones"]] == [m.id for m in milestones.LADDER]
+    for entry in payload["milestones"]:
+        assert KEYS <= entry.keys()
+    assert payload["quick"] is True and payload["seed"] == 0
+
+
+def test_every_milestone_that_ran_drew_its_picture(quick_run) -> None:
+    _, payload, _ = quick_run
+    for entry in payload["milestones"]:
+        if entry["status"] == "ran":
+            assert entry["picture"] and Path(entry["picture"]).stat().st_size > 5_000
+
+
+def test_same_seed_gives_identical_metrics(tmp_path: Path) -> None:
+    chosen = [milestones.BY_ID[i] for i in ("perceptron", "xor", "bengio")]
+    runs = [
+        run_ladder(
+            chosen,
+            Context(seed=3, quick=True, out=tmp_path, progress=False),
+            report=lambda line: None,
+        )
+        for _ in range(2)
+    ]
+    first, second = ([(r.value, r.details) for r in run] for run in runs)
+    assert first == second
+
+
+def test_xor_one_layer_fails_and_two_layers_succeed_for_every_seed(tmp_path: Path) -> None:
+    (result,) = run_ladder(
+        [milestones.BY_ID["xor"]],
+        Context(seed=1, quick=True, out=tmp_path, progress=False),
+        report=lambda line: None,
+    )
+    assert max(result.details["one_layer"]) <= 0.75
+    assert min(result.details["two_layers"]) == 1.0
+
+
+def test_a_missed_threshold_makes_run_exit_non_zero(monkeypatch, tmp_path: Path) -> None:
+    def too_hard(context: Context) -> Measurement:
+        return Measurement(metric="accuracy", value=0.5, threshold=0.9)
+
+    monkeypatch.setitem(cli.BY_ID, "perceptron", Milestone("perceptron", 1958, "t", too_hard))
+    assert cli.main(["run", "perceptron", "--no-progress", "--out", str(tmp_path)]) == 1
+
+
+def test_verdict_line_names_the_metric_and_both_numbers(tmp_path: Path) -> None:
+    (result,) = run_ladder(
+        [milestones.BY_ID["perceptron"]],
+        Context(out=tmp_path, progress=False),
+        report=lambda line: None,
+    )
+    assert result.verdict().startswith("PASS perceptron (1958): train accuracy 1.000 >= 1.000")
+
+
+def test_unknown_milestone_is_refused_with_the_choices(capsys) -> None:
+    with pytest.raises(SystemExit) as excinfo:
+        cli.main(["run", "lenet5"])
+    assert excinfo.value.code == 2
+    assert "unknown milestone lenet5; choose from perceptron" in capsys.readouterr().err
