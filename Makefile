@@ -18,12 +18,12 @@ DOCS_EXTRAS := docs
 COURSE_EXTRAS := lab,course
 BENCH_EXTRAS := viz,bench
 MILESTONES_EXTRAS := demo,milestones
-TEST_EXTRAS := demo,dev,docs,lab,course,milestones
+TEST_EXTRAS := demo,dev,docs,lab,course,milestones,text
 ifeq ($(CI),true)
-  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,crosscheck
+  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,text,crosscheck
 endif
 ifeq ($(CROSSCHECK),1)
-  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,crosscheck
+  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,text,crosscheck
 endif
 # $(call need,EXTRAS): the first recipe line of a target that needs EXTRAS in .venv.
 need = ./scripts/venv_extras.sh $(VENV) $(1)

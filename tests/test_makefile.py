@@ -119,9 +119,9 @@ EXTRAS_OF = {
     "course": "lab,course",
     "bench": "viz,bench",
     "milestones": "demo,milestones",
-    "lint": "demo,dev,docs,lab,course,milestones",
-    "pytest": "demo,dev,docs,lab,course,milestones",
-    "test": "demo,dev,docs,lab,course,milestones",
+    "lint": "demo,dev,docs,lab,course,milestones,text",
+    "pytest": "demo,dev,docs,lab,course,milestones,text",
+    "test": "demo,dev,docs,lab,course,milestones,text",
 }
 
 
@@ -186,7 +186,7 @@ def test_an_edited_pyproject_installs_the_extras_again(fake_venv: Path) -> None:
 def test_make_test_prints_the_time_of_each_phase_and_stops_at_a_failure(
     fake_venv: Path,
 ) -> None:
-    (fake_venv / ".extras").write_text("demo,dev,docs,lab,course,milestones,crosscheck\n")
+    (fake_venv / ".extras").write_text("demo,dev,docs,lab,course,milestones,text,crosscheck\n")
     done = subprocess.run(
         ["make", "test", f"VENV={fake_venv}", "TEST_PHASES=help no-such-phase help"],
         cwd=ROOT,
