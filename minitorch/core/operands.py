@@ -16,7 +16,7 @@ import numpy as np
 
 from minitorch.core.config import _state
 from minitorch.core.numpy_hints import is_masked, masked_message
-from minitorch.core.variable import NUMERIC_KINDS, Variable
+from minitorch.core.variable import COMPLEX_HINT, NUMERIC_KINDS, Variable
 
 if TYPE_CHECKING:
     from minitorch.core.function import Function
@@ -60,6 +60,10 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
         if isinstance(x, Variable):
             xs.append(x)
         elif type(x) in _PYTHON_NUMBERS:  # converted below, once all other dtypes are known
+            if type(x) is complex:
+                raise TypeError(
+                    f"{type(func).__name__}: operand {written(func, i)} is {x!r}" + COMPLEX_HINT
+                )
             xs.append(x)
             has_number = True
         else:
@@ -108,6 +112,8 @@ def _operand_array(func: Function, inputs: tuple[Any, ...], index: int) -> np.nd
         array = as_constant(x, what, copy=_state.get().enable_backprop)
     except (TypeError, ValueError) as exc:
         raise TypeError(_operand_message(func, inputs, x)) from exc
+    if array.dtype.kind == "c":
+        raise TypeError(f"{what} has dtype {array.dtype}" + COMPLEX_HINT)
     if array.dtype.kind not in NUMERIC_KINDS:
         raise TypeError(_operand_message(func, inputs, x))
     return array

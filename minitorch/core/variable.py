@@ -24,7 +24,12 @@ from minitorch.core.refusals import Refusals
 if TYPE_CHECKING:
     from minitorch.core.function import Function
 
-NUMERIC_KINDS = frozenset("biufc")  # bool, signed/unsigned int, float, complex
+#: Why a complex array is refused, and what to do instead.
+COMPLEX_HINT = (
+    ": complex numbers are out of scope for minitorch (its ops and gradients are real); "
+    "pass the real and imaginary parts (z.real, z.imag) as two real arrays"
+)
+NUMERIC_KINDS = frozenset("biuf")  # bool, signed/unsigned int, float: complex is out of scope
 
 #: Anything an op accepts as an operand: a Variable, an ndarray or a Python/NumPy scalar.
 Operand = Union["Variable", np.ndarray, float, int, np.generic]
@@ -98,8 +103,8 @@ class Variable(Refusals):
                 check_data_type(data)
             if data.dtype.kind not in NUMERIC_KINDS:
                 raise TypeError(
-                    f"Variable: data must be numeric (bool, integer, float or complex), got "
-                    f"dtype {data.dtype}"
+                    f"Variable: data must be numeric (bool, integer or float), got dtype "
+                    f"{data.dtype}" + COMPLEX_HINT * (data.dtype.kind == "c")
                 )
         # Typed as ndarray: a None placeholder is rare and ops never receive one.
         self.data: np.ndarray = data  # type: ignore[assignment]

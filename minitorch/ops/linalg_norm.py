@@ -131,6 +131,8 @@ def norm(x: Operand, ord: Ord = None, axis: Any = None, keepdims: bool = False) 
     References:
         Golub & Van Loan (2013), sec. 2.2-2.3.
     """
+    if not isinstance(x, Variable):
+        refuse_complex("norm", x)  # before any reshaping op can name itself instead
     x = as_float(x)  # as np.linalg.norm: integers in float64 (x * x would wrap around)
     ndim = len(_shape(x))
     if axis is None:

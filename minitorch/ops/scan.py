@@ -134,6 +134,8 @@ class Cumsum(Function):
 
 def _scan_axis(x: Operand, axis: int | None, op: str) -> tuple[Operand, int]:
     """NumPy's rule: ``axis=None`` scans the flattened array; an int is checked."""
+    if not isinstance(x, Variable):
+        refuse_complex(op, x)  # before the flattening reshape, so the message names `op`
     if axis is None:
         return reshape(x, (-1,)), 0
     ndim = x.ndim if isinstance(x, Variable) else np.ndim(x)

@@ -74,7 +74,7 @@ def test_errors_name_the_subscripts_and_shapes():
 
 
 def test_complex_input_is_refused():
-    with pytest.raises(TypeError, match="einsum: complex input"):
+    with pytest.raises(TypeError, match=r"(?i)einsum: operand \d+ has dtype complex"):
         F.einsum("i->", np.array([1j]))
 
 

@@ -50,5 +50,5 @@ def test_float32_constants_do_not_promote():
 @pytest.mark.parametrize("name", ["log1p", "logaddexp"])
 def test_complex_input_is_refused_naming_the_op(name):
     operands = (np.array([1j]),) if name == "log1p" else (np.array([1j]), np.ones(1))
-    with pytest.raises(TypeError, match=rf"{name}: complex input"):
+    with pytest.raises(TypeError, match=rf"(?i){name}: operand \d+ has dtype complex"):
         getattr(F, name)(*operands)

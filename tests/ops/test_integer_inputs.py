@@ -161,12 +161,29 @@ ROWS = [
     Row("erfc", x1, F.erfc),
     # NumPy-equivalent ops: NumPy's own result, dtype included.
     # Inputs inside each domain (no NaN or inf warnings): 0/1 for arcsin, |x| + 1 for logs.
-    *[Row(name, make, getattr(F, name), getattr(np, name)) for name, make in (
-        ("tan", x1), ("arctan", x1), ("sinh", x1), ("cosh", x1), ("arcsinh", x1),
-        ("expm1", x1), ("exp2", x1), ("arcsin", unit), ("arccos", unit), ("arctanh", zero),
-        ("log1p", positive), ("log2", positive), ("log10", positive), ("arccosh", positive))],
-    *[Row(name, x2, getattr(F, name), getattr(np, name))
-      for name in ("arctan2", "hypot", "logaddexp", "logaddexp2")],
+    *[
+        Row(name, make, getattr(F, name), getattr(np, name))
+        for name, make in (
+            ("tan", x1),
+            ("arctan", x1),
+            ("sinh", x1),
+            ("cosh", x1),
+            ("arcsinh", x1),
+            ("expm1", x1),
+            ("exp2", x1),
+            ("arcsin", unit),
+            ("arccos", unit),
+            ("arctanh", zero),
+            ("log1p", positive),
+            ("log2", positive),
+            ("log10", positive),
+            ("arccosh", positive),
+        )
+    ],
+    *[
+        Row(name, x2, getattr(F, name), getattr(np, name))
+        for name in ("arctan2", "hypot", "logaddexp", "logaddexp2")
+    ],
     Row("exp", x1, F.exp, np.exp),
     Row(
         "log",
@@ -199,8 +216,12 @@ ROWS = [
     Row("cholesky", sq, F.cholesky, np.linalg.cholesky),
     Row("eigh", sq, lambda x: F.eigh(x).eigenvalues, lambda x: np.linalg.eigh(x)[0]),
     Row("svd", x1, lambda x: F.svd(x, False, False), lambda x: np.linalg.svd(x, False, False)),
-    Row("norm_large_int8", lambda d: (np.full(3, 100 if d is np.int8 else 1, d),), F.norm,
-        np.linalg.norm),  # 100 * 100 wraps in int8: NumPy computes norms in float64
+    Row(
+        "norm_large_int8",
+        lambda d: (np.full(3, 100 if d is np.int8 else 1, d),),
+        F.norm,
+        np.linalg.norm,
+    ),  # 100 * 100 wraps in int8: NumPy computes norms in float64
     Row("norm", x1, F.norm, np.linalg.norm),
     Row("einsum", x1, lambda x: F.einsum("ij->j", x), lambda x: np.einsum("ij->j", x)),
     Row("prod", x1, lambda x: F.prod(x, axis=1), lambda x: np.prod(x, axis=1)),

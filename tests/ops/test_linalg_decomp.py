@@ -310,7 +310,7 @@ def test_norm_errors_name_the_op():
 
 @pytest.mark.parametrize("op", [F.cholesky, F.eigh, F.svd, F.norm], ids=lambda op: op.__name__)
 def test_complex_input_is_refused_naming_the_op(op):
-    with pytest.raises(TypeError, match=rf"{op.__name__}: complex input"):
+    with pytest.raises(TypeError, match=rf"(?i){op.__name__}: operand \d+ has dtype complex"):
         op(np.eye(2) * (1 + 1j))
 
 

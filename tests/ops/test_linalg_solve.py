@@ -118,7 +118,7 @@ def test_bad_shapes_name_the_op_and_shapes():
 
 @pytest.mark.parametrize("op", [F.inv, F.det, F.pinv, F.slogdet])
 def test_complex_input_is_refused_naming_the_op(op):
-    with pytest.raises(TypeError, match=rf"{op.__name__}: complex input"):
+    with pytest.raises(TypeError, match=rf"(?i){op.__name__}: operand \d+ has dtype complex"):
         op(np.eye(2) * 1j)
 
 

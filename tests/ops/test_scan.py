@@ -162,7 +162,7 @@ def test_bad_axis_names_the_op():
 
 @pytest.mark.parametrize("op", [F.prod, F.cumsum, F.cumprod])
 def test_complex_input_is_refused_naming_the_op(op):
-    with pytest.raises(TypeError, match=rf"{op.__name__}: complex input"):
+    with pytest.raises(TypeError, match=rf"(?i){op.__name__}: operand \d+ has dtype complex"):
         op(np.array([1j, 2.0]))
 
 

@@ -99,5 +99,5 @@ def test_integer_input_is_computed_in_float64_and_float32_kept():
 
 
 def test_complex_input_is_refused_naming_the_op():
-    with pytest.raises(TypeError, match=r"erf: complex input"):
+    with pytest.raises(TypeError, match=r"(?i)erf: operand \d+ has dtype complex"):
         F.erf(np.array([1j]))

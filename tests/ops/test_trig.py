@@ -75,7 +75,7 @@ def test_binary_gradient_has_each_operand_shape_for_any_broadcast(op, shapes):
 def test_complex_input_is_refused_naming_the_op(name):
     z = np.array([1 + 1j, 0.5j])
     operands = (z,) if name not in ("arctan2", "hypot") else (z, np.ones(2))
-    with pytest.raises(TypeError, match=rf"{name}: complex input \(dtype complex128\)"):
+    with pytest.raises(TypeError, match=rf"(?i){name}: operand \d+ has dtype complex128"):
         getattr(F, name)(*operands)
 
 
