@@ -9,6 +9,10 @@ dotted names (``layers.0.W`` belongs to module ``layers.0``):
    read there, like the ``matmul`` between ``W.T`` and ``+ b`` of a Linear) joins it;
 4. a Variable made by a member Function joins its module (so edges only leave a box,
    never climb back into it);
+4b. more generally, a node that lies on a path from one member of a module to another
+   — not through a member of some other module — joins it, innermost module first: the
+   reshapes, ``Q @ K.T``, softmax and ``weights @ V`` of a ``MultiheadAttention`` lie
+   between its input projections and its ``out_proj``, so they are drawn in its box;
 5. in an ``nn.Sequential``, the layers without parameters (``ReLU``, ``MaxPool2d``,
    ``Flatten``) get the Functions (and their results) that lie between the boxes of
    their neighbours: after the previous boxed layer's and before the next one's. A
@@ -130,9 +134,33 @@ def assign_modules(
         path = member.get(func_id)
         if path is not None and var_id not in member:
             member[var_id] = path
+    _between_members(graph, member)
     if tree is not None:
         _parameterless_layers(graph, tree, member, labels if labels is not None else {})
     return member
+
+
+def _between_members(graph: Graph, member: dict[str, str]) -> None:
+    """Rule 4b: give each module the nodes on paths between its members (in place).
+
+    Deepest modules first, so a node between two ``self_attn.out_proj`` members stays
+    there; a walk stops at members of modules outside the one being filled (weights
+    shared between an embedding and the output layer must not swallow the network).
+    """
+    after_of: dict[str, list[str]] = {}
+    before_of: dict[str, list[str]] = {}
+    for src, dst in graph.edges:
+        after_of.setdefault(src, []).append(dst)
+        before_of.setdefault(dst, []).append(src)
+    paths = {prefix for p in member.values() if p for prefix in _prefixes(p)}
+    for path in sorted(paths, key=lambda p: (-p.count("."), p)):
+        inside = [n for n, p in member.items() if _within(p, path)]
+        foreign = {n: p for n, p in member.items() if not _within(p, path)}
+        down = _reach(inside, after_of, foreign)
+        up = _reach(inside, before_of, foreign)
+        for node in graph.order:
+            if node in down and node in up and node not in member:
+                member[node] = path
 
 
 def _parameterless_layers(

@@ -68,3 +68,46 @@ def test_takes_multihead_attention_weights_directly() -> None:
 def test_bad_input_is_named(weights: np.ndarray, tokens: str | None, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         viz.attention_heatmap(weights, tokens=tokens)
+
+
+def _cluster_of(source: str, label: str) -> dict[str, str]:
+    """Node id -> the label of the innermost cluster that holds it, from DOT text."""
+    where, stack = {}, []
+    for line in source.splitlines():
+        text = line.strip()
+        if text.startswith("subgraph cluster"):
+            stack.append("")
+        elif text.startswith("label=<") and stack and not stack[-1]:
+            stack[-1] = text.split("<", 1)[1].split(">", 1)[0]
+        elif text == "}" and stack:
+            stack.pop()
+        elif f"<B>{label}</B>" in text:
+            where[text.split()[0]] = stack[-1] if stack else ""
+    return where
+
+
+def test_the_attention_core_is_drawn_inside_the_attention_box() -> None:
+    layer = nn.TransformerEncoderLayer(
+        8, 2, dim_feedforward=16, dropout=0.0, batch_first=True, norm_first=True
+    )
+    x = Variable(np.random.default_rng(0).normal(size=(1, 3, 8)), name="x")
+    source = viz.draw_graph(layer(x).sum(), module=layer, group_modules=True).source
+    for op in ("SafeSoftmax", "MatMul", "Reshape"):
+        boxes = set(_cluster_of(source, op).values())
+        assert boxes == {"self_attn · MultiheadAttention"}, (op, boxes)
+    assert set(_cluster_of(source, "ReLU").values()) == {""}  # a function, not a module
+
+
+def test_each_gpt_block_is_one_box_with_its_attention_and_residual() -> None:
+    from examples.gpt import GPT, GPTConfig
+
+    model = GPT(GPTConfig(vocab_size=5, d_model=8, n_layers=2, n_heads=2, max_len=8), seed=0)
+    y = model(np.zeros((1, 3), dtype=np.int64)).sum()
+    source = viz.draw_graph(y, module=model, group_modules=True).source
+    softmax_boxes = sorted(_cluster_of(source, "SafeSoftmax").values())
+    assert softmax_boxes == [
+        "blocks.0.attn · CausalSelfAttention",
+        "blocks.1.attn · CausalSelfAttention",
+    ]
+    relu_boxes = sorted(_cluster_of(source, "ReLU").values())
+    assert relu_boxes == ["blocks.0 · Block", "blocks.1 · Block"]
