@@ -111,3 +111,42 @@ def test_each_gpt_block_is_one_box_with_its_attention_and_residual() -> None:
     ]
     relu_boxes = sorted(_cluster_of(source, "ReLU").values())
     assert relu_boxes == ["blocks.0 · Block", "blocks.1 · Block"]
+
+
+def _one_head() -> tuple[Variable, Variable, np.ndarray]:
+    """A causal attention head on two tokens with a residual: ``loss = sum(x + A v)``."""
+    import minitorch.ops as F
+
+    rng = np.random.default_rng(0)
+    x, wq, wk, wv = (Variable(rng.normal(size=(2, 2)), name=n) for n in ("x", "Wq", "Wk", "Wv"))
+    q, k, v = x @ wq, x @ wk, x @ wv
+    future = np.triu(np.ones((2, 2), dtype=bool), k=1)
+    masked = F.masked_fill((q @ k.T) / np.sqrt(2.0), future, -np.inf)
+    weights = F.softmax(masked, axis=-1)
+    weights.name = "weights"
+    return (x + weights @ v).sum(), x, future
+
+
+def test_the_stepper_on_one_head_shows_softmax_mask_and_fan_in() -> None:
+    loss, x, future = _one_head()
+    trace = viz.trace_backward(loss)
+    by_name = {step.name: step for step in trace.steps}
+    # softmax's backward is its Jacobian applied to gy: w * (gy - sum(gy * w)) per row
+    softmax = by_name["Softmax"]
+    (w,) = [o().data for o in softmax.function.outputs]
+    (gy,) = softmax.grads_in
+    expected = w * (gy - (gy * w).sum(axis=-1, keepdims=True))
+    np.testing.assert_allclose(softmax.grads_out[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(softmax.grads_out[0].sum(axis=-1), 0.0, atol=1e-12)
+    # the masked score (the future key) gets exactly zero gradient
+    where = by_name["Where"]
+    sent = [g for g in where.grads_out if g is not None and g.shape == (2, 2)][0]
+    assert np.all(sent[future] == 0.0)
+    # x is used four times (q, k, v and the residual): three += fan-ins, adding up to x.grad
+    x_id = next(vn.id for vn in trace.graph.variables if vn.var is x)
+    fan_in = [a for step in trace.steps for a in step.accumulations if a.node_id == x_id]
+    assert len(fan_in) == 3
+    np.testing.assert_allclose(fan_in[-1].total, x.grad.data, rtol=1e-12)
+    stepper = viz.BackwardStepper(trace, rankdir="LR")
+    captions = " ".join(stepper.captions())
+    assert "Softmax.backward" in captions and "added to it (+=)" in captions
