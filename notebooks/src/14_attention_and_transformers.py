@@ -107,9 +107,9 @@ _, per_head = attention(tokens, tokens, tokens, attn_mask=future, average_attn_w
 viz.attention_heatmap(per_head, tokens=text, title="4 heads of causal self-attention (untrained)")
 
 # %% [markdown]
-# Untrained, every head spreads its weight almost evenly over the past: the first token
-# can only look at itself (weight 1.00), the second splits about half and half, and so
-# on. Training is what makes heads pick out particular tokens (notebook 15).
+# Untrained, the heads spread their weight over the past with no clear pattern; only the
+# first token is sure, since it can look at nobody but itself (weight 1). Training is
+# what makes heads pick out particular tokens (notebook 15 shows a trained one).
 #
 # ## The backward of attention, step by step
 #
