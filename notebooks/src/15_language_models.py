@@ -257,17 +257,17 @@ plt.show()
 
 # %% [markdown]
 # What did its heads learn? The first block's attention weights on a line of the play
-# (`need_weights=True`, one panel per head): some heads look at the previous character
-# or two, others spread over the word so far.
+# (`need_weights=True`, one panel per head): most weight sits on the last character or
+# two, and one head (head 1 here) keeps looking back at the comma, the last punctuation.
 
 # %%
-line_ids = np.array([tok.encode("To be, or not to be")])
+line_ids = np.array([tok.encode("To be, or not")])
 with minitorch.no_grad():
     h = gpt.blocks[0].norm1(gpt.pos(gpt.tok(line_ids)))
     t = line_ids.shape[1]
     _, heads = gpt.blocks[0].self_attn(h, h, h, attn_mask=np.triu(np.ones((t, t), dtype=bool), 1),
                                        average_attn_weights=False)
-viz.attention_heatmap(heads, tokens="To be, or not to be", title="block 0 of the trained GPT")
+viz.attention_heatmap(heads, tokens="To be, or not", title="block 0 of the trained GPT")
 
 # %% [markdown]
 # ## Sampling: temperature and top-k
