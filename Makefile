@@ -4,139 +4,197 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-# The whole suite needs JupyterLab (the stepper widget is tested in it) and nbgrader (the
-# course's grading test): the lab and course extras. CI (or CROSSCHECK=1) also installs
-# PyTorch 2.13.0 (a CPU build from local disk) so the cross-checks run; a student's laptop
-# skips them instead of downloading gigabytes.
-EXTRAS := viz,dev,docs,lab,course,milestones
+# Each command installs the extras of pyproject.toml it needs the first time it runs, so
+# `make demo` stays small (NumPy, the renderer, matplotlib, tqdm, scikit-learn: ~320 MB)
+# and `make test` adds the rest. The whole suite needs JupyterLab (the stepper widget is
+# tested in it), nbgrader (the course's grading test), mkdocs and the linters. CI (or
+# CROSSCHECK=1) also installs PyTorch 2.13.0 (a CPU build from local disk) so the
+# cross-checks run; a student's laptop skips them instead of downloading gigabytes.
+DEMO_EXTRAS := demo
+LAB_EXTRAS := lab
+DOCS_EXTRAS := docs
+COURSE_EXTRAS := lab,course
+BENCH_EXTRAS := viz,bench
+MILESTONES_EXTRAS := demo,milestones
+TEST_EXTRAS := demo,dev,docs,lab,course,milestones,text
 ifeq ($(CI),true)
-  EXTRAS := viz,dev,docs,lab,course,milestones,crosscheck
+  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,text,crosscheck
 endif
 ifeq ($(CROSSCHECK),1)
-  EXTRAS := viz,dev,docs,lab,course,milestones,crosscheck
+  TEST_EXTRAS := demo,dev,docs,lab,course,milestones,text,crosscheck
 endif
+# $(call need,EXTRAS): the first recipe line of a target that needs EXTRAS in .venv.
+need = ./scripts/venv_extras.sh $(VENV) $(1)
 
-.PHONY: help venv graphviz test lint typecheck pytest demo bench clean docs docs-serve doctest
-.PHONY: student notebooks lab fuzz browser lab-student course milestones
+# The phases of `make test`, run in this order; their times are printed at the end.
+TEST_PHASES := lint typecheck docs pytest nbval doctest
+
+.PHONY: help venv graphviz test lint typecheck pytest nbval demo bench clean docs docs-serve
+.PHONY: doctest student notebooks lab fuzz browser lab-student course milestones
 
 help:
-	@echo "make demo   - train on handwritten digits and draw what autograd did"
-	@echo "make test   - lint, type-check and run the whole test suite"
-	@echo "make bench  - side-by-side benchmarks (minitorch, NumPy, DeZero, PyTorch)"
-	@echo "make lab    - JupyterLab on the course notebooks (make student: copies without solutions)"
+	@echo "make demo        - train on handwritten digits and draw what autograd did"
+	@echo "make test        - lint, type-check, build the docs, run the tests and notebooks"
+	@echo "                   (phases: make $(TEST_PHASES))"
+	@echo "make bench       - side-by-side benchmarks (minitorch, NumPy, DeZero, PyTorch)"
+	@echo "make fuzz        - the long fuzzing run of random expression trees"
+	@echo "make docs        - build the documentation site into site/ and check its links"
+	@echo "make docs-serve  - serve the documentation at http://127.0.0.1:8000 while you edit"
+	@echo "make lab         - JupyterLab on the course notebooks (with solutions)"
+	@echo "make student     - student copies without solutions, in build/student"
 	@echo "make lab-student - JupyterLab on the student copies (build/student)"
-	@echo "make course - nbgrader's course directory (build/course); see docs/for-teachers.md"
-	@echo "make milestones - seventy years of neural networks, offline (build/milestones)"
+	@echo "make notebooks   - rebuild and re-execute the notebooks from notebooks/src"
+	@echo "make course      - nbgrader's course directory (build/course); see docs/for-teachers.md"
+	@echo "make milestones  - seventy years of neural networks, offline (build/milestones)"
+	@echo "make graphviz    - optional: the system Graphviz (apt-get, as root) for PDF output"
+	@echo "make venv        - .venv with everything make test needs"
+	@echo "make clean       - remove build/, site/ and the tools' caches"
+	@echo "make help        - this list"
 
+# A fresh .venv with a pip and a setuptools new enough for pyproject.toml (the SPDX
+# license needs setuptools>=77; Python's venv brings 65.5).
 $(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade pip "setuptools>=77"
 
-$(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
-	@echo "$(EXTRAS)" > $(STAMP)
-
-venv: $(STAMP)
-	@if [ "$$(cat $(STAMP))" != "$(EXTRAS)" ]; then \
-	  $(PY) -m pip install -q -e ".[$(EXTRAS)]" && echo "$(EXTRAS)" > $(STAMP); fi
+venv: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
 
 # Optional: the system Graphviz `dot` (apt-get, as root). Nothing needs it any more: the
 # viz extra installs graphviz-pure, which viz uses when `dot` is missing; `dot` adds PDF.
 graphviz:
 	@./scripts/ensure_graphviz.sh
 
-# For the headless-browser test of viz's stepper: Debian's chromium and the playwright
-# package, installed only when running as root (never `playwright install`: no downloads).
-# Otherwise that test skips and says why.
-browser: venv
-	@if [ "$$(id -u)" = "0" ]; then \
-	  command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
-	    echo "WARNING: apt-get could not install chromium; the browser test will skip" >&2; \
-	  $(PY) -c "import playwright" 2>/dev/null || $(PY) -m pip install -q playwright || \
-	    echo "WARNING: pip could not install playwright; the browser test will skip" >&2; \
+# The browser tests (viz's stepper, the docs site) drive Debian's chromium with the
+# playwright package (the dev extra). pip has no Chromium, and `playwright install` would
+# download one from a CDN, so as root this installs Debian's with apt-get the first time
+# (about a minute, once; BROWSER=0 skips it). Otherwise those tests skip and say why.
+browser: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
+	@if [ "$$(id -u)" = "0" ] && [ "$(BROWSER)" != 0 ] && ! command -v chromium >/dev/null 2>&1; then \
+	  echo "apt-get: installing Debian's chromium for the browser tests (once, about a minute; BROWSER=0 skips)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+	    >/dev/null 2>&1 || \
+	    echo "WARNING: apt-get could not install chromium; the browser tests will skip" >&2; \
 	fi
 
-lint: venv
+lint: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
 	$(VENV)/bin/ruff check minitorch viz tests benchmarks examples docs/hooks conftest.py \
 	  scripts/check_site_links.py
 
-typecheck: venv
+typecheck: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
 	$(VENV)/bin/mypy minitorch viz examples
 
 # The stored notebook outputs come from one pinned renderer, graphviz-pure, so they are
 # the same on every machine; nbval and the notebook runner use it too.
 NOTEBOOK_RENDERER := MINITORCH_VIZ_RENDERER=graphviz-pure
 
-pytest: venv browser
+# Two workers; --dist loadscope keeps each test file (and each test class) on one worker,
+# so a module's fixtures run once, and the two classes of the graded-alone test (each
+# notebook played in one kernel) run side by side.
+pytest: browser
 	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)" || \
 	  echo "NOTE: PyTorch is not installed, so the PyTorch cross-checks are skipped" \
 	    "(CROSSCHECK=1 make test installs torch==2.13.0, a CPU build, and runs them)"
-	$(VENV)/bin/pytest -n 2 --dist loadfile tests
+	$(VENV)/bin/pytest -n 2 --dist loadscope tests
+
+# Every notebook runs top to bottom and its outputs are compared with the stored ones.
+nbval: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
 	$(NOTEBOOK_RENDERER) $(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 
-test: lint typecheck docs pytest doctest
+# The phases one after another (stopping at the first that fails), then how long each took.
+test: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
+	@times=""; status=0; \
+	for phase in $(TEST_PHASES); do \
+	  start=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$phase || status=$$?; \
+	  times="$$times  $$(printf '%-10s %4d s' $$phase $$(( $$(date +%s) - start )))\n"; \
+	  [ $$status = 0 ] || break; \
+	done; \
+	printf "\nmake test, time per phase:\n$$times"; \
+	[ $$status = 0 ] && echo "make test: all phases passed" || echo "make test: $$phase failed"; \
+	exit $$status
 
 # The documentation site (mkdocs.yml, docs/): warnings fail the build, and so does any
 # internal link, #anchor or image of site/ that does not work when it is opened from disk.
-docs: venv
+docs: | $(PY)
+	@$(call need,$(DOCS_EXTRAS))
 	$(VENV)/bin/mkdocs build --strict --quiet
 	$(PY) scripts/check_site_links.py site
 
 # The same site over http (http://127.0.0.1:8000), rebuilt on every change.
-docs-serve: venv
+docs-serve: | $(PY)
+	@$(call need,$(DOCS_EXTRAS))
 	$(VENV)/bin/mkdocs serve
 
 # Every docstring's Example: section runs as a doctest.
-doctest: venv
+doctest: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
 	$(VENV)/bin/pytest -q --doctest-modules minitorch viz examples --ignore-glob='*/__main__.py'
 
 # The long fuzzing run: many more random expression trees than `make test` tries.
-fuzz: venv
+fuzz: | $(PY)
+	@$(call need,$(TEST_EXTRAS))
 	MINITORCH_FUZZ=2000 $(VENV)/bin/pytest -q tests/reliability/test_fuzz.py
 
-demo: venv
+demo: | $(PY)
+	@$(call need,$(DEMO_EXTRAS))
 	$(PY) -m examples.demo
 
 # The ladder of historical milestones (docs/milestones.md), all data offline; it exits
 # non-zero if any milestone misses its threshold. MILESTONES_ARGS=--quick for the short run.
 MILESTONES_ARGS ?=
-milestones: venv
+milestones: | $(PY)
+	@$(call need,$(MILESTONES_EXTRAS))
 	$(PY) -m examples.milestones run --json build/milestones/results.json $(MILESTONES_ARGS)
 
-# The peers are pinned: DeZero 0.0.13 (the book's release) and torch 2.13.0, a CPU build
-# from local disk (any other torch version downloads gigabytes). BENCH_ARGS=--quick for a
-# short run; --update-docs also refreshes docs/performance.md. BASELINE=REV (e.g.
-# BASELINE=main) also benches minitorch at commit REV as a peer in the same rounds.
+# The peers are pinned (the bench extra): DeZero 0.0.13 (the book's release) and torch
+# 2.13.0, a CPU build from local disk (any other torch version downloads gigabytes).
+# BENCH_ARGS=--quick for a short run; --update-docs also refreshes docs/performance.md.
+# BASELINE=REV (e.g. BASELINE=main) also benches minitorch at commit REV as a peer in the
+# same rounds.
 BENCH_ARGS ?=
-bench: venv
-	$(PY) -m pip install -q "dezero==0.0.13" "torch==2.13.0"
+bench: | $(PY)
+	@$(call need,$(BENCH_EXTRAS))
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m benchmarks.run \
 		$(if $(BASELINE),--baseline $(BASELINE)) $(BENCH_ARGS)
 
 # The course: student copies (solutions stripped), re-executed notebooks, JupyterLab.
-student: venv
+student: | $(PY)
+	@$(call need,$(LAB_EXTRAS))
 	$(PY) scripts/make_student.py --out build/student
 
-notebooks: venv
+notebooks: | $(PY)
+	@$(call need,$(LAB_EXTRAS))
 	$(NOTEBOOK_RENDERER) $(PY) scripts/run_notebooks.py
 
-lab: venv
-	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
-	$(VENV)/bin/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+# JupyterLab without nbgrader's extensions (the course extra installs them): its
+# formgrader wants the course directory (build/course) inside the folder JupyterLab
+# serves, and logs an error otherwise, and its Create Assignment and Validate tools are
+# for teachers. scripts/jupyter/ (first on JUPYTER_CONFIG_PATH) switches both off;
+# teachers run nbgrader's commands instead (docs/for-teachers.md).
+JUPYTER_LAB := JUPYTER_CONFIG_PATH=$(CURDIR)/scripts/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
+  $(VENV)/bin/jupyter lab
+ALLOW_ROOT := $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+lab: | $(PY)
+	@$(call need,$(LAB_EXTRAS))
+	$(JUPYTER_LAB) notebooks $(ALLOW_ROOT)
 
 # The student copies, opened in JupyterLab (make student writes them first).
-lab-student: student graphviz
-	@$(PY) -c "import jupyterlab" 2>/dev/null || $(PY) -m pip install -q "jupyterlab>=4"
-	$(VENV)/bin/jupyter lab build/student $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+lab-student: student
+	$(JUPYTER_LAB) build/student $(ALLOW_ROOT)
 
 # nbgrader (the `course` extra) and its course directory build/course/source/<NN_name>/;
 # nbgrader_config.py (course id, root, exchange in build/) is read from this directory.
-course: venv
-	@$(PY) -c "import nbgrader" 2>/dev/null || $(PY) -m pip install -q -e ".[$(EXTRAS),course]"
+course: | $(PY)
+	@$(call need,$(COURSE_EXTRAS))
 	$(PY) scripts/make_course.py
 	@echo "next, from this directory: source .venv/bin/activate && nbgrader generate_assignment 01_variables_and_numerical_diff"
 

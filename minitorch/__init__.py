@@ -5,6 +5,7 @@ Import ``minitorch`` for the core (``Variable``, ``Function``, ``Config``, ``no_
 """
 
 from minitorch import autograd, data, nn, ops, optim
+from minitorch.checkpointing import checkpoint
 from minitorch.core import (
     Config,
     Function,
@@ -20,6 +21,7 @@ from minitorch.core import (
 from minitorch.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from minitorch.history import History
 from minitorch.nn import Parameter
+from minitorch.profiler import profile
 from minitorch.random import manual_seed
 
 __version__ = "0.1.0"
@@ -35,6 +37,7 @@ __all__ = [
     "as_array",
     "as_variable",
     "autograd",
+    "checkpoint",
     "data",
     "detect_anomaly",
     "gradcheck",
@@ -44,6 +47,7 @@ __all__ = [
     "no_grad",
     "ops",
     "optim",
+    "profile",
     "test_mode",
     "using_config",
 ]

@@ -5,7 +5,10 @@ For every ``notebooks/NN_*.ipynb`` this keeps the prose and the check cells, and
 * replaces each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region by
   ``# YOUR CODE HERE`` and ``raise NotImplementedError()`` (at the marker's indentation),
 * removes each ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` block,
-* clears outputs and execution counts,
+* keeps the stored outputs of the cells before the first exercise, which depend on no
+  exercise (so a student sees the pictures and printed results before running a cell),
+  and clears the outputs of the first exercise and every cell after it (an exercise, its
+  check, or a cell that may use a student's answer); execution counts are cleared,
 
 and copies the helper modules the notebooks import (``notebooks/*.py``, but not nbval's
 ``conftest.py``, which belongs to the test suite). These are the
@@ -61,12 +64,20 @@ def strip_source(source: str) -> str:
 
 
 def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return a stripped copy of ``nb`` (solutions stubbed, hidden tests and outputs gone)."""
+    """Return a stripped copy of ``nb``: solutions stubbed, hidden tests removed, and the
+    outputs kept only for the cells before the first exercise (see the module docstring)."""
     nb = nbformat.from_dict(nb)
+    before_exercises = True
     for cell in nb.cells:
+        if BEGIN_SOLUTION in cell.source:
+            before_exercises = False
         cell.source = strip_source(cell.source)
         if cell.cell_type == "code":
-            cell.outputs = []
+            if not before_exercises:
+                cell.outputs = []
+            for output in cell.outputs:
+                if "execution_count" in output:
+                    output.execution_count = None
             cell.execution_count = None
     return nb
 

@@ -20,7 +20,8 @@ from minitorch import Variable
 from viz import style
 from viz.clusters import ModuleTree, cluster_lines, module_tree
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
-from viz.labels import escape, format_array, format_shape, visible
+from viz.labels import escape, format_array, format_bytes, format_shape, visible
+from viz.memory import graph_saved_bytes, saved_bytes
 from viz.tangents import tangent_overlay
 
 
@@ -38,6 +39,7 @@ class DotOptions:
     max_nodes: int | None = None
     module_name: str = "module"
     module_layers: ModuleTree | None = None
+    show_memory: bool = False
 
 
 @dataclass
@@ -63,7 +65,7 @@ class Overlay:
 #: The keyword options of to_dot, and so of viz.draw_graph and viz.render.
 OPTIONS = (
     "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
-    "hide_constants", "legend", "module", "group_modules",
+    "hide_constants", "legend", "module", "group_modules", "show_memory",
 )  # fmt: skip
 
 
@@ -101,6 +103,7 @@ def to_dot(
     legend: bool = False,
     module: Any = None,
     group_modules: bool = False,
+    show_memory: bool = False,
     **unknown: Any,
 ) -> str:
     """Describe the graph that computed ``output`` in the DOT language.
@@ -136,6 +139,10 @@ def to_dot(
             a box when it reads one of the module's parameters or lies between two of its
             ops; the parameterless layers of a ``Sequential``, such as ``ReLU``, get the
             ops between their neighbours' boxes).
+        show_memory: add to each Function the bytes it keeps for backward (the distinct
+            arrays among its inputs: ``x * x`` keeps ``x`` once), and under the graph
+            their total, each array counted once: an input shared by two Functions is in
+            both their lines but once in the total (see :mod:`viz.memory`).
         **unknown: rejected: any other keyword is a TypeError naming the valid ones.
 
     Returns:
@@ -199,6 +206,7 @@ def make_options(kwargs: dict[str, Any]) -> DotOptions:
         max_nodes=kwargs.get("max_nodes"),
         module_name=type(module).__name__ if module is not None else "module",
         module_layers=module_tree(module) if kwargs.get("group_modules") else None,
+        show_memory=bool(kwargs.get("show_memory", False)),
     )
 
 
@@ -271,6 +279,8 @@ def _graph_line(graph: Graph, opts: DotOptions, overlay: Overlay, notes: list[st
         rows.append(escape(overlay.caption, 400))
     if opts.legend:
         rows.append(_legend_table(graph))
+    if opts.show_memory:
+        rows.append(escape(_memory_total(graph), 400))
     rows += [f'<FONT POINT-SIZE="{style.NOTE_SIZE}">{escape(note, 400)}</FONT>' for note in notes]
     if len(rows) == 1 and overlay.caption is not None:
         attrs += f" labelloc=b label=<{rows[0]}>"
@@ -472,6 +482,8 @@ def _func_line(fn: FuncNode, opts: DotOptions, overlay: Overlay) -> str:
     func = fn.func
     rows = [f"<B>{escape(type(func).__name__ or 'Function')}</B>"]
     in_backward = _in_backward(fn)
+    if opts.show_memory:
+        rows.append(escape("saved: " + format_bytes(saved_bytes(func))))
     if opts.verbose:
         rows.append(f'<FONT POINT-SIZE="9">gen {func.generation}</FONT>')
         if in_backward:
@@ -479,6 +491,12 @@ def _func_line(fn: FuncNode, opts: DotOptions, overlay: Overlay) -> str:
     attrs = style.BACKWARD_FUNC_STYLE if in_backward else style.FUNC_STYLE
     extra = overlay.node_attrs.get(fn.id)
     return f"{fn.id} [label=<{'<BR/>'.join(rows)}> {attrs}" + (f" {extra}]" if extra else "]")
+
+
+def _memory_total(graph: Graph) -> str:
+    """The graph label's line: what all its Functions keep for backward, each array once."""
+    total = graph_saved_bytes(graph)
+    return f"saved for backward: {format_bytes(total)} ({total:,} bytes; each array once)"
 
 
 def _cut_lines(graph: Graph, opts: DotOptions) -> list[str]:

@@ -188,6 +188,7 @@ def draw_graph(
     legend: bool = False,
     module: Any = None,
     group_modules: bool = False,
+    show_memory: bool = False,
     **unknown: Any,
 ) -> GraphView:
     """Draw the graph behind ``output``; the result displays inline in Jupyter.
@@ -205,6 +206,8 @@ def draw_graph(
         legend: add a one-row legend of the colours the graph uses.
         module: an ``nn.Module``; its parameters are named by their dotted paths.
         group_modules: with ``module``, draw a box around each sub-module's nodes.
+        show_memory: add to each Function the bytes it keeps for backward, and their
+            total under the graph (each array once; see :func:`viz.to_dot`).
         **unknown: rejected: any other keyword is a TypeError naming the valid ones.
 
     Returns:
@@ -251,6 +254,7 @@ def render(
     legend: bool = False,
     module: Any = None,
     group_modules: bool = False,
+    show_memory: bool = False,
     dpi: float | None = None,
     **unknown: Any,
 ) -> Path:
@@ -275,6 +279,8 @@ def render(
         legend: add a one-row legend of the colours the graph uses.
         module: an ``nn.Module``; its parameters are named by their dotted paths.
         group_modules: with ``module``, draw a box around each sub-module's nodes.
+        show_memory: add to each Function the bytes it keeps for backward, and their
+            total under the graph (each array once; see :func:`viz.to_dot`).
         dpi: pixels per inch of a ``.png``, from 36 to 1200; ``None`` (the default)
             means :data:`viz.renderer.DEFAULT_DPI`, 192: twice Graphviz's 96, so labels
             stay readable on a 1280×720 projector. Only for ``.png``: SVG and PDF are

@@ -64,7 +64,8 @@ def save_gif(stepper: StepperView, path: str | os.PathLike[str], duration_ms: in
     """Write an animated GIF of the frames (for slides); needs Graphviz and Pillow.
 
     Every frame is the same layout with the step's highlights drawn in
-    (:func:`frame_dot`) and its whole caption written underneath. Drawn at
+    (:func:`frame_dot`) and its whole caption written underneath (after the memory
+    line, for a stepper made with ``show_memory=True``). Drawn at
     :data:`PNG_DPI` (192, as ``viz.render``'s PNGs; the caption's type scaled to match),
     or at a lower dpi where that would be wider than :data:`GIF_MAX_WIDTH` pixels.
 
@@ -93,7 +94,11 @@ def save_gif(stepper: StepperView, path: str | os.PathLike[str], duration_ms: in
     line_chars = max(40, int(width // (8 * scale)))
     # Every line of every caption is drawn (none cut off); all frames get room for the
     # longest one, at least six lines, so the GIF keeps one size.
-    wrapped = [textwrap.wrap(frame["caption"], line_chars) for frame in stepper.frames()]
+    wrapped = [  # with show_memory, the memory line comes first
+        textwrap.wrap(frame.get("memory", ""), line_chars)
+        + textwrap.wrap(frame["caption"], line_chars)
+        for frame in stepper.frames()
+    ]
     n_lines = max([6, *map(len, wrapped)])
     frames = []
     for picture, lines in zip(pictures, wrapped):

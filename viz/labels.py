@@ -179,3 +179,16 @@ def format_shape(data: np.ndarray | None) -> str:
     if data is None:
         return "no data"
     return f"{tuple(data.shape)} {data.dtype}"
+
+
+def format_bytes(n: int) -> str:
+    """A byte count as ``minitorch.profile``'s table writes it (1 kB = 1024 B).
+
+    Example:
+        >>> format_bytes(8000), format_bytes(512), format_bytes(3 * 2**20)
+        ('7.81 kB', '512 B', '3.00 MB')
+    """
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n} B"

@@ -111,8 +111,26 @@ def block_html(
             drawing=drawing,
             rows=rows,
             legend=legend,
+            memory=memory_html(first),
         )
         .rstrip("\n")
+    )
+
+
+def memory_html(frame: dict[str, Any]) -> str:
+    """The memory line of a stepper that shows memory (``""`` for one that does not).
+
+    It shows ``frame["memory"]`` and a bar at ``frame["held"]`` of the first frame's
+    bytes; ``assets/memory.js`` updates both on every frame, ``assets/memory.css``
+    styles them.
+    """
+    if "memory" not in frame:
+        return ""
+    return (
+        f'<style>{asset("memory.css")}</style><p class="mts-memory">'
+        '<span class="mts-memory-bar" aria-hidden="true"><span style="width:100%">'
+        f'</span></span><span class="mts-memory-text">{html.escape(frame["memory"])}</span>'
+        "</p>\n"
     )
 
 
@@ -127,7 +145,8 @@ def script_html(element_id: str, data: Any) -> str:
         f'<script type="application/json" id="{element_id}-data">{json_for_script(data)}'
         "</script>\n"
         f"<script>{asset('stepper.js')}\n"
-        "(function () {\n"
+        + (asset("memory.js") if "memory" in data["frames"][0] else "")
+        + "(function () {\n"
         f'  var id = "{element_id}", me = document.currentScript;\n'
         "  var data = me && me.previousElementSibling, root = data;\n"
         "  while (root && root.id !== id) root = root.previousElementSibling;\n"
@@ -136,9 +155,17 @@ def script_html(element_id: str, data: Any) -> str:
         '    data = document.getElementById(id + "-data");\n'
         "  }\n"
         "  if (!root || !data || root.minitorchStepper) return;  // already running\n"
-        "  root.minitorchStepper = minitorchStepper(root, JSON.parse(data.textContent), {});\n"
-        "})();</script>"
+        + (_MEMORY_START if "memory" in data["frames"][0] else _START)
+        + "})();</script>"
     )
+
+
+_START = "  root.minitorchStepper = minitorchStepper(root, JSON.parse(data.textContent), {});\n"
+_MEMORY_START = (
+    "  var parsed = JSON.parse(data.textContent);\n"
+    "  root.minitorchStepper = minitorchStepper(root, parsed, "
+    "{onStep: minitorchMemory(root, parsed)});\n"
+)
 
 
 def page_html(title: str, block: str) -> str:

@@ -27,6 +27,9 @@ Functions and the Variables that hold a gradient follow from the frames before; 
 frame alone also has ``"holds": [<Variable node id>]``, the Variables whose ``.grad`` is
 set after the pass (without ``retain_grad`` the intermediate ones keep none). A backward
 from a leaf has no steps: just the start and the end.
+With ``show_memory=True`` every frame also has ``"held"`` (the bytes the graph still
+holds for backward, :func:`viz.memory.held_per_frame`) and ``"memory"`` (that line of
+text); without it the frames, and so the page, are exactly as before.
 
 **Names.** Captions, table and drawing name each Variable alike: the name a user gave
 (``Variable.name``, a module parameter's path), a small constant's value, else a name
@@ -88,6 +91,9 @@ class BackwardStepper(StepperView):
         rankdir: graph direction, as in :func:`viz.to_dot`.
         title: one line shown above the controls (and as the page title of
             :meth:`save_html`), e.g. what the graph is; plain text.
+        show_memory: label each Function with the bytes it keeps for backward, and
+            show above the drawing the bytes the graph still holds for backward, falling
+            frame by frame to 0 (:func:`viz.memory.held_per_frame`).
 
     Attributes:
         trace: the trace.

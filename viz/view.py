@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from viz import export, page, renderer, style
+from viz import export, memory, page, renderer, style
 from viz.dot import DotOptions, Overlay, write_dot
 from viz.draw import INSTALL_HINT, GraphvizNotFoundError, pipe_dot, write_atomic
 from viz.frames import StepFrames
@@ -56,6 +56,10 @@ class StepperView:
         rankdir: graph direction, as in :func:`viz.to_dot`.
         title: one line shown above the controls (and as the page title of
             :meth:`save_html`), e.g. what the graph is; plain text.
+        show_memory: label each Function with the bytes it keeps for backward (as
+            :func:`viz.to_dot`), and show above the drawing, on every frame, the bytes
+            the graph still holds for backward: what the Functions whose backward has
+            not run yet keep, each array once (:func:`viz.memory.held_per_frame`).
 
     Attributes:
         trace: the trace.
@@ -86,6 +90,7 @@ class StepperView:
         show_shapes: bool = True,
         rankdir: str = "TB",
         title: str | None = None,
+        show_memory: bool = False,
     ) -> None:
         if not isinstance(trace, BackwardTrace):
             raise TypeError(
@@ -102,7 +107,10 @@ class StepperView:
         self.trace = trace
         self.title = title
         self.options = DotOptions(
-            show_values=show_values, show_shapes=show_shapes, rankdir=rankdir
+            show_values=show_values,
+            show_shapes=show_shapes,
+            rankdir=rankdir,
+            show_memory=show_memory,
         )
         self.steps = StepFrames(trace)
         digest = hashlib.sha1(
@@ -195,7 +203,9 @@ class StepperView:
         ``rows`` (the gradient table: role, gradient, shape, values; role is "seed",
         "received", "sent", "added", or at the end "grad" and "before" for what a leaf
         held before this backward); the end frame also ``holds`` (the Variables whose
-        ``.grad`` is set after the pass). See the module docstring for the whole format.
+        ``.grad`` is set after the pass); with ``show_memory``, every frame also
+        ``held`` (bytes still held for backward) and ``memory`` (its line). See
+        :mod:`viz.stepper` for the whole format.
         """
         return json.loads(json.dumps(self._frames()))
 
@@ -206,7 +216,19 @@ class StepperView:
         return self.steps.captions()
 
     def _frames(self) -> list[dict[str, Any]]:
+        if self.options.show_memory:
+            return self._memory_frames
         return self.steps.frames()
+
+    @cached_property
+    def _memory_frames(self) -> list[dict[str, Any]]:
+        """The frames, each with ``held`` (bytes) and ``memory`` (its line of text)."""
+        frames = [dict(frame) for frame in self.steps.frames()]
+        held = memory.held_per_frame(self.trace)
+        lines = memory.frame_lines(self.trace, held)
+        for frame, nbytes, line in zip(frames, held, lines):
+            frame["held"], frame["memory"] = nbytes, line
+        return frames
 
     def data(self) -> dict[str, Any]:
         """Everything the script needs: the frames plus the ids of nodes and arrows."""

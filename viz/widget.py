@@ -59,7 +59,7 @@ class StepperWidget(anywidget.AnyWidget):  # type: ignore[misc]
         2
     """
 
-    _esm = asset("stepper.js") + asset("widget.js")
+    _esm = asset("stepper.js") + asset("memory.js") + asset("widget.js")
     html = traitlets.Unicode("").tag(sync=True)
     data = traitlets.Unicode("").tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)

@@ -48,6 +48,7 @@ class ArrayMode:
     """First order: gradients are ndarrays and each Function runs ``backward_array``."""
 
     create_graph = False
+    grad_type = np.ndarray
 
     @staticmethod
     def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
@@ -61,18 +62,12 @@ class ArrayMode:
     def add(old: Grad, gx: Grad) -> Grad:
         return np.asarray(old + gx)  # a new array (0-d sums stay ndarrays, not scalars)
 
-    @staticmethod
-    def checked(func: Function, index: int, x: Variable, gx: Any) -> Grad:
-        data = x.data  # an ndarray of x's shape and dtype passes; anything else is checked
-        if type(gx) is np.ndarray and gx.shape == data.shape and gx.dtype == data.dtype:
-            return gx
-        return diagnose.checked_gradient(func, index, x, gx, False)
-
 
 class GraphMode:
     """``create_graph``: gradients are Variables and each Function runs ``backward``."""
 
     create_graph = True
+    grad_type = Variable
 
     @staticmethod
     def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
@@ -85,13 +80,6 @@ class GraphMode:
     @staticmethod
     def add(old: Grad, gx: Grad) -> Grad:
         return old + gx  # recorded: the sum is differentiable too
-
-    @staticmethod
-    def checked(func: Function, index: int, x: Variable, gx: Any) -> Grad:
-        data = x.data
-        if type(gx) is Variable and gx.data.shape == data.shape and gx.data.dtype == data.dtype:
-            return gx
-        return diagnose.checked_gradient(func, index, x, gx, True)
 
 
 Mode = type[ArrayMode] | type[GraphMode]
@@ -124,13 +112,14 @@ def backpropagate(
     ready = [func for func, count in pending.items() if count == 0]
     unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
     anomaly = current_state().detect_anomaly
+    backward, grad_type = mode.backward, mode.grad_type  # decided once for the pass
     with _backward_context(mode.create_graph):
         while ready:
             func = ready.pop()
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
                 func.check_leaves_unchanged(unchanged)
             gys = _output_grads(func, grads, mode, keep, kept)
-            gxs = mode.backward(func, gys)
+            gxs = backward(func, gys)
             if type(gxs) is not tuple or len(gxs) != len(func.inputs):
                 gxs = diagnose.checked_gradients(func, gxs)
             if on_step is not None:
@@ -141,8 +130,14 @@ def backpropagate(
                 if not func.needs_input_grad[i]:
                     continue
                 gx = gxs[i]
-                if gx is not None:
-                    gx = mode.checked(func, i, x, gx)
+                if gx is not None:  # one of x's shape and dtype passes; others are checked
+                    data = x.data
+                    if (
+                        type(gx) is not grad_type
+                        or gx.shape != data.shape
+                        or gx.dtype != data.dtype
+                    ):
+                        gx = diagnose.checked_gradient(func, i, x, gx, mode.create_graph)
                     old = grads.get(id(x))
                     grads[id(x)] = gx if old is None else mode.add(old, gx)
                 creator = x.creator
@@ -197,6 +192,12 @@ def _output_grads(
     kept: dict[int, tuple[Variable, Grad]],
 ) -> tuple[Grad, ...]:
     """Collect the finished gradients of ``func``'s outputs (zeros for unused ones)."""
+    refs = func.outputs
+    if len(refs) == 1 and keep is None:  # almost every op: one output, one gradient
+        y = refs[0]()
+        gy = grads.pop(id(y), None) if y is not None and y.creator is func else None
+        if gy is not None:
+            return (gy,)
     gys: list[Grad] = []
     for i, ref in enumerate(func.outputs):
         y = ref()  # (an output made a leaf by unchain() keeps its gradient for itself)
@@ -392,8 +393,8 @@ def grad(
         PyTorch, ``torch.autograd.grad``; Griewank & Walther, *Evaluating Derivatives*
         (2008), ch. 3 (reverse mode).
     """
-    ys = _as_variables(outputs, "outputs")
-    xs = _as_variables(inputs, "inputs")
+    ys = diagnose.as_variables(outputs, "outputs")
+    xs = diagnose.as_variables(inputs, "inputs")
     mode = GraphMode if create_graph else ArrayMode
     seeds, constant_of = _seeds(ys, grad_outputs, mode)
     for i, x in enumerate(xs):
@@ -427,20 +428,6 @@ def grad(
             )
         results.append(None if gx is None else _result(x, gx, create_graph, handed_out))
     return tuple(results)
-
-
-def _as_variables(values: Variable | Sequence[Variable], what: str) -> list[Variable]:
-    """``outputs`` or ``inputs`` of :func:`grad` as a list of Variables."""
-    values = [values] if isinstance(values, Variable) else list(values)
-    for i, v in enumerate(values):
-        if not isinstance(v, Variable):
-            raise TypeError(
-                f"autograd.grad: {what}[{i}] is a {type(v).__name__}, not a Variable; "
-                f"pass the Variable(s) of the graph"
-            )
-    if not values:
-        raise ValueError(f"autograd.grad: {what} is empty")
-    return values
 
 
 def _seeds(ys: list[Variable], grad_outputs: Any, mode: Mode) -> tuple[list[Grad], set[int]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -168,6 +169,20 @@ def check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
                 f"gradient of input {i} at positions {where} (shape {data.shape}); the "
                 f"Function was created at {func.created_at or '<unknown>'}"
             )
+
+
+def as_variables(values: Variable | Sequence[Variable], what: str) -> list[Variable]:
+    """``outputs`` or ``inputs`` of ``autograd.grad`` as a list of Variables, or an error."""
+    values = [values] if isinstance(values, Variable) else list(values)
+    for i, v in enumerate(values):
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"autograd.grad: {what}[{i}] is a {type(v).__name__}, not a Variable; "
+                f"pass the Variable(s) of the graph"
+            )
+    if not values:
+        raise ValueError(f"autograd.grad: {what} is empty")
+    return values
 
 
 # -- Function ----------------------------------------------------------------------------

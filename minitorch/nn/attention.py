@@ -200,10 +200,23 @@ class MultiheadAttention(Module):
     ) -> tuple[Variable, Variable | None]:
         """Attend from ``query`` to ``key``/``value``; return ``(output, weights)``.
 
-        ``is_causal`` is a hint, as in PyTorch: it needs ``attn_mask`` (the causal mask
-        itself), which is what is applied. ``weights`` is ``None`` unless
-        ``need_weights``; with ``need_weights`` a query whose keys are all masked gets
-        NaN (a plain softmax, as PyTorch), without it zeros (PyTorch's SDPA).
+        Args:
+            query: ``(L, N, E)``, ``(N, L, E)`` with ``batch_first``, or ``(L, E)``.
+            key: ``(S, N, E)`` (likewise).
+            value: ``(S, N, E)`` (likewise).
+            key_padding_mask: ``(N, S)``: True (or ``-inf``) for a key to ignore.
+            need_weights: also return the attention weights.
+            attn_mask: ``(L, S)`` or ``(N * num_heads, L, S)``: True (or ``-inf``) where a
+                query may **not** attend; a float mask is added to the scores.
+            average_attn_weights: average the weights over the heads.
+            is_causal: a hint, as in PyTorch: it needs ``attn_mask`` (the causal mask
+                itself), which is what is applied.
+
+        Returns:
+            ``(output, weights)``: output like ``query``; weights ``(N, L, S)`` (averaged)
+            or ``(N, num_heads, L, S)``, ``None`` unless ``need_weights``. With
+            ``need_weights`` a query whose keys are all masked gets NaN (a plain softmax,
+            as PyTorch), without it zeros (PyTorch's SDPA).
 
         Raises:
             RuntimeError: for ``is_causal=True`` without ``attn_mask`` (PyTorch's error).

@@ -111,7 +111,18 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask: Any = None,
         is_causal: bool = False,
     ) -> Variable:
-        """One block; ``src_mask`` and ``src_key_padding_mask`` as MultiheadAttention's.
+        """One block of self-attention and feed-forward.
+
+        Args:
+            src: the sequence, ``(S, N, d_model)`` (``(N, S, d_model)`` with
+                ``batch_first``).
+            src_mask: ``(S, S)``: True (or ``-inf``) where a position may **not** attend,
+                as :class:`MultiheadAttention`'s ``attn_mask``.
+            src_key_padding_mask: ``(N, S)``: True for a padding position.
+            is_causal: a hint that ``src_mask`` is the causal mask (PyTorch's).
+
+        Returns:
+            A Variable of ``src``'s shape.
 
         Raises:
             RuntimeError: for ``is_causal=True`` without ``src_mask`` (a hint, as PyTorch).

@@ -1,9 +1,11 @@
 """Every differentiable op of minitorch (``import minitorch.ops as F``).
 
-Modules form a fixed order — reshape, arithmetic, math, reduce, linalg, indexing,
-activation, loss, then windows (im2col), conv, pool, normalization, embedding, gelu,
-attention — and each
-imports only earlier ones. Importing this package binds the operators onto ``Variable``
+Modules form a fixed order — reshape, arithmetic, math, elementwise (trig, explog,
+special), reduce, scan, linalg, einsum, linalg_solve, linalg_decomp, linalg_norm,
+indexing, activation, loss, then windows (im2col), conv, pool, normalization, embedding,
+gelu, attention — and each imports only earlier ones. Complex numbers are out of scope:
+the ops added for NumPy's catalogue (trig ... linalg_norm) refuse complex input by name.
+Importing this package binds the operators onto ``Variable``
 (see :mod:`minitorch.ops.variable_methods`).
 
 Integer and bool inputs: the ops defined only on real numbers (sigmoid, softplus, the
@@ -33,10 +35,15 @@ from minitorch.ops.attention import (
     triu,
 )
 from minitorch.ops.conv import conv2d, conv_transpose2d
+from minitorch.ops.einsum import einsum
 from minitorch.ops.embedding import embedding
+from minitorch.ops.explog import exp2, expm1, log1p, log2, log10, logaddexp, logaddexp2
 from minitorch.ops.gelu import gelu
 from minitorch.ops.indexing import get_item, where
 from minitorch.ops.linalg import linear, matmul
+from minitorch.ops.linalg_decomp import cholesky, eigh, svd
+from minitorch.ops.linalg_norm import norm
+from minitorch.ops.linalg_solve import det, inv, pinv, slogdet, solve
 from minitorch.ops.loss import (
     accuracy,
     binary_cross_entropy,
@@ -67,6 +74,21 @@ from minitorch.ops.reshape import (
     sum_to_array,  # noqa: F401 (the ndarray kernel: notebook 08 imports it; not in __all__)
     transpose,
 )
+from minitorch.ops.scan import cumprod, cumsum, prod
+from minitorch.ops.special import erf, erfc
+from minitorch.ops.trig import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    cosh,
+    hypot,
+    sinh,
+    tan,
+)
 from minitorch.ops.variable_methods import install as _install
 from minitorch.ops.windows import col2im, im2col
 
@@ -77,6 +99,13 @@ __all__ = [
     "abs",
     "accuracy",
     "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
     "astype",
     "attention_weights",
     "avg_pool2d",
@@ -84,28 +113,46 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "broadcast_to",
+    "cholesky",
     "clip",
     "col2im",
     "concatenate",
     "conv2d",
     "conv_transpose2d",
     "cos",
+    "cosh",
     "cross_entropy",
+    "cumprod",
+    "cumsum",
+    "det",
     "div",
     "dropout",
+    "eigh",
+    "einsum",
     "embedding",
+    "erf",
+    "erfc",
     "exp",
+    "exp2",
     "expand_dims",
+    "expm1",
     "flatten",
     "gelu",
     "get_item",
+    "hypot",
     "im2col",
+    "inv",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log",
+    "log10",
+    "log1p",
+    "log2",
     "log_softmax",
+    "logaddexp",
+    "logaddexp2",
     "logsumexp",
     "masked_fill",
     "matmul",
@@ -120,16 +167,22 @@ __all__ = [
     "mul",
     "neg",
     "nll_loss",
+    "norm",
+    "pinv",
     "pooling",
     "pow",
+    "prod",
     "relu",
     "reshape",
     "scaled_dot_product_attention",
     "sigmoid",
     "sin",
+    "sinh",
+    "slogdet",
     "softmax",
     "softmax_cross_entropy",
     "softplus",
+    "solve",
     "sqrt",
     "square",
     "squeeze",
@@ -138,6 +191,8 @@ __all__ = [
     "sub",
     "sum",
     "sum_to",
+    "svd",
+    "tan",
     "tanh",
     "transpose",
     "tril",
@@ -167,6 +222,21 @@ _RENAMED = {
     "nll": "nll_loss",
     "bce": "binary_cross_entropy",
     "sdpa": "scaled_dot_product_attention",
+    # PyTorch's and the C library's names for NumPy's
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "inverse": "inv",
+    "cumulative_sum": "cumsum",
+    "svdvals": "svd(x, compute_uv=False)",
+    "eigvalsh": "eigh(x).eigenvalues",
+    "vector_norm": "norm",
+    "matrix_norm": "norm",
+    "logdet": "slogdet(x).logabsdet",
 }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minitorch.core import Operand, Variable
-from minitorch.ops import activation, arithmetic, indexing, linalg, math, reduce
+from minitorch.ops import activation, arithmetic, indexing, linalg, math, reduce, scan
 
 # Functions, not the module: ops/__init__ rebinds the name `reshape` to the function.
 from minitorch.ops.reshape import astype as astype_op
@@ -21,6 +21,21 @@ from minitorch.ops.reshape import flatten as flatten_op
 from minitorch.ops.reshape import reshape as reshape_op
 from minitorch.ops.reshape import squeeze as squeeze_op
 from minitorch.ops.reshape import transpose as transpose_op
+
+
+def _radd(x: Variable, other: Operand) -> Variable:
+    # Commutative: x stays input 0 (graphs draw it first); messages number as written.
+    func = arithmetic.Add()
+    func.reflected = True
+    result: Variable = func(x, other)
+    return result
+
+
+def _rmul(x: Variable, other: Operand) -> Variable:
+    func = arithmetic.Mul()
+    func.reflected = True
+    result: Variable = func(x, other)
+    return result
 
 
 def _rsub(x: Variable, other: Operand) -> Variable:
@@ -55,11 +70,11 @@ def _transpose(x: Variable, *axes: int | Sequence[int]) -> Variable:
 
 VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
     "__add__": arithmetic.add,
-    "__radd__": arithmetic.add,
+    "__radd__": _radd,
     "__sub__": arithmetic.sub,
     "__rsub__": _rsub,
     "__mul__": arithmetic.mul,
-    "__rmul__": arithmetic.mul,
+    "__rmul__": _rmul,
     "__truediv__": arithmetic.div,
     "__rtruediv__": _rtruediv,
     "__neg__": arithmetic.neg,
@@ -92,6 +107,9 @@ VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
     "clip": activation.clip,
     "sigmoid": activation.sigmoid,
     "relu": activation.relu,
+    "prod": scan.prod,
+    "cumsum": scan.cumsum,
+    "cumprod": scan.cumprod,
 }
 
 

@@ -3,16 +3,18 @@
 #
 # Sooner or later you need an operation the library does not have, or a numerically
 # safer version of one it has. This notebook walks through a complete minitorch op —
-# `forward`, a differentiable `backward`, the fast `backward_array` — and the tools that
-# tell you it is right: `gradcheck`, `gradgradcheck`, and the engine's own shape check.
+# `forward` and a differentiable `backward`, then the same op written once as a `vjp` —
+# and the tools that tell you it is right: `gradcheck`, `gradgradcheck`, and the engine's
+# own shape check.
 #
 # **Learning goals.** After this notebook you can
 #
-# 1. write a Function with `forward`, `backward` (in minitorch ops) and `backward_array`
-#    (in NumPy), and say when each is used;
-# 2. verify it with `gradcheck` and read a `GradcheckError`;
-# 3. read the engine's shape error and fix a missing `sum_to`;
-# 4. decide between composing existing ops and writing a new Function.
+# 1. write a Function with a NumPy `forward` and a `backward(self, gy)` in minitorch ops;
+# 2. write the same gradient once as `vjp(self, xp, xs, y, gy)`, which serves both the
+#    fast first-order path and `create_graph=True`;
+# 3. verify it with `gradcheck` and read a `GradcheckError`;
+# 4. read the engine's shape error and fix a missing `sum_to`;
+# 5. decide between composing existing ops and writing a new Function.
 
 # %%
 import matplotlib.pyplot as plt
@@ -20,7 +22,8 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_backward_is_differentiable, check_close, check_gradient, check_true, ok
-from checks_build import check_methods_of_function, exercise
+from checks_build import check_close_diagnosed, exercise
+from checks_nb08 import check_backward, check_skips_constant
 from minitorch import Function, GradcheckError, Variable, gradcheck, gradgradcheck
 
 # %% [markdown]
@@ -32,10 +35,9 @@ from minitorch import Function, GradcheckError, Variable, gradcheck, gradgradche
 # form, $\frac{d}{dx}\operatorname{softplus}(x) = \sigma(x) = \frac{1}{1+e^{-x}}$.
 #
 # * `forward(x)` — pure NumPy on arrays.
-# * `backward(gy)` — the same formula written with **minitorch ops** on Variables, so it
-#   can itself be differentiated (`create_graph=True`, notebook 06).
-# * `backward_array(gy)` — optional: the same formula in NumPy, used for ordinary
-#   first-order backward. It skips building any graph, so it is faster.
+# * `backward(gy)` — the chain rule, $g_x = g_y \, \sigma(x)$, written with **minitorch
+#   ops** on Variables (`self.inputs`), so it can itself be differentiated
+#   (`create_graph=True`, notebook 06). A plain `backward()` runs it too, on constants.
 
 # %%
 class Softplus(Function):
@@ -47,10 +49,6 @@ class Softplus(Function):
     def backward(self, gy):
         (x,) = self.inputs
         return gy * F.sigmoid(x)
-
-    def backward_array(self, gy):
-        (x,) = self.input_arrays
-        return gy * 0.5 * (1.0 + np.tanh(0.5 * x))  # sigmoid(x), without overflow in exp
 
 
 def softplus(x):
@@ -64,45 +62,72 @@ for xi, yi, gi in zip(x.data, y.data, x.grad.data):
     print(f"x = {xi:8.1f}   softplus = {yi:10.4f}   derivative = {gi:.4f}")
 
 # %% [markdown]
+# ## The same op, written once as a `vjp`
+#
+# A `backward` on Variables records a graph even when nobody will differentiate it again:
+# on an ordinary first-order pass that is wasted work. minitorch's own ops therefore write
+# their gradient once, as a **vector-Jacobian product**
+# `vjp(self, xp, xs, y, gy)`, against a namespace `xp` of array functions:
+#
+# * on a plain `backward()`, `xp` is NumPy and `xs`, `y`, `gy` are ndarrays — fast, no
+#   graph;
+# * under `backward(create_graph=True)`, `xp` holds the minitorch ops and `xs`, `y`, `gy`
+#   are Variables — the same lines build a differentiable gradient.
+#
+# `xs` are the inputs, `y` the output (handy: $\sigma(x)$ is $1 - e^{-y}$ for softplus).
+# Arithmetic (`+ - * / ** @`) works on both kinds; everything else goes through `xp`
+# (`xp.exp`, `xp.tanh`, `xp.sigmoid`, `xp.sum_to`, `xp.reshape`, ...), never `np.*`.
+
+# %%
+class SoftplusVjp(Function):
+    """Softplus with its gradient written once, for both paths."""
+
+    def forward(self, x):
+        return np.logaddexp(0.0, x)
+
+    def vjp(self, xp, xs, y, gy):
+        (x,) = xs
+        return gy * xp.sigmoid(x)
+
+
+x0 = np.linspace(-3, 3, 7)
+for create_graph in (False, True):
+    v = Variable(x0)
+    SoftplusVjp()(v).sum().backward(create_graph=create_graph)
+    print(f"create_graph={create_graph!s:5}: gradient {np.round(v.grad.data, 4)}, "
+          f"a graph of its own: {v.grad.creator is not None}")
+
+# %% [markdown]
 # ## `gradcheck`: the finite-difference referee
 #
 # `gradcheck(f, *inputs)` builds the scalar $L = \sum w \cdot f(x)$ with fixed random
-# weights (so every output element matters) and computes $\partial L/\partial x$
-# **twice**: with a plain `backward()`, which runs your `backward_array`, and with
-# `backward(create_graph=True)`, which runs your `backward`. It compares each, element by
-# element, with central differences in float64 (notebook 01). The two methods must
-# compute the same formula, and a mistake in either one fails the check, named as a
-# mistake *there*. `gradgradcheck` first checks the first derivative in the same way, then
-# does the same for the *gradient* function, which tests that `backward` is
-# differentiable too.
+# weights (so every output element matters) and computes $\partial L/\partial x$ with a
+# plain `backward()` and with `backward(create_graph=True)`, comparing each, element by
+# element, with central differences in float64 (notebook 01). `gradgradcheck` first
+# checks the first derivative in the same way, then does the same for the *gradient*
+# function, which tests that the backward is differentiable too.
 
 # %%
-x0 = np.linspace(-3, 3, 7)
 print(f"gradcheck(softplus):     {gradcheck(softplus, x0)}")
 print(f"gradgradcheck(softplus): {gradgradcheck(softplus, x0)}")
+print(f"gradgradcheck(vjp form): {gradgradcheck(lambda v: SoftplusVjp()(v), x0)}")
 
 # %% [markdown]
-# What does a failure look like? Here is a Softplus whose `backward_array` flipped a sign
-# (`1 - tanh` instead of `1 + tanh`) — a typical slip — while its `backward` is still
-# right. The error names the method that is wrong, the input, the worst element, and the
-# values: the wrong one, the finite difference, and the other method's (right) one. The
-# exception carries them as attributes too: `path` (`"backward_array"`, `"backward"` or
-# `"both"`), `first_order` (from `backward()`), `create_graph`, `numeric`.
+# What does a failure look like? Here is a Softplus whose `vjp` flipped a sign — a
+# typical slip. The error names the input, the worst element, and the values: the wrong
+# one and the finite difference.
 
 # %%
-class BuggySoftplus(Softplus):
-    def backward_array(self, gy):
-        (x,) = self.input_arrays
-        return gy * 0.5 * (1.0 - np.tanh(0.5 * x))  # bug: the sign of tanh is flipped
+class BuggySoftplus(SoftplusVjp):
+    def vjp(self, xp, xs, y, gy):
+        (x,) = xs
+        return gy * (1 - xp.sigmoid(x))  # bug: sigmoid(-x), the mirror image
 
 
 try:
     gradcheck(lambda v: BuggySoftplus()(v), x0)
 except GradcheckError as err:
     print(f"GradcheckError: {err}")
-    print(f"wrong method: {err.path}; failing input {err.input_index}, index {err.index}: "
-          f"backward_array {err.first_order:.4f}, backward {err.create_graph:.4f}, "
-          f"numeric {err.numeric:.4f}")
 
 # %% [markdown]
 # Those numbers do not look like derivatives of softplus — a derivative of softplus
@@ -111,11 +136,9 @@ except GradcheckError as err:
 # $f'(x_i)$. The weights make sure no error can cancel in the sum, at the price of
 # numbers you cannot check by hand. The course's `check_gradient` therefore first compares
 # the plain derivative, the gradient of $\sum_i f(x_i)$, element by element — numbers you
-# can recognise — on both paths, naming the method that is wrong — and only then runs
-# `gradcheck`. The second example below is a slip in `backward` alone, with a right
-# `backward_array`: a plain `backward()` never runs it, but anything that differentiates
-# with `create_graph=True` does (the second derivatives of notebook 06, Newton's method),
-# so it is caught and named too:
+# can recognise — and only then runs `gradcheck`. The second example is a slip in a
+# `backward` written directly (`SquaredSoftplus`): both of the engine's paths run it, so
+# the same check catches it:
 
 # %%
 try:
@@ -128,7 +151,7 @@ print(f"the true derivative there is sigmoid(x) = {1 / (1 + np.exp(-x0[0])):.4f}
 class SquaredSoftplus(Softplus):
     def backward(self, gy):
         (x,) = self.inputs
-        return gy * F.sigmoid(x) ** 2  # bug: sigmoid squared; backward_array is right
+        return gy * F.sigmoid(x) ** 2  # bug: sigmoid squared
 
 
 try:
@@ -182,21 +205,22 @@ except ValueError as err:
 
 # %% [markdown]
 # `needs_input_grad` is the last tool: a tuple of booleans, one per input, that tells a
-# `backward_array` which gradients are wanted. Labels, masks and constants need none,
-# so an op can return `None` for them and skip the work.
+# `vjp` which gradients are wanted. Labels, masks and constants need none, so an op can
+# return `None` for them and skip the work.
 #
 # ## Exercises
 #
 # In each exercise cell, replace `raise NotImplementedError()` (and the comment above it)
 # with your code, run the cell, then run the check cell below it.
 #
-# ### Exercise 1 — a stable `LogCosh`
+# ### Exercise 1 — a stable `LogCosh`, with its `backward`
 #
 # $\log\cosh x$ is a smooth absolute value (a robust regression loss). The direct
 # formula overflows for $|x| > 710$. Use the stable form
 # $\log\cosh x = |x| + \log\!\left(1 + e^{-2|x|}\right) - \log 2$
-# (`np.log1p` helps), and the derivative $\frac{d}{dx}\log\cosh x = \tanh x$ in both
-# `backward` (with `F.tanh`) and `backward_array` (with `np.tanh`).
+# (`np.log1p` helps) in `forward`, and the derivative
+# $\frac{d}{dx}\log\cosh x = \tanh x$ in `backward(self, gy)`, written with minitorch
+# ops (`F.tanh`) on `self.inputs`.
 
 # %%
 class LogCosh(Function):
@@ -212,65 +236,52 @@ class LogCosh(Function):
         return gy * F.tanh(x)
         ### END SOLUTION
 
-    def backward_array(self, gy):
-        ### BEGIN SOLUTION
-        (x,) = self.input_arrays
-        return gy * np.tanh(x)
-        ### END SOLUTION
-
 # %% tags=["check"]
 x_test = np.array([-3.0, -0.5, 0.0, 0.7, 2.5])
 with exercise("LogCosh forward"):
     small = LogCosh()(Variable(x_test))
     big = LogCosh()(Variable(np.array([-1000.0, 1000.0])))
-check_close("LogCosh forward", small, np.log(np.cosh(x_test)))
+check_close_diagnosed("LogCosh forward", small, np.log(np.cosh(x_test)), {
+    "subtract log 2: |x| + log(1 + exp(-2|x|)) - log 2": np.log(np.cosh(x_test)) + np.log(2.0),
+    "that is tanh(x), the derivative: forward returns log cosh x": np.tanh(x_test)})
 check_close("LogCosh forward at +-1000", big, np.array([1000 - np.log(2)] * 2),
             hint="use the stable form with |x|: np.cosh(1000) overflows")
-# Each backward against finite differences on its own, so a mistake is named where it is:
-# `backward` runs with create_graph=True, `backward_array` on a plain backward().
-check_methods_of_function("LogCosh", LogCosh, x_test)
+# the gradient on both of the engine's paths against finite differences, then the
+# second derivative (backward must be written in minitorch ops to be differentiable)
+check_backward("LogCosh", LogCosh, x_test)
 check_backward_is_differentiable("LogCosh", lambda v: LogCosh()(v), x_test)
-ok("LogCosh is stable, both backwards are right, and it is twice differentiable")
+ok("LogCosh is stable, its backward is right, and it is twice differentiable")
 
 # %% [markdown]
-# ### Exercise 2 — a broadcasting `Hypot` that skips unneeded gradients
+# ### Exercise 2 — a broadcasting `Hypot`, written once as a `vjp`
 #
 # `Hypot` computes $y = \sqrt{x_0^2 + x_1^2}$ elementwise, with NumPy broadcasting. The
-# partial derivatives are $x_0 / y$ and $x_1 / y$. Write `backward_array` in NumPy:
-# reduce each gradient to its input's shape with `sum_to_array(g, shape)`, and return
-# `None` for an input whose `self.needs_input_grad[i]` is False.
+# partial derivatives are $x_0 / y$ and $x_1 / y$ (the output `y` is an argument of
+# `vjp`). Write `vjp(self, xp, xs, y, gy)`: reduce each gradient to its input's shape
+# with `xp.sum_to(g, shape)`, and return `None` for an input whose
+# `self.needs_input_grad[i]` is False.
 
 # %%
-from minitorch.ops import sum_to_array
-
-
 class Hypot(Function):
     def forward(self, x0, x1):
         return np.hypot(x0, x1)
 
-    def backward_array(self, gy):
-        x0, x1 = self.input_arrays
-        y = self.output().data
+    def vjp(self, xp, xs, y, gy):
+        x0, x1 = xs
         ### BEGIN SOLUTION
-        gx0 = sum_to_array(gy * x0 / y, x0.shape) if self.needs_input_grad[0] else None
-        gx1 = sum_to_array(gy * x1 / y, x1.shape) if self.needs_input_grad[1] else None
+        gx0 = xp.sum_to(gy * x0 / y, x0.shape) if self.needs_input_grad[0] else None
+        gx1 = xp.sum_to(gy * x1 / y, x1.shape) if self.needs_input_grad[1] else None
         return gx0, gx1
         ### END SOLUTION
 
 # %% tags=["check"]
 a_test = np.array([[3.0, -1.0, 0.5], [1.0, 2.0, -2.0]])
 b_test = np.array([4.0, 1.0, -1.5])
-with exercise("Hypot.backward_array"):
-    a_var = Variable(a_test)
-    Hypot()(a_var, Variable(b_test)).sum().backward()
+check_backward("Hypot", globals().get("Hypot"), a_test, b_test)
 check_gradient("Hypot", lambda u, v: Hypot()(u, v), a_test, b_test)
-h = Hypot()
-y_test = h(Variable(a_test), b_test)  # b is a plain array: a constant, no gradient needed
-grads = h.backward_array(np.ones((2, 3)))
-check_true(grads[1] is None, "the gradient of a constant input should be None "
-           "(check self.needs_input_grad)")
-check_close("Hypot's gradient w.r.t. x0", grads[0], a_test / np.hypot(a_test, b_test))
-ok("Hypot broadcasts, reduces with sum_to and skips unneeded work")
+# b a plain array: a constant, whose gradient nobody needs
+check_skips_constant("Hypot", globals().get("Hypot"), a_test, b_test)
+ok("Hypot broadcasts, reduces with sum_to and skips unneeded work, in one vjp")
 
 # %% [markdown]
 # ### Exercise 3 — compose before you derive
@@ -290,7 +301,15 @@ def swish(x):
 x_test = np.linspace(-4, 4, 9)
 with exercise("swish(x)"):
     out = swish(Variable(x_test))
-check_close("swish forward", out, x_test / (1 + np.exp(-x_test)))
+check_true(hasattr(out, "creator"), f"swish returned a {type(out).__name__}: this is an "
+           "ndarray; build swish from minitorch ops on the Variable (x * F.sigmoid(x)), no "
+           ".data and no np.*, so that autograd can differentiate it")
+sig = 1 / (1 + np.exp(-x_test))
+check_close_diagnosed("swish forward", out, x_test * sig, {
+    "the factor x is missing: swish is x * sigmoid(x)": sig,
+    "sigma is the sigmoid, not tanh": x_test * np.tanh(x_test),
+    "sigmoid(x), not sigmoid(-x)": x_test * (1 - sig),
+    "multiply x by sigmoid(x), don't add": x_test + sig})
 check_true(type(out.creator).__module__.startswith("minitorch."),
            "swish should be built from minitorch ops, not from a new Function")
 check_gradient("swish", swish, x_test)
@@ -303,16 +322,18 @@ ok("swish is a composition, and its gradient comes for free")
 #
 # ## Summary
 #
-# * A Function has a NumPy `forward`, a differentiable `backward` written in minitorch
-#   ops, and optionally a NumPy `backward_array` for fast first-order passes. Both
-#   backwards must compute the same formula.
-# * `gradcheck` compares both backwards (`backward_array` through a plain `backward()`,
-#   `backward` through `backward(create_graph=True)`) with central differences, and names
-#   the method that is wrong and its worst element; `gradgradcheck` checks the first
-#   derivative the same way, then that the backward is differentiable.
+# * A Function has a NumPy `forward` and a gradient: a `backward(self, gy)` written in
+#   minitorch ops is the direct way, and differentiable.
+# * The way minitorch's own ops are written: the gradient once, as
+#   `vjp(self, xp, xs, y, gy)`; `xp` is NumPy on a plain `backward()` (fast, no graph)
+#   and the minitorch ops under `create_graph=True` (differentiable).
+# * `gradcheck` compares the gradients of a plain `backward()` and of
+#   `backward(create_graph=True)` with central differences, and names the worst element;
+#   `gradgradcheck` checks the first derivative the same way, then that the backward is
+#   differentiable.
 # * The engine refuses a gradient whose shape differs from its input's; broadcasting
 #   binary ops reduce with `sum_to`.
-# * `needs_input_grad` lets a backward skip gradients nobody wants.
+# * `needs_input_grad` lets a vjp skip gradients nobody wants.
 # * Compose existing ops when you can; write a Function for stability or speed.
 #
 # **Next:** [09 · A first neural network](09_first_neural_network.ipynb).

@@ -23,11 +23,14 @@ import numpy as np
 
 import minitorch.ops as F
 from checks import check_close, check_gradient, check_true, ok
-from checks_build import (check_clip, check_close_diagnosed, dead_filters, exercise,
-                          float_weights, lstm_reference, lstm_variants, reference_col2im,
-                          reference_im2col, yours_or_reference)
-from checks_build import (check_col2im, check_connected, check_im2col, maxpool_variants,
-                          reference_clip)
+from checks_build import (check_close_diagnosed, check_connected, exercise, pieces_used,
+                          yours_or_reference)
+from checks_nb08 import check_backward
+from checks_nb11 import (check_clip, check_col2im, check_conv2d_naive, check_conv_backward,
+                         check_conv_output_size,
+                         check_im2col, check_rnn_step, dead_filters, lstm_diagnosis,
+                         lstm_reference, maxpool_variants, reference_clip,
+                         reference_im2col)
 from minitorch import Function, Variable, data, manual_seed, nn, no_grad, optim
 from pictures import diverging_image, draw_im2col, draw_maxpool_backward, draw_unrolled_rnn
 
@@ -139,7 +142,7 @@ filters = cnn[0].W.data  # (8, 1, 3, 3)
 sample = digits_test.data[:1]
 with no_grad():
     maps = F.relu(cnn[0](sample)).data[0]  # (8, 8, 8): one map per filter
-    all_maps = F.relu(cnn[0](digits_test.data)).data  # (360, 8, 8, 8)
+    all_maps = F.relu(cnn[0](digits_test.data)).data  # (359, 8, 8, 8)
 dead = dead_filters(all_maps.max(axis=0))  # zero on every test image
 limit = float(np.abs(filters).max())
 fig, axes = plt.subplots(2, 9, figsize=(11, 2.8))
@@ -267,18 +270,7 @@ def conv2d_naive(x, w):
     ### END SOLUTION
 
 # %% tags=["check"]
-x_small = np.arange(16.0).reshape(4, 4)
-w_small = np.array([[1.0, 0.0], [0.0, -1.0]])
-with exercise("conv2d_naive(x_small, w_small)"):
-    got = conv2d_naive(x_small, w_small)
-check_close("conv2d_naive on a 4x4 ramp", got, np.full((3, 3), -5.0),
-            hint="x[i, j] - x[i+1, j+1] is -5 everywhere on this ramp; the output is "
-            "(H - K + 1) x (W - K + 1)")
-check_rng = np.random.default_rng(0)
-x_rand, w_rand = check_rng.standard_normal((7, 6)), check_rng.standard_normal((3, 3))
-check_close("conv2d_naive on random data", conv2d_naive(x_rand, w_rand),
-            F.conv2d(x_rand[None, None], w_rand[None, None]).data[0, 0],
-            hint="slide the window without flipping the filter")
+check_conv2d_naive(globals().get("conv2d_naive"))
 ok("conv2d_naive matches conv2d")
 
 # %% [markdown]
@@ -293,19 +285,7 @@ def conv_output_size(h, k, stride=1, padding=0):
     ### END SOLUTION
 
 # %% tags=["check"]
-cases = [((6, 3, 1, 0), 4), ((8, 3, 1, 1), 8), ((28, 5, 1, 2), 28), ((7, 3, 2, 0), 3),
-         ((8, 2, 2, 0), 4), ((5, 3, 2, 1), 3), ((8, 3, 2, 0), 3), ((10, 4, 3, 1), 3)]
-for (h, k, stride, padding), expected in cases:
-    with exercise("conv_output_size"):
-        got = conv_output_size(h, k, stride, padding)
-    what = f"conv_output_size(h={h}, k={k}, stride={stride}, padding={padding})"
-    check_close_diagnosed(what, got, expected, {
-        "a window fits only whole times: use floor division // (here (H + 2P - K) / S is "
-        "not a whole number)": (h + 2 * padding - k) / stride + 1,
-        "the padding goes on both sides: H + 2P": (h + padding - k) // stride + 1,
-        "don't forget the + 1 (the first window)": (h + 2 * padding - k) // stride})
-    check_true(isinstance(got, (int, np.integer)),
-               f"{what} should be an int, got {type(got).__name__}: use // (floor division)")
+check_conv_output_size(globals().get("conv_output_size"))
 ok("conv_output_size follows floor((H + 2P - K) / S) + 1")
 
 # %% [markdown]
@@ -331,7 +311,7 @@ def im2col_np(x, k):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_im2col(im2col_np)
+check_im2col(globals().get("im2col_np"))
 ok("im2col_np matches F.im2col")
 
 # %% [markdown]
@@ -356,7 +336,7 @@ def col2im_np(col, x_shape, k):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_col2im(col2im_np)
+check_col2im(globals().get("col2im_np"))
 ok("col2im_np adds every column back into its window: the adjoint of im2col")
 
 # %% [markdown]
@@ -373,13 +353,18 @@ ok("col2im_np adds every column back into its window: the adjoint of im2col")
 #   reshape it to `W.shape`;
 # * $g_{\mathrm{col}} = W2^\top g_y$, and `col2im` turns it into $g_x$.
 #
-# Write `backward_array` (and finish `forward`). The exercise builds on Exercises 3 and
-# 4: the next cell picks your `im2col_np`/`col2im_np` if they pass, a reference otherwise,
-# as `unfold` and `fold`. Use those two names.
+# Finish `forward`, then write `backward(self, gy)` with minitorch ops on the Variables
+# `self.inputs` and `gy`, as notebook 08 taught, so that it is differentiable too: the ops
+# `F.im2col(x, k)` and `F.col2im(gcol, x.shape[2:], k)` are your Exercises 3 and 4 as
+# recorded operations, and `F.reshape`, `F.transpose(a, axes)`, `F.sum(a, axis=0)`, `@`
+# and `.T` do the rest (`@` broadcasts over the batch axis). The forward builds on
+# Exercise 3: the next cell picks your `im2col_np` if it passes, a reference otherwise, as
+# `unfold`.
 
 # %%
-unfold = yours_or_reference("im2col_np", im2col_np, reference_im2col, check_im2col)
-fold = yours_or_reference("col2im_np", col2im_np, reference_col2im, check_col2im)
+# globals().get: None (and the reference) if the exercise cell never defined the function
+unfold = yours_or_reference("im2col_np", globals().get("im2col_np"), reference_im2col,
+                            check_im2col)
 
 # %%
 class ConvIm2col(Function):
@@ -387,54 +372,36 @@ class ConvIm2col(Function):
 
     def forward(self, x, W):
         self.k = W.shape[2]
-        self.col = unfold(x, self.k)  # kept for the backward
+        col = unfold(x, self.k)  # (N, C*k*k, H_out*W_out)
         n, h_out, w_out = x.shape[0], x.shape[2] - self.k + 1, x.shape[3] - self.k + 1
         ### BEGIN SOLUTION
-        y = W.reshape(W.shape[0], -1) @ self.col
+        y = W.reshape(W.shape[0], -1) @ col
         return y.reshape(n, W.shape[0], h_out, w_out)
         ### END SOLUTION
 
-    def backward_array(self, gy):
-        x, W = self.input_arrays
+    def backward(self, gy):
+        x, W = self.inputs
         ### BEGIN SOLUTION
-        gy2 = gy.reshape(gy.shape[0], gy.shape[1], -1)
-        W2 = W.reshape(W.shape[0], -1)
-        gW = np.einsum("nol,ncl->oc", gy2, self.col).reshape(W.shape)
-        gx = fold(W2.T @ gy2, x.shape, self.k)
+        col = F.im2col(x, self.k)  # (N, C*k*k, L), in the graph
+        gy2 = F.reshape(gy, (gy.shape[0], gy.shape[1], -1))  # (N, C_out, L)
+        W2 = F.reshape(W, (W.shape[0], -1))  # (C_out, C*k*k)
+        gW = F.reshape(F.sum(gy2 @ F.transpose(col, (0, 2, 1)), axis=0), W.shape)
+        gx = F.col2im(W2.T @ gy2, x.shape[2:], self.k)
         return gx, gW
         ### END SOLUTION
 
 # %% tags=["check"]
 check_rng = np.random.default_rng(5)
 x_conv, w_conv = check_rng.standard_normal((2, 3, 5, 5)), check_rng.standard_normal((4, 3, 3, 3))
-with exercise("ConvIm2col forward", ("matmul", "the flattened filters W2, (C_out, C*k*k), go "
-              "on the left: W2 @ col, shape (N, C_out, H_out*W_out)")):
+with exercise("ConvIm2col forward", ("ValueError", "the flattened filters W2, (C_out, C*k*k), "
+              "go on the left: W2 @ col, shape (N, C_out, H_out*W_out)")):
     y_conv = ConvIm2col()(x_conv, w_conv)
 check_close("ConvIm2col forward", y_conv, F.conv2d(x_conv, w_conv).data,
             hint="flatten W to (C_out, C*k*k), multiply with col, reshape to "
             "(N, C_out, H_out, W_out)")
-with exercise("ConvIm2col.backward_array", ("gradient for input 0", "gcol = W2.T @ gy has "
-              "im2col's shape; fold(gcol, x.shape, k) turns it into x's shape")):
-    xv, wv = Variable(x_conv), Variable(w_conv)
-    ConvIm2col()(xv, wv).sum().backward()
-    xr, wr = Variable(x_conv), Variable(w_conv)
-    F.conv2d(xr, wr).sum().backward()
-check_true(xv.grad is not None and xv.grad.shape == x_conv.shape and wv.grad is not None
-           and wv.grad.shape == w_conv.shape,
-           "backward_array should return (gx, gW), shaped like x and W")
-col_conv = reference_im2col(x_conv, 3)
-first_only = (np.ones((4, col_conv.shape[2])) @ col_conv[0].T).reshape(w_conv.shape)
-check_close_diagnosed("the filters' gradient gW", wv.grad, wr.grad.data, {
-    "gW is summed over the batch: the same filters are used for every image (you kept only "
-    "the first image's share)": first_only,
-    "gW was transposed before the reshape: sum over n of gy[n] @ col[n].T has W2's shape "
-    "(C_out, C*k*k); reshape that": wr.grad.data.reshape(4, -1).T.reshape(w_conv.shape)},
-    hint="gW = sum over n of gy[n] @ col[n].T, reshaped to W.shape")
-check_close("the input's gradient gx", xv.grad, xr.grad.data,
-            hint="gcol = W2.T @ gy, then col2im (fold) back to x's shape")
-check_gradient("ConvIm2col", lambda a, b: ConvIm2col()(a, b), x_conv[:1, :2, :4, :4],
-               w_conv[:2, :2, :2, :2])
-ok("your im2col convolution matches conv2d, forward and backward")
+check_conv_backward(ConvIm2col, x_conv, w_conv)
+ok(f"your im2col convolution matches conv2d, forward and backward "
+   f"({pieces_used('im2col_np')} in forward)")
 
 # %% [markdown]
 # ### Exercise 6 — max-pool's backward
@@ -442,11 +409,21 @@ ok("your im2col convolution matches conv2d, forward and backward")
 # `MaxPool2x2` keeps the largest of each non-overlapping $2 \times 2$ window. Its forward
 # (given) records, for every window, which of its four entries won: `self.argmax` has
 # shape `(N, C, H/2, W/2)` with values 0..3 for the positions (0,0), (0,1), (1,0), (1,1)
-# of the window. Write `backward_array(gy)`: an array of `x`'s shape, zero except at each
-# window's winner, which gets that window's `gy` — the picture above, in code. Loops
-# over the windows are fine; `divmod(a, 2)` turns a winner `a` into its (row, column).
+# of the window. Write `backward(self, gy)`: the gradient has `x`'s shape, zero except at
+# each window's winner, which gets that window's `gy` — the picture above, in code. Build
+# the `mask` of winners in NumPy (loops over the windows are fine; `divmod(a, 2)` turns a
+# winner `a` into its (row, column)), then return `upsample(gy) * mask`: `upsample`
+# (given) copies each entry of `gy` into its $2 \times 2$ window with minitorch ops, so the
+# gradient stays differentiable in `gy`.
 
 # %%
+def upsample(g):
+    """Each entry of g (N, C, h, w) copied into a 2x2 window: (N, C, 2h, 2w), in the graph."""
+    n, c, h, w = g.shape
+    g6 = F.broadcast_to(F.reshape(g, (n, c, h, 1, w, 1)), (n, c, h, 2, w, 2))
+    return F.reshape(g6, (n, c, 2 * h, 2 * w))
+
+
 class MaxPool2x2(Function):
     def forward(self, x):
         n, c, h, w = x.shape
@@ -455,36 +432,40 @@ class MaxPool2x2(Function):
         self.argmax = windows.argmax(axis=-1)
         return windows.max(axis=-1)
 
-    def backward_array(self, gy):
-        (x,) = self.input_arrays
+    def backward(self, gy):
+        (x,) = self.inputs
         ### BEGIN SOLUTION
-        gx = np.zeros_like(x)
-        for index in np.ndindex(gy.shape):
+        mask = np.zeros(x.shape)  # 1 at each window's maximum
+        for index in np.ndindex(self.argmax.shape):
             n, c, i, j = index
             r, s = divmod(int(self.argmax[index]), 2)
-            gx[n, c, 2 * i + r, 2 * j + s] = gy[index]
-        return gx
+            mask[n, c, 2 * i + r, 2 * j + s] = 1.0
+        return upsample(gy) * mask
         ### END SOLUTION
 
 # %% tags=["check"]
 check_rng = np.random.default_rng(6)
 x_pool = check_rng.permutation(32).reshape(1, 2, 4, 4).astype(float)  # no ties
 gy_pool = check_rng.standard_normal((1, 2, 2, 2))
-with exercise("MaxPool2x2"):
+with exercise("MaxPool2x2", ("IndexError", "the winner of window (i, j) is at row 2*i + r "
+              "and column 2*j + s of x, with r, s = divmod(a, 2)"),
+              ("ValueError", "gy has the pooled shape (N, C, H/2, W/2): upsample(gy) has x's "
+               "shape, like the mask")):
     xv = Variable(x_pool)
     (MaxPool2x2()(xv) * gy_pool).sum().backward()
 xr = Variable(x_pool)
 (F.max_pool2d(xr, 2) * gy_pool).sum().backward()
 spread = np.repeat(np.repeat(gy_pool, 2, axis=2), 2, axis=3)
 at_max = (xr.grad.data != 0).astype(float)
-check_close_diagnosed("MaxPool2x2's gradient", xv.grad, xr.grad.data, {
-    **maxpool_variants(x_pool, gy_pool),
-    "you sent gy to all four entries of each window: only the maximum gets it": spread,
-    "that is average pooling's gradient (gy / 4 everywhere): only the maximum gets gy":
-    spread / 4,
-    "the winners are right, but each should get its window's gy, not 1": at_max},
+check_close_diagnosed("MaxPool2x2's gradient", xv.grad, xr.grad.data, [
+    *maxpool_variants(x_pool, gy_pool),
+    ("you sent gy to all four entries of each window: only the maximum gets it", spread),
+    ("that is average pooling's gradient (gy / 4 everywhere): only the maximum gets gy",
+     spread / 4),
+    ("the winners are right, but each should get its window's gy, not 1", at_max),
+    ("the sign is flipped", -xr.grad.data)],
     hint="gx is zero except at each window's argmax, which gets that window's gy")
-check_gradient("MaxPool2x2", lambda v: MaxPool2x2()(v), x_pool)
+check_backward("MaxPool2x2", MaxPool2x2, x_pool)
 ok("MaxPool2x2 sends each gradient to its window's maximum")
 
 # %% [markdown]
@@ -501,12 +482,13 @@ def rnn_step(x, h, Wx, Wh, b):
     ### END SOLUTION
 
 # %% tags=["check"]
+# the values, against NumPy, with the typical slips named
+check_rnn_step(globals().get("rnn_step"))
 check_rng = np.random.default_rng(3)  # its own generator: independent of exercise 1
 shapes = [(2, 3), (2, 4), (4, 3), (4, 4), (4,)]
 args = [check_rng.standard_normal(s) * 0.5 for s in shapes]
 with exercise("rnn_step"):
     out = rnn_step(*[Variable(a) for a in args])
-check_true(out.shape == (2, 4), f"rnn_step should give shape (2, 4), got {out.shape}")
 xs, hs, wx, wh, bs = args
 reference = nn.RNN(3, 4)  # minitorch's RNN layer with the same weights and state
 reference.x2h.W.data, reference.x2h.b.data, reference.h2h.W.data = wx, bs, wh
@@ -550,7 +532,7 @@ def lstm_cell(x, h, c, W, U, b):
 check_rng = np.random.default_rng(8)
 lstm_args = [check_rng.standard_normal(s) * 0.6 for s in [(3, 4), (3, 2), (3, 2), (8, 4),
                                                          (8, 2), (8,)]]  # N=3, D=4, H=2
-with exercise("lstm_cell", ("broadcast", "H = h.shape[1], the state size: each gate is "
+with exercise("lstm_cell", ("ValueError", "H = h.shape[1], the state size: each gate is "
               "z[:, k*H:(k+1)*H], shaped like h and c")):
     result = lstm_cell(*[Variable(a) for a in lstm_args])
 check_true(isinstance(result, (tuple, list)) and len(result) == 2,
@@ -560,10 +542,12 @@ check_true(hasattr(h_new, "creator") and hasattr(c_new, "creator"),
            "lstm_cell should return Variables built with minitorch ops (this is an ndarray: "
            "use F.sigmoid / F.tanh, not np.*)")
 h_ref, c_ref = lstm_reference(*lstm_args)
-wrong = lstm_variants(*lstm_args)
-check_close_diagnosed("c_new", c_new, c_ref, {k: v[1] for k, v in wrong.items()},
-                      hint="H = h.shape[1] is the state size; z has 4H columns, i, f, g, o")
-check_close_diagnosed("h_new", h_new, h_ref, {k: v[0] for k, v in wrong.items()})
+# every gate order and every sigmoid/tanh choice is tried: a match names the difference
+slip = lstm_diagnosis(np.asarray(h_new.data), np.asarray(c_new.data), lstm_args)
+check_true(not slip, f"lstm_cell: {slip}")
+check_close("c_new", c_new, c_ref,
+            hint="H = h.shape[1] is the state size; z has 4H columns, i, f, g, o")
+check_close("h_new", h_new, h_ref, hint="h_new = o * tanh(c_new)")
 check_connected("lstm_cell", lstm_cell, *lstm_args)
 check_gradient("lstm_cell", lstm_cell, *lstm_args)
 ok("lstm_cell matches the LSTM equations, and gradcheck agrees with its gradients")
@@ -596,7 +580,7 @@ def clip_grad_norm(params, max_norm):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_clip(clip_grad_norm)
+check_clip(globals().get("clip_grad_norm"))
 ok("clip_grad_norm rescales all gradients together, only when the norm is too large")
 
 # %%
@@ -623,7 +607,8 @@ def train_exploding(clip, steps=150, bptt=20):
 
 
 unclipped = train_exploding(None)
-clip_fn = yours_or_reference("clip_grad_norm", clip_grad_norm, reference_clip, check_clip)
+clip_fn = yours_or_reference("clip_grad_norm", globals().get("clip_grad_norm"), reference_clip,
+                             check_clip)
 clipped = train_exploding(clip_fn)
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.semilogy(unclipped, "o-", label="no clipping")

@@ -23,7 +23,7 @@
 # Every exercise is checked on its own. The training (Exercise 7) needs all the pieces:
 # for a piece whose check does not pass yet, the notebook uses a reference version and
 # says so, so you can do the exercises in any order. (The references live in
-# `checks_build.py`; looking there first spoils the fun.)
+# `checks_nb13_reference.py`; looking there first spoils the fun.)
 #
 # **Learning goals.** After this notebook you can
 #
@@ -37,10 +37,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from checks import check_true, ok
-from checks_build import (check_batch_gradients, check_call, check_capstone_adam,
-                          check_engine, check_function_backward, check_no_minitorch,
-                          check_registration, check_softmax_ce, diagnose_training, exercise,
-                          reference_pieces, yours_or_reference)
+from checks_build import pieces_used, yours_or_reference
+from checks_nb09 import check_registration
+from checks_nb13 import (check_batch_gradients, check_call, check_capstone_adam, check_engine,
+                         check_function_backward, check_no_minitorch, check_softmax_ce,
+                         diagnose_training, record_training)
+from checks_nb13_reference import reference_pieces
 from minitorch.data import DataLoader, Digits  # the only thing taken from minitorch
 
 # %% [markdown]
@@ -104,7 +106,7 @@ def call(f, *inputs):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_call(call, Tensor, Function)
+check_call(globals().get("call"), Tensor, Function)
 ok("call wraps the inputs, runs forward on arrays and records inputs, output and creator")
 
 # %% [markdown]
@@ -148,7 +150,7 @@ def backward(y):
     ### END SOLUTION
 
 # %% tags=["check"]
-check_engine(backward, Tensor)
+check_engine(globals().get("backward"), Tensor)
 ok("backward visits the graph in reverse topological order and adds up shared gradients")
 
 # %% [markdown]
@@ -188,15 +190,20 @@ check_rng = np.random.default_rng(0)
 xs3, Ws3, bs3 = (check_rng.standard_normal((5, 4)), check_rng.standard_normal((3, 4)),
                  check_rng.standard_normal(3))
 check_function_backward(
-    "Linear", Linear, Tensor, [xs3, Ws3, bs3], ["x", "W", "b"],
+    "Linear", globals().get("Linear"), Tensor, [xs3, Ws3, bs3], ["x", "W", "b"],
+    lambda gy: {2: {"b's gradient is the *sum* of gy over the batch, not the mean":
+                    gy.mean(axis=0)}},
     shape_hints=["g_x = gy @ W: (N, D_out) @ (D_out, D_in)",
                  "W is (D_out, D_in), so g_W = gy.T @ x (not x.T @ gy, which is transposed)",
                  "b was broadcast over the batch: sum gy over axis 0"])
-check_function_backward("ReLU", ReLU, Tensor,
-                        [np.array([[-1.5, 0.5, 2.0], [0.3, -0.2, -3.0]])], ["x"],
-                        lambda gy: {0: {"multiply by gy: the gradient is gy where x > 0, "
-                                        "else 0": (np.array([[-1.5, 0.5, 2.0],
-                                                             [0.3, -0.2, -3.0]]) > 0) * 1.0}})
+x_relu = np.array([[-1.5, 0.5, 2.0], [0.3, -0.2, -3.0]])
+check_function_backward("ReLU", globals().get("ReLU"), Tensor, [x_relu], ["x"], lambda gy: {0: {
+    "multiply by gy: the gradient is gy where x > 0, else 0": (x_relu > 0) * 1.0,
+    "gy passes where x > 0 (where the unit is active), not where x < 0": gy * (x_relu < 0),
+    "the mask is missing: gy * (x > 0)": gy,
+    "that is gy * x: the derivative of max(x, 0) is 1 where x > 0, 0 elsewhere": gy * x_relu,
+    "that is gy * max(x, 0), the output: the derivative is the mask (x > 0)":
+    gy * np.maximum(x_relu, 0)}})
 ok("Linear and ReLU give the right gradients for every input")
 
 # %% [markdown]
@@ -230,7 +237,7 @@ class SoftmaxCrossEntropy(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
-check_softmax_ce(SoftmaxCrossEntropy, Tensor)
+check_softmax_ce(globals().get("SoftmaxCrossEntropy"), Tensor)
 ok("SoftmaxCrossEntropy is stable, and its gradient is (softmax - one_hot) / N")
 
 # %% [markdown]
@@ -273,7 +280,7 @@ class Module:
         return self.forward(*args)
 
 # %% tags=["check"]
-check_registration(Module, Parameter)
+check_registration(globals().get("Module"), Parameter, Tensor)
 ok("Module registers Parameters and sub-modules")
 
 # %% [markdown]
@@ -325,23 +332,29 @@ ok("your Adam takes the same 6 steps as minitorch's")
 
 # %%
 reference = reference_pieces(Tensor, Function, Parameter)
-call = yours_or_reference("call", call, reference["call"],
+# globals().get: a piece whose cell never ran (or stopped with a syntax error) is None here,
+# and its stand-in takes over instead of a NameError in this cell.
+call = yours_or_reference("call", globals().get("call"), reference["call"],
                           lambda f: check_call(f, Tensor, Function))
-backward = yours_or_reference("backward engine", backward, reference["backward"],
+backward = yours_or_reference("backward", globals().get("backward"), reference["backward"],
                               lambda f: check_engine(f, Tensor))
-Linear = yours_or_reference("Linear", Linear, reference["Linear"], lambda cls: (
-    check_function_backward("Linear", cls, Tensor, [np.ones((2, 3)), np.ones((4, 3)),
-                                                     np.ones(4)], ["x", "W", "b"])))
-ReLU = yours_or_reference("ReLU", ReLU, reference["ReLU"], lambda cls: check_function_backward(
-    "ReLU", cls, Tensor, [np.array([[-1.0, 2.0]])], ["x"]))
-SoftmaxCrossEntropy = yours_or_reference("SoftmaxCrossEntropy", SoftmaxCrossEntropy,
+Linear = yours_or_reference("Linear", globals().get("Linear"), reference["Linear"],
+                            lambda cls: check_function_backward(
+                                "Linear", cls, Tensor, [np.ones((2, 3)), np.ones((4, 3)),
+                                                        np.ones(4)], ["x", "W", "b"]))
+ReLU = yours_or_reference("ReLU", globals().get("ReLU"), reference["ReLU"],
+                          lambda cls: check_function_backward(
+                              "ReLU", cls, Tensor, [np.array([[-1.0, 2.0]])], ["x"]))
+SoftmaxCrossEntropy = yours_or_reference("SoftmaxCrossEntropy",
+                                         globals().get("SoftmaxCrossEntropy"),
                                          reference["SoftmaxCrossEntropy"],
                                          lambda cls: check_softmax_ce(cls, Tensor))
-Module = yours_or_reference("Module", Module, reference["Module"],
-                            lambda cls: check_registration(cls, Parameter))
-Adam = yours_or_reference("Adam", Adam, reference["Adam"],
+Module = yours_or_reference("Module", globals().get("Module"), reference["Module"],
+                            lambda cls: check_registration(cls, Parameter, Tensor))
+Adam = yours_or_reference("Adam", globals().get("Adam"), reference["Adam"],
                           lambda cls: check_capstone_adam(lambda ps: cls(ps, lr=0.1),
                                                           Parameter))
+PIECES = ("call", "backward", "Linear", "ReLU", "SoftmaxCrossEntropy", "Module", "Adam")
 
 
 class Dense(Module):
@@ -386,6 +399,7 @@ optimizer = Adam(model.parameters(), lr=0.005)
 loader = DataLoader(train_set, batch_size=64, shuffle=True, seed=0)
 untrained = [p.data.copy() for p in model.parameters()]  # so the check can tell
 loader_state = loader.rng.bit_generator.state  # whether the loop ran
+events = record_training(model, optimizer)  # what the loop calls, for the check
 ### BEGIN SOLUTION
 for epoch in range(15):
     for xb, tb in loader:
@@ -399,15 +413,17 @@ print(f"test accuracy: {accuracy(model, test_set.data, test_set.label):.3f}")
 # %% tags=["check"]
 check_no_minitorch(globals())
 diagnose_training(model, untrained, loader, loader_state,
-                  lambda m, x, t: SoftmaxCrossEntropy(t)(m(x)))
+                  lambda m, x, t: SoftmaxCrossEntropy(t)(m(x)), events)
 test_accuracy = accuracy(model, test_set.data, test_set.label)
 check_true(test_accuracy > 0.2,
-           f"test accuracy {test_accuracy:.2f} is chance level: did the loop run, and did "
-           "it call loss.backward() and optimizer.step() for every batch?")
+           f"test accuracy {test_accuracy:.2f} is chance level although the weights were "
+           "trained: the loss of a batch must compare the model's scores with that batch's "
+           "labels, SoftmaxCrossEntropy(tb)(model(xb))")
 check_true(test_accuracy >= 0.95,
            f"test accuracy {test_accuracy:.3f} is below 0.95: train longer (15 epochs "
            "of batches of 64 with Adam, lr=0.005, reach about 0.98)")
-ok(f"your framework reads handwritten digits: {test_accuracy:.1%} test accuracy")
+ok(f"your training loop reads handwritten digits {pieces_used(*PIECES)}: "
+   f"{test_accuracy:.1%} test accuracy")
 
 # %% [markdown]
 # What does it read? The first 16 test images, with your network's answer above each
@@ -456,7 +472,8 @@ def batch_gradients(model, x, t):
     ### END SOLUTION
 
 # %% tags=["check"]
-gap = check_batch_gradients(batch_gradients, MLP, test_set.data[:32], test_set.label[:32])
+gap = check_batch_gradients(globals().get("batch_gradients"), MLP, test_set.data[:32],
+                            test_set.label[:32])
 check_true(gap < 1e-10, f"the gradients differ from minitorch's by up to {gap:.2g}")
 ok("your framework's gradients equal minitorch's on the same batch (to 1e-10)")
 

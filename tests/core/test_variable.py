@@ -205,3 +205,27 @@ def test_modulo_and_floor_division_say_there_is_no_op(expression: object, messag
     with pytest.raises(TypeError) as err:
         expression(Variable(np.array([3.0, 4.0])))  # type: ignore[operator]
     assert str(err.value) == message
+
+
+# ---- non-numeric data, truth value, messages ----------------------------------------------
+
+
+@pytest.mark.parametrize("data", [np.array(["a", "b"]), np.array([object()]), np.array([None])])
+def test_non_numeric_arrays_are_refused_with_their_dtype(data: np.ndarray) -> None:
+    with pytest.raises(TypeError, match=f"numeric.*{data.dtype}"):
+        Variable(data)
+
+
+def test_truth_value_follows_numpy() -> None:
+    assert not Variable(np.array(0.0)) and Variable(np.array([2.0]))
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(Variable(np.zeros(3)))
+
+
+def test_messages_about_unnamed_variables_have_no_double_spaces() -> None:
+    with pytest.raises(TypeError) as info:
+        (Variable(np.array([1, 2])) * 2.0).sum().backward()
+    with pytest.raises(RuntimeError) as none_info:
+        _ = Variable(None).shape
+    for message in (str(info.value), str(none_info.value)):
+        assert "  " not in message

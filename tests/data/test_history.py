@@ -57,3 +57,28 @@ def test_save_load_round_trip(tmp_path):
     (tmp_path / "bad.json").write_text('{"steps": [1]}')
     with pytest.raises(ValueError, match="not a History JSON"):
         History.load(tmp_path / "bad.json")
+
+
+# ---- infinite losses ----------------------------------------------------------------------
+
+
+def test_history_with_an_infinite_loss_saves_standard_json(tmp_path):
+    import json
+    import math
+
+    from minitorch.history import History
+
+    h = History()
+    h.log(loss=math.inf)
+    h.log(loss=-math.inf, accuracy=0.5)
+    h.log(loss=float("nan"))
+    path = tmp_path / "h.json"
+    h.save(path)
+
+    def reject(token: str) -> None:
+        raise ValueError(f"not standard JSON: {token}")
+
+    json.loads(path.read_text(), parse_constant=reject)  # wrote Infinity before
+    back = History.load(path)
+    assert back["loss"][:2] == [math.inf, -math.inf] and math.isnan(back["loss"][2])
+    assert back["accuracy"][1] == 0.5 and math.isnan(back["accuracy"][0])

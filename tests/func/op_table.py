@@ -83,6 +83,46 @@ def _tf() -> Any:
     return tf
 
 
+def _conditioned(*shapes: Shape) -> Callable:
+    """Square matrices ``randn + 3 I`` (well conditioned); other shapes plain ``randn``."""
+
+    def make(rng: np.random.Generator) -> list[np.ndarray]:
+        out = [rng.standard_normal(s) for s in shapes]
+        return [
+            x + 3 * np.eye(s[-1]) if len(s) > 1 and s[-1] == s[-2] else x
+            for x, s in zip(out, shapes)
+        ]
+
+    return make
+
+
+def _spd(shape: Shape) -> Callable:
+    """A symmetric positive-definite matrix with well separated eigenvalues 1, 2, 3 ..."""
+
+    def make(rng: np.random.Generator) -> list[np.ndarray]:
+        q, _ = np.linalg.qr(rng.standard_normal(shape))
+        return [q @ np.diag(np.arange(1.0, shape[-1] + 1)) @ q.T]
+
+    return make
+
+
+def _sym(a: Any) -> Any:
+    """``(a + a^T) / 2``: cholesky and eigh read one triangle; this makes every entry count."""
+    return (a + a.T) / 2 if not hasattr(a, "mT") else (a + a.mT) / 2
+
+
+def _eigh_mix(result: Any) -> Any:
+    """Eigenvalues and the (sign-invariant) squares of the eigenvectors, as one array."""
+    values, vectors = result
+    return vectors * vectors * 2.0 + values
+
+
+def _svd_mix(result: Any) -> Any:
+    """A sign-invariant function of the reduced U, S, Vh (``(3, 4)`` input)."""
+    u, s, vh = result
+    return (u * u) @ (vh * vh) + s.reshape(3, 1)
+
+
 LABELS = np.array([2, 0, 1, 2])
 INDEX = np.array([0, 2, 2, 1])
 IGNORED = np.array([2, -100, 1, 0])  # the second row is left out of the loss
@@ -118,6 +158,42 @@ CASES = [
     TangentCase("sqrt", F.sqrt, _u((4,), low=0.5), lambda a: _torch().sqrt(a)),
     TangentCase("square", F.square, _u((4,)), lambda a: _torch().square(a)),
     TangentCase("abs", F.abs, _away_from((0.0,), (5,)), lambda a: _torch().abs(a), False),
+    # -- trigonometric, hyperbolic, exponential and logarithmic (NumPy's names) --
+    *[
+        TangentCase(
+            name,
+            getattr(F, name),
+            _u((4,), low=low, high=high),
+            lambda a, name=name: getattr(_torch(), name)(a),
+        )
+        for name, low, high in [
+            ("tan", -1.2, 1.2),
+            ("arcsin", -0.9, 0.9),
+            ("arccos", -0.9, 0.9),
+            ("arctan", -2.0, 2.0),
+            ("sinh", -2.0, 2.0),
+            ("cosh", -2.0, 2.0),
+            ("arcsinh", -2.0, 2.0),
+            ("arccosh", 1.2, 3.0),
+            ("arctanh", -0.9, 0.9),
+            ("log1p", -0.5, 2.0),
+            ("expm1", -2.0, 2.0),
+            ("exp2", -2.0, 2.0),
+            ("log2", 0.2, 3.0),
+            ("log10", 0.2, 3.0),
+        ]
+    ],
+    *[
+        TangentCase(
+            name,
+            getattr(F, name),
+            _u((3, 2), (2,), low=0.3),
+            lambda a, b, name=name: getattr(_torch(), name)(a, b),
+        )
+        for name in ("arctan2", "hypot", "logaddexp", "logaddexp2")
+    ],
+    TangentCase("erf", F.erf, _u((4,)), lambda a: _torch().special.erf(a)),
+    TangentCase("erfc", F.erfc, _u((4,)), lambda a: _torch().special.erfc(a)),
     # -- activations --
     TangentCase("sigmoid", F.sigmoid, _u((4,)), lambda a: _torch().sigmoid(a)),
     TangentCase("relu", F.relu, _away_from((0.0,), (5,)), lambda a: _tf().relu(a), False),
@@ -220,12 +296,97 @@ CASES = [
         _u((2, 3)),
         lambda a: a.std(1, correction=1, keepdim=True),
     ),
+    TangentCase("prod", lambda a: F.prod(a, axis=1), _u((3, 4)), lambda a: a.prod(1)),
+    TangentCase(
+        "prod_with_zeros",
+        lambda a: F.prod(a, axis=0),
+        lambda rng: [np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 0.0], [-1.2, 0.7, 0.9]])],
+        lambda a: a.prod(0),
+    ),
+    TangentCase("cumsum", lambda a: F.cumsum(a, axis=1), _u((2, 3)), lambda a: a.cumsum(1)),
+    TangentCase("cumprod", lambda a: F.cumprod(a, axis=0), _u((3, 2)), lambda a: a.cumprod(0)),
+    TangentCase(
+        "cumprod_with_zeros",
+        lambda a: F.cumprod(a, axis=-1),
+        lambda rng: [np.array([[0.5, 0.0, 2.0, 0.0], [0.0, 1.5, -0.5, 2.0]])],
+        lambda a: a.cumprod(-1),
+    ),
     # -- linear algebra --
     TangentCase("matmul", F.matmul, _u((2, 3), (3, 4)), lambda a, b: a @ b),
     TangentCase("matmul_batched", F.matmul, _u((2, 2, 3), (3, 2)), lambda a, b: a @ b),
     TangentCase("matmul_vector", F.matmul, _u((3,), (3, 2)), lambda a, b: a @ b),
     TangentCase(
         "linear", F.linear, _u((4, 3), (2, 3), (2,)), lambda x, W, b: _tf().linear(x, W, b)
+    ),
+    *[
+        TangentCase(
+            f"einsum[{spec}]",
+            lambda *xs, spec=spec: F.einsum(spec, *xs),
+            _u(*shapes),
+            lambda *xs, spec=spec: _torch().einsum(spec, *xs),
+        )
+        for spec, shapes in [
+            ("ij,jk->ik", ((2, 3), (3, 2))),
+            ("ii->i", ((3, 3),)),
+            ("...ij,...j", ((2, 2, 3), (3,))),
+            ("ij,ij->", ((2, 3), (2, 3))),
+        ]
+    ],
+    # -- linear algebra beyond matmul (cholesky and eigh through sym(a): see _spd) --
+    TangentCase("inv", F.inv, _conditioned((3, 3)), lambda a: _torch().linalg.inv(a)),
+    TangentCase("det", F.det, _conditioned((2, 3, 3)), lambda a: _torch().linalg.det(a)),
+    TangentCase(
+        "slogdet",
+        lambda a: F.slogdet(a).logabsdet,
+        _conditioned((3, 3)),
+        lambda a: _torch().linalg.slogdet(a).logabsdet,
+    ),
+    TangentCase(
+        "solve", F.solve, _conditioned((3, 3), (3, 2)), lambda a, b: _torch().linalg.solve(a, b)
+    ),
+    TangentCase(
+        "solve_vector",
+        F.solve,
+        _conditioned((3, 3), (3,)),
+        lambda a, b: _torch().linalg.solve(a, b),
+    ),
+    TangentCase("pinv", F.pinv, _u((4, 3)), lambda a: _torch().linalg.pinv(a)),
+    TangentCase(
+        "cholesky",
+        lambda a: F.cholesky(_sym(a)),
+        _spd((3, 3)),
+        lambda a: _torch().linalg.cholesky(_sym(a)),
+    ),
+    TangentCase(
+        "eigh",
+        lambda a: _eigh_mix(F.eigh(_sym(a))),
+        _spd((3, 3)),
+        lambda a: _eigh_mix(_torch().linalg.eigh(_sym(a))),
+    ),
+    TangentCase(
+        "svdvals",
+        lambda a: F.svd(a, compute_uv=False),
+        _u((4, 3)),
+        lambda a: _torch().linalg.svdvals(a),
+    ),
+    TangentCase(
+        "svd",
+        lambda a: _svd_mix(F.svd(a, full_matrices=False)),
+        _u((3, 4)),
+        lambda a: _svd_mix(_torch().linalg.svd(a, full_matrices=False)),
+    ),
+    TangentCase("norm", F.norm, _u((3, 4)), lambda a: _torch().linalg.norm(a)),
+    TangentCase(
+        "norm_nuc",
+        lambda a: F.norm(a, "nuc"),
+        _u((3, 4)),
+        lambda a: _torch().linalg.norm(a, "nuc"),
+    ),
+    TangentCase(
+        "norm_3_axis",
+        lambda a: F.norm(a, 3, axis=1),
+        _u((3, 4), low=0.3),
+        lambda a: _torch().linalg.norm(a, 3, dim=1),
     ),
     # -- losses --
     TangentCase(

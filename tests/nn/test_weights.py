@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import stat
 import zipfile
 
 import numpy as np
@@ -238,3 +239,15 @@ def test_a_0d_parameter_keeps_its_shape_through_save_and_load(tmp_path):
     model.save_weights(tmp_path / "w.npz")
     fresh.load_weights(tmp_path / "w.npz")
     assert fresh.scale.shape == () and float(fresh.scale.data) == 2.5
+
+
+# ---- file permissions ---------------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_saved_weight_file_gets_the_umask_permissions_like_np_savez(tmp_path):
+    Linear(2, 1, rng=0).save_weights(tmp_path / "w.npz")
+    np.savez(tmp_path / "ref.npz", a=np.ones(1))
+    mode = stat.S_IMODE(os.stat(tmp_path / "w.npz").st_mode)
+    assert mode == stat.S_IMODE(os.stat(tmp_path / "ref.npz").st_mode)  # was 0o600
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

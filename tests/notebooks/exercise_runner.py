@@ -117,8 +117,10 @@ def run_one_exercise(source: Path, k: int) -> list[str]:
                 continue
             code = make_student.strip_source(cell.source) if i in others else cell.source
             ename, evalue = kernel.run(code)
-            if ename and i not in others and "raises-exception" not in cell.metadata.get(
-                "tags", []
+            if (
+                ename
+                and i not in others
+                and "raises-exception" not in cell.metadata.get("tags", [])
             ):
                 problems.append(
                     f"{name}: cell {i} failed with the other exercises unsolved: "
@@ -126,4 +128,99 @@ def run_one_exercise(source: Path, k: int) -> list[str]:
                 )
     finally:
         kernel.close()
+    return problems
+
+
+# Save and restore the kernel's user namespace around an exercise's solution, so that the
+# cells after it see the exercise unsolved again (names the solution bound are unbound).
+SAVE_NAMESPACE = "__graded_alone_saved__ = dict(globals())"
+RESTORE_NAMESPACE = (
+    "(lambda g, saved: (g.clear(), g.update(saved)))"
+    "(globals(), globals()['__graded_alone_saved__'])"
+)
+
+
+def play_notebook(source: Path, cwd: Path = NOTEBOOKS) -> list[str]:
+    """Play, in one kernel, a student who solves each exercise of ``source`` alone.
+
+    The notebook runs top to bottom with every exercise as its stub (as nbgrader's
+    autograde runs a submission where only one exercise is done), started in ``cwd`` (the
+    student copy's folder, whose helper modules the notebook imports). At each exercise:
+    the untouched stub, whose check must say "not done yet"; the solution, whose check
+    must pass, twice; the solution cell run again and the check a third time (a check
+    must give the same verdict however often it runs). Then the stub is restored (the
+    namespace as it was before the solution, and the stub cell run again), so the cells
+    after it run with that exercise unsolved, as they would for a student who solved only
+    a later one; only the last exercise stays solved for the rest of the notebook. Every
+    other cell must run without an error (unless tagged ``raises-exception``).
+
+    One kernel per notebook keeps the cost linear in the course: each cell runs once, an
+    exercise's cells and check a few times. What it cannot undo is a solution that
+    mutated an object created before it (the stub restored rebinds names, not objects).
+
+    Returns:
+        The problems found, one line each (empty when every exercise is graded alone).
+    """
+    run_notebooks, make_student = load_script("run_notebooks"), load_script("make_student")
+    nb = run_notebooks.build_notebook(source)
+    pairs = run_notebooks.exercises(nb)
+    checks = {check for _, check in pairs}
+    problems: list[str] = []
+    kernel = Kernel(cwd)
+    try:
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code" or i in checks:
+                continue  # a check runs with its exercise
+            exercise = next((k for k, (solution, _) in enumerate(pairs) if solution == i), None)
+            if exercise is not None:
+                problems += _play_exercise(kernel, nb, pairs, exercise, source.stem[:2],
+                                           make_student.strip_source)  # fmt: skip
+                continue
+            ename, evalue = kernel.run(cell.source)
+            if ename and "raises-exception" not in cell.metadata.get("tags", []):
+                problems.append(
+                    f"{source.stem[:2]} cell {i} failed with the other exercises "
+                    f"unsolved: {ename}: {evalue[:300]}"
+                )
+    finally:
+        kernel.close()
+    return problems
+
+
+def _play_exercise(
+    kernel: Kernel,
+    nb: Any,
+    pairs: list[tuple[int, int]],
+    k: int,
+    number: str,
+    strip_source: Any,
+) -> list[str]:
+    """Exercise ``k``: stub → "not done yet"; solution → passes (three checks); restore."""
+    (solution, check), last = pairs[k], k == len(pairs) - 1
+    name, problems = f"{number} exercise {k + 1}", []
+    stub, answer, verdict = (
+        strip_source(nb.cells[solution].source),
+        nb.cells[solution].source,
+        nb.cells[check].source,
+    )
+    ename, evalue = kernel.run(stub)
+    if ename not in ("", "NotImplementedError"):  # a stub in a def raises later
+        problems.append(f"{name}: the stub raised {ename}: {evalue[:300]}")
+    ename, evalue = kernel.run(verdict)
+    if NOT_DONE not in evalue:
+        problems.append(
+            f"{name}: with the untouched stub the check says {ename}: "
+            f"{evalue[:300]!r}, not 'this exercise is not done yet'"
+        )
+    if not last:
+        kernel.run(SAVE_NAMESPACE)
+    for step in ("solution", "check", "check again", "solution again", "check"):
+        ename, evalue = kernel.run(answer if step.startswith("solution") else verdict)
+        if ename:
+            problems.append(f"{name}: {step}: {ename}: {evalue[:500]}")
+            break
+    if not last:
+        ename, evalue = kernel.run(RESTORE_NAMESPACE)
+        assert not ename, f"{name}: restoring the namespace failed: {ename}: {evalue}"
+        kernel.run(stub)
     return problems

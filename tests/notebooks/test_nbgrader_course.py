@@ -40,8 +40,14 @@ def _nbgrader(*args: str, root: Path, cwd: Path = ROOT) -> subprocess.CompletedP
     return done
 
 
-def _submit(root: Path, student: str, release: nbformat.NotebookNode, solved: set[int],
-            source: nbformat.NotebookNode, pairs: list[tuple[int, int]]) -> None:
+def _submit(
+    root: Path,
+    student: str,
+    release: nbformat.NotebookNode,
+    solved: set[int],
+    source: nbformat.NotebookNode,
+    pairs: list[tuple[int, int]],
+) -> None:
     nb = nbformat.from_dict(release)
     for k in solved:
         cell = pairs[k][0]
@@ -84,6 +90,13 @@ def test_autograde_gives_each_exercise_its_own_points(generated: Path, tmp_path:
     students.update({f"only{k + 1}": {k} for k in range(len(pairs))})
     for student, solved in students.items():
         _submit(root, student, release, solved, source, pairs)
+    # everything solved, but exercise 2's cell stops at a SyntaxError: its name is never
+    # defined, and that must cost exactly exercise 2's point (issue 28)
+    _submit(root, "syntax2", release, set(range(len(pairs))), source, pairs)
+    broken = root / "submitted" / "syntax2" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
+    nb = nbformat.read(broken, as_version=4)
+    nb.cells[pairs[1][0]].source = "def numerical_diff(f, x, h=1e-4):\n    return (f(x + h)"
+    nbformat.write(nb, broken)
     _nbgrader("autograde", NOTEBOOK, root=root)
     _nbgrader("generate_feedback", NOTEBOOK, "--student=only1", root=root)
     assert (root / "feedback" / "only1" / NOTEBOOK / f"{NOTEBOOK}.html").is_file()
@@ -96,6 +109,9 @@ def test_autograde_gives_each_exercise_its_own_points(generated: Path, tmp_path:
     assert max_score == sum(points)
     assert scores["solved"] == max_score, scores
     assert scores["untouched"] == 0, scores
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        syntax = gradebook.find_submission(NOTEBOOK, "syntax2").score
+    assert syntax == max_score - points[1], f"one SyntaxError cost {max_score - syntax} points"
     for k in range(len(pairs)):
         assert scores[f"only{k + 1}"] == points[k], (
             f"exercise {k + 1} solved alone scored {scores[f'only{k + 1}']}, not {points[k]}"
@@ -115,3 +131,45 @@ def test_release_fetch_submit_collect_on_one_machine(generated: Path, tmp_path: 
     _nbgrader("submit", NOTEBOOK, "--course=minitorch", root=root, cwd=student)
     _nbgrader("collect", NOTEBOOK, root=root)
     assert list((root / "submitted").glob(f"*/{NOTEBOOK}/{NOTEBOOK}.ipynb"))
+
+
+CAPSTONE = "13_your_own_framework"
+
+
+@pytest.mark.slow
+def test_one_syntax_error_costs_only_its_own_exercise(tmp_path: Path) -> None:
+    """docs/for-teachers.md promises it: a cell that does not even parse (so it defines
+    nothing) loses its own exercise's points, and the exercises built on it fall back to
+    the notebook's stand-ins instead of failing too. The capstone has the longest chain:
+    Exercise 4's SoftmaxCrossEntropy is used by the training (7) and the gradients (8)."""
+    root = tmp_path / "course"
+    make_course: ModuleType = load_script("make_course")
+    run_notebooks: ModuleType = load_script("run_notebooks")
+    assert make_course.make_course(root, [CAPSTONE[:2]]) == [CAPSTONE]
+    _nbgrader("generate_assignment", CAPSTONE, "--force", root=root)
+    release = nbformat.read(root / "release" / CAPSTONE / f"{CAPSTONE}.ipynb", as_version=4)
+    source = nbformat.read(root / "source" / CAPSTONE / f"{CAPSTONE}.ipynb", as_version=4)
+    pairs = run_notebooks.exercises(source)
+    points = [source.cells[check].metadata["nbgrader"]["points"] for _, check in pairs]
+    broken = 3  # Exercise 4
+    nb = nbformat.from_dict(release)
+    for cell, _ in pairs:
+        nb.cells[cell].source = source.cells[cell].source
+    nb.cells[pairs[broken][0]].source += "\n    def broken(:  # a typo: the cell does not parse\n"
+    folder = root / "submitted" / "typo" / CAPSTONE
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{CAPSTONE}.ipynb")
+    for helper in (root / "release" / CAPSTONE).glob("*.py"):
+        (folder / helper.name).write_text(helper.read_text())
+    _nbgrader("autograde", CAPSTONE, root=root)
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission(CAPSTONE, "typo")
+        score, max_score = submission.score, submission.max_score
+    assert max_score == sum(points)
+    assert score == max_score - points[broken], (
+        f"one syntax error in exercise {broken + 1} cost {max_score - score} points, "
+        f"not {points[broken]}"
+    )

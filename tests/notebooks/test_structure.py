@@ -148,10 +148,27 @@ def test_student_version_has_every_exercise_stripped(path: Path, student_dir: Pa
 
 
 @pytest.mark.parametrize("path", SOURCE_NOTEBOOKS, ids=lambda p: p.stem)
-def test_student_version_has_no_outputs(path: Path, student_dir: Path) -> None:
-    for cell in _read(student_dir / path.name).cells:
-        if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None
+def test_student_version_keeps_the_outputs_before_the_first_exercise_only(
+    path: Path, student_dir: Path
+) -> None:
+    """The pictures of the teaching cells show before running; nothing from an answer."""
+    source, student = _read(path), _read(student_dir / path.name)
+    first = next(i for i, c in enumerate(source.cells) if "### BEGIN SOLUTION" in c.source)
+    kept = []
+    for i, (theirs, ours) in enumerate(zip(source.cells, student.cells)):
+        if ours.cell_type != "code":
+            continue
+        assert ours.execution_count is None
+        if i >= first:
+            assert ours.outputs == [], f"{path.name} cell {i} (at or after the first exercise)"
+            continue
+        assert [o.get("data", o.get("text")) for o in ours.outputs] == [
+            o.get("data", o.get("text")) for o in theirs.outputs
+        ], f"{path.name} cell {i}"
+        kept += ours.outputs
+    stored = [o for c in source.cells[:first] if c.cell_type == "code" for o in c.outputs]
+    assert len(kept) == len(stored), f"{path.name}: outputs before the first exercise lost"
+    assert all(o.get("execution_count") is None for o in kept)
 
 
 def test_student_directory_has_the_helper_module(student_dir: Path) -> None:
@@ -194,3 +211,21 @@ def test_outputs_hold_nothing_that_changes_between_runs(path: Path) -> None:
             for text in texts:
                 for fragile in ("np.float", "np.int", " at 0x", "/tmp/ipykernel_"):
                     assert fragile not in text, f"{path.name}: {fragile!r} in an output"
+
+
+@pytest.mark.parametrize("path", SOURCE_NOTEBOOKS, ids=lambda p: p.stem)
+def test_grade_ids_read_as_notebook_and_exercise(path: Path, run_notebooks: ModuleType) -> None:
+    """A gradebook row says ``nb06_ex4``, matching "06 Ex4" in the notebook (issue 28)."""
+    stored = _read(path)
+    built = run_notebooks.build_notebook(NOTEBOOKS / "src" / f"{path.stem}.py")
+    assert [c.metadata.get("nbgrader") for c in stored.cells] == [
+        c.metadata.get("nbgrader") for c in built.cells
+    ], f"{path.name}: nbgrader metadata differs from the source's: run `make notebooks`"
+    for k, (solution, check) in enumerate(run_notebooks.exercises(stored), start=1):
+        assert stored.cells[check].metadata["nbgrader"]["grade_id"] == f"nb{path.name[:2]}_ex{k}"
+        assert stored.cells[solution].metadata["nbgrader"]["grade_id"] == (
+            f"nb{path.name[:2]}_ex{k}_answer"
+        )
+        assert f"Exercise {k}" in "\n".join(
+            c.source for c in stored.cells[:solution] if c.cell_type == "markdown"
+        )

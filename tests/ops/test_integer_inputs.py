@@ -72,6 +72,24 @@ def x2(dtype: Any) -> tuple[Any, ...]:
     return values(dtype), values(dtype)[::-1].copy()
 
 
+def sq(dtype: Any) -> tuple[Any, ...]:
+    """An invertible, symmetric positive-definite 2x2 matrix of ``dtype`` (bool: I)."""
+    return (np.eye(2, dtype=dtype) if dtype is np.bool_ else np.array([[2, 1], [1, 2]], dtype),)
+
+
+def unit(dtype: Any) -> tuple[Any, ...]:
+    return (probs(dtype),)
+
+
+def zero(dtype: Any) -> tuple[Any, ...]:
+    return (np.zeros((2, 3), dtype=dtype),)
+
+
+def positive(dtype: Any) -> tuple[Any, ...]:
+    """Values >= 1 of ``dtype`` (all True for bool)."""
+    return (np.ones((2, 3), bool) if dtype is np.bool_ else np.abs(values(dtype)) + 1,)
+
+
 def _pool_ref(x: np.ndarray) -> np.ndarray:
     """2x2 max pooling, stride 2, of a (1, 1, 3, 4) image: two windows in the top rows."""
     return np.array([[[[x[0, 0, :2, :2].max(), x[0, 0, :2, 2:].max()]]]], dtype=x.dtype)
@@ -139,7 +157,16 @@ ROWS = [
         lambda q, k: F.scaled_dot_product_attention(q, k, k, is_causal=True),
     ),
     Row("attention_weights", x2, lambda q, k: F.attention_weights(q, k)),
+    Row("erf", x1, F.erf),
+    Row("erfc", x1, F.erfc),
     # NumPy-equivalent ops: NumPy's own result, dtype included.
+    # Inputs inside each domain (no NaN or inf warnings): 0/1 for arcsin, |x| + 1 for logs.
+    *[Row(name, make, getattr(F, name), getattr(np, name)) for name, make in (
+        ("tan", x1), ("arctan", x1), ("sinh", x1), ("cosh", x1), ("arcsinh", x1),
+        ("expm1", x1), ("exp2", x1), ("arcsin", unit), ("arccos", unit), ("arctanh", zero),
+        ("log1p", positive), ("log2", positive), ("log10", positive), ("arccosh", positive))],
+    *[Row(name, x2, getattr(F, name), getattr(np, name))
+      for name in ("arctan2", "hypot", "logaddexp", "logaddexp2")],
     Row("exp", x1, F.exp, np.exp),
     Row(
         "log",
@@ -163,6 +190,22 @@ ROWS = [
     Row("neg", x1, F.neg, np.negative),
     Row("matmul", x1, lambda x: F.matmul(x, x.T), lambda x: x @ x.T),
     Row("sum", x1, F.sum, np.sum),
+    # numpy.linalg computes integer input in float64: so do these.
+    Row("inv", sq, F.inv, np.linalg.inv),
+    Row("det", sq, F.det, np.linalg.det),
+    Row("slogdet", sq, lambda x: F.slogdet(x).logabsdet, lambda x: np.linalg.slogdet(x)[1]),
+    Row("solve", sq, lambda x: F.solve(x, x[0]), lambda x: np.linalg.solve(x, x[0])),
+    Row("pinv", x1, F.pinv, np.linalg.pinv),
+    Row("cholesky", sq, F.cholesky, np.linalg.cholesky),
+    Row("eigh", sq, lambda x: F.eigh(x).eigenvalues, lambda x: np.linalg.eigh(x)[0]),
+    Row("svd", x1, lambda x: F.svd(x, False, False), lambda x: np.linalg.svd(x, False, False)),
+    Row("norm_large_int8", lambda d: (np.full(3, 100 if d is np.int8 else 1, d),), F.norm,
+        np.linalg.norm),  # 100 * 100 wraps in int8: NumPy computes norms in float64
+    Row("norm", x1, F.norm, np.linalg.norm),
+    Row("einsum", x1, lambda x: F.einsum("ij->j", x), lambda x: np.einsum("ij->j", x)),
+    Row("prod", x1, lambda x: F.prod(x, axis=1), lambda x: np.prod(x, axis=1)),
+    Row("cumsum", x1, lambda x: F.cumsum(x, axis=1), lambda x: np.cumsum(x, axis=1)),
+    Row("cumprod", x1, F.cumprod, np.cumprod),
     Row("max", x1, lambda x: F.max(x, axis=1), lambda x: np.max(x, axis=1)),
     Row("min", x1, lambda x: F.min(x, axis=1), lambda x: np.min(x, axis=1)),
     Row("relu", x1, F.relu, lambda x: np.maximum(x, 0)),
@@ -229,6 +272,8 @@ def test_every_public_op_has_a_row() -> None:
     assert not missing, f"add a row to ROWS for {missing}"
 
 
+# log(False) is -inf, for NumPy (which warns) and for F.log alike
+@pytest.mark.filterwarnings("ignore:divide by zero encountered in log:RuntimeWarning")
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
 def test_integer_input_gives_the_right_value_or_names_the_op(row: Row, dtype: Any) -> None:

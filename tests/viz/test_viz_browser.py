@@ -564,3 +564,40 @@ def test_the_stepper_frames_any_graph_readably(browser: Any, tmp_path: Path, cas
     if case == "leaf":  # no Function: no red box, arrows or faded rows
         assert {key for s in seen for key in s["legend"]} <= {"var-got", "badge-has"}
     assert errors == []
+
+
+def test_the_memory_line_falls_to_zero_at_1280x720(browser: Any, tmp_path: Path) -> None:
+    # show_memory=True: the line above the drawing says what the graph still holds for
+    # backward, frame by frame, and its bar empties; the page still fits the window.
+    x = Variable(np.linspace(-1.0, 1.0, 1000), name="x")
+    h = F.tanh(x.exp() * x)
+    h.name = "h"
+    loss = h.sum()
+    loss.name = "loss"
+    stepper = viz.BackwardStepper(
+        viz.trace_backward(loss), show_memory=True, title="activations are the memory"
+    )
+    expected = [frame["memory"] for frame in stepper.frames()]
+    path = stepper.save_html(tmp_path / "memory.html")
+    page, errors = open_page(browser, path)
+    root = page.locator(".minitorch-stepper")
+    line = "(root) => [root.querySelector('.mts-memory-text').textContent, " + (
+        "root.querySelector('.mts-memory-bar span').style.width]"
+    )
+    seen = [root.evaluate(line)]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "stepper-memory-start.png"))
+    assert_fits(root, "frame 0")
+    for k in range(len(expected) - 1):
+        page.keyboard.press("ArrowRight")
+        seen.append(root.evaluate(line))
+        assert_fits(root, f"frame {k + 1}")
+        if k == 1:
+            page.screenshot(path=str(SCREENSHOTS / "stepper-memory-step2.png"))
+    assert [text for text, _ in seen] == expected
+    widths = [float(width.rstrip("%")) for _, width in seen]
+    assert widths[0] == 100 and widths[-1] == 0  # 32,000 bytes, then 24, 16, 8, 0 thousand
+    assert widths == sorted(widths, reverse=True)
+    page.keyboard.press("Home")
+    assert root.evaluate(line)[0] == expected[0]
+    assert errors == []

@@ -159,7 +159,7 @@ def test_renderer_failure_carries_its_message(monkeypatch: pytest.MonkeyPatch) -
 def test_draw_graph_and_render_spell_out_their_options() -> None:
     expected = [
         "show_values", "show_grads", "show_shapes", "verbose", "rankdir", "max_nodes",
-        "hide_constants", "legend", "module", "group_modules",
+        "hide_constants", "legend", "module", "group_modules", "show_memory",
     ]  # fmt: skip
     for func, extra in ((viz.draw_graph, []), (viz.render, ["dpi"]), (viz.to_dot, [])):
         params = inspect.signature(func).parameters

@@ -517,7 +517,8 @@ def test_widget_assets_ship_inside_the_package() -> None:
     assert any(
         dep.startswith("anywidget") for dep in config["project"]["optional-dependencies"]["viz"]
     )
-    for name in ("stepper.js", "widget.js", "stepper.css", "stepper.html", "page.html"):
+    for name in ("stepper.js", "widget.js", "stepper.css", "stepper.html", "page.html",
+                 "memory.js", "memory.css"):  # fmt: skip
         assert (stepper_module.ASSETS / name).is_file()
 
 

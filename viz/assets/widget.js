@@ -7,10 +7,12 @@ export default {
     const root = el.querySelector(".minitorch-stepper");
     const data = JSON.parse(model.get("data"));
     let stepper = null;
+    const memory = minitorchMemory(root, data); // null unless show_memory
     const start = () => {
       stepper = minitorchStepper(root, data, {
         step: model.get("step"),
         onStep(k) {
+          if (memory) memory(k);
           if (model.get("step") !== k) {
             model.set("step", k);
             model.save_changes();
