@@ -25,8 +25,10 @@ NOT_FOR_STUDENTS = {"conftest.py"}  # nbval's hook for the test suite, not cours
 
 
 def helper_modules(notebooks: Path = NOTEBOOKS) -> list[Path]:
-    """The modules the notebooks import (``checks.py`` and friends), without conftest.py."""
-    return [p for p in sorted(notebooks.glob("*.py")) if p.name not in NOT_FOR_STUDENTS]
+    """The modules the notebooks import (``checks.py`` and friends), without conftest.py,
+    and the small weights a notebook loads (``*.npz``: notebook 15's GPT)."""
+    helpers = [*notebooks.glob("*.py"), *notebooks.glob("*.npz")]
+    return [p for p in sorted(helpers) if p.name not in NOT_FOR_STUDENTS]
 
 
 def make_course(

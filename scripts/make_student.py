@@ -91,7 +91,8 @@ def make_student(out: Path, notebooks: Path = NOTEBOOKS) -> list[Path]:
         target = out / path.name
         nbformat.write(nb, target)
         written.append(target)
-    for helper in sorted(notebooks.glob("*.py")):
+    # the helper modules, and the small weights a notebook loads (notebook 15's GPT)
+    for helper in sorted([*notebooks.glob("*.py"), *notebooks.glob("*.npz")]):
         if helper.name not in NOT_FOR_STUDENTS:
             shutil.copy(helper, out / helper.name)
     return written

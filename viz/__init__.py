@@ -8,7 +8,8 @@
   the ``graphviz-pure`` wheel when ``dot`` is missing (:func:`set_renderer` chooses).
 * :func:`trace_backward` and :class:`BackwardStepper` — the backward pass, step by step;
   :class:`StepperWidget` (``viz.widget``, needs ``anywidget``) is the same as a Jupyter widget.
-* :mod:`viz.plots` — matplotlib helpers: training curves, decision boundaries, derivatives.
+* :mod:`viz.plots` — matplotlib helpers: training curves, decision boundaries, derivatives;
+  :func:`attention_heatmap` (:mod:`viz.attention`) — attention weights per head.
 """
 
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "set_renderer",
     "to_dot",
     "trace_backward",
+    "attention_heatmap",
     "plot_decision_boundary",
     "plot_derivatives",
     "plot_history",
@@ -43,6 +45,10 @@ _PLOTS = ("plot_decision_boundary", "plot_derivatives", "plot_history")
 
 def __getattr__(name: str) -> Any:
     """Load the matplotlib helpers on first use, so ``import viz`` stays quick."""
+    if name == "attention_heatmap":
+        from viz.attention import attention_heatmap
+
+        return attention_heatmap
     if name in _PLOTS:
         from viz import plots
 

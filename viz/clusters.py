@@ -18,6 +18,10 @@ dotted names (``layers.0.W`` belongs to module ``layers.0``):
    as nothing marks where it ends. When the run's Functions are as many as its layers,
    they are given to the layers one by one in forward order (``ReLU`` then
    ``MaxPool2d``); otherwise the layers share one box labelled with all their names.
+6. finally, a node that lies on a path from one member of a module to another
+   — not through a member of some other module — joins it, innermost module first: the
+   reshapes, ``Q @ K.T``, softmax and ``weights @ V`` of a ``MultiheadAttention`` lie
+   between its input projections and its ``out_proj``, so they are drawn in its box.
 
 Clusters nest like the names (``layers`` contains ``layers.0``), are numbered in forward
 order (``layers.0`` before ``layers.2``) and are labelled ``path · Class``.
@@ -86,11 +90,11 @@ def module_of(param_name: str) -> str:
 def assign_modules(
     graph: Graph, tree: ModuleTree | None = None, labels: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """Node id -> module path for the nodes that belong to a module (rules 1-5).
+    """Node id -> module path for the nodes that belong to a module (rules 1-6).
 
     Args:
         graph: the walked graph (parameters carry their dotted names).
-        tree: the module structure, for rule 5 (``None``: rules 1-4 only).
+        tree: the module structure, for rule 5 (``None``: rules 1-4 and 6 only).
         labels: if given, receives cluster path -> label for boxes that rule 5 shares
             between several layers.
 
@@ -132,7 +136,31 @@ def assign_modules(
             member[var_id] = path
     if tree is not None:
         _parameterless_layers(graph, tree, member, labels if labels is not None else {})
+    _between_members(graph, member)  # after rule 5, so a Sequential's ReLU keeps its box
     return member
+
+
+def _between_members(graph: Graph, member: dict[str, str]) -> None:
+    """Rule 6: give each module the nodes on paths between its members (in place).
+
+    Deepest modules first, so a node between two ``self_attn.out_proj`` members stays
+    there; a walk stops at members of modules outside the one being filled (weights
+    shared between an embedding and the output layer must not swallow the network).
+    """
+    after_of: dict[str, list[str]] = {}
+    before_of: dict[str, list[str]] = {}
+    for src, dst in graph.edges:
+        after_of.setdefault(src, []).append(dst)
+        before_of.setdefault(dst, []).append(src)
+    paths = {prefix for p in member.values() if p for prefix in _prefixes(p)}
+    for path in sorted(paths, key=lambda p: (-p.count("."), p)):
+        inside = [n for n, p in member.items() if _within(p, path)]
+        foreign = {n: p for n, p in member.items() if not _within(p, path)}
+        down = _reach(inside, after_of, foreign)
+        up = _reach(inside, before_of, foreign)
+        for node in graph.order:
+            if node in down and node in up and node not in member:
+                member[node] = path
 
 
 def _parameterless_layers(
