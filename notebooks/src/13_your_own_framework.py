@@ -494,3 +494,14 @@ ok("your framework's gradients equal minitorch's on the same batch (to 1e-10)")
 # (notebook 07), memory care (weak references to outputs, freeing gradients early) and
 # many more ops. Read `minitorch/core/backward.py` next to your `backward` — the loop is
 # the same.
+#
+# **What your framework could reproduce.** The pieces you built here — Functions with a
+# backward, a Module that finds its parameters, SGD with momentum and Adam, softmax
+# cross-entropy, a DataLoader — are all that the first rungs of minitorch's historical
+# milestones need (`docs/milestones.md`): Rosenblatt's perceptron (1958), XOR with one
+# hidden layer (1969) and Rumelhart, Hinton and Williams' sigmoid MLP on real digits
+# (1986). `make milestones` (or
+# `python -m examples.milestones run perceptron xor backprop`) runs them offline with
+# minitorch; convolutions (LeNet-5, 1998), embeddings (Bengio's language model, 2003),
+# batch norm (2015) and attention (2017) are the later rungs, built in notebooks 11, 14
+# and 15.
