@@ -13,7 +13,7 @@ input into a ``TypeError`` naming the op, instead of a silently wrong real gradi
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from minitorch.ops.arithmetic import Pair, broadcast_error
 from minitorch.ops.reshape import add_tangents
 
 
-def refuse_complex(op: str, *xs: np.ndarray) -> None:
+def refuse_complex(op: str, *xs: Any) -> None:
     """Raise ``TypeError`` naming ``op`` if an input is complex (minitorch is real-only).
 
     Raises:
