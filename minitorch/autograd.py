@@ -13,6 +13,6 @@ Example:
     (variable([2. 4.]),)
 """
 
-from minitorch.core.backward import grad
+from minitorch.core import grad
 
 __all__ = ["grad"]

@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Function, Variable, no_grad
-from minitorch.core.graph import functions
+from minitorch.core import Function, Variable, graph, no_grad
 
 #: ``GradcheckError.path``: which of the two backward paths disagrees with the numbers.
 FIRST_ORDER = "backward_array"  # backward(): each Function's backward_array
@@ -444,7 +443,7 @@ def _name_the_functions(
 
 def _functions(outputs: list[Variable]) -> list[Function]:
     """Every Function on the graph that made ``outputs``, each once, outputs first."""
-    return list(functions(*outputs))
+    return list(graph.functions(*outputs))
 
 
 def _unique(classes: Any) -> list[type]:

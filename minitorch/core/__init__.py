@@ -1,9 +1,10 @@
-"""The autograd core: Variable, Function, Config and the backward engine.
+"""The autograd core: Variable, Function, Config and the backward engine (``grad``).
 
 Nothing here imports ``minitorch.ops`` or any layer above it; operators are bound onto
 ``Variable`` by ``minitorch/ops/variable_methods.py``.
 """
 
+from minitorch.core.backward import grad
 from minitorch.core.config import Config, detect_anomaly, no_grad, test_mode, using_config
 from minitorch.core.function import Function
 from minitorch.core.variable import Operand, Variable, as_array, as_variable
@@ -16,6 +17,7 @@ __all__ = [
     "as_array",
     "as_variable",
     "detect_anomaly",
+    "grad",
     "no_grad",
     "test_mode",
     "using_config",

@@ -48,10 +48,8 @@ class ArrayMode:
     """First order: gradients are ndarrays and each Function runs ``backward_array``."""
 
     create_graph = False
-
-    @staticmethod
-    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
-        return func.backward_array(*gys)
+    backward = "backward_array"  # the method of each Function the loop calls
+    grad_type = np.ndarray
 
     @staticmethod
     def constant(array: np.ndarray) -> Grad:
@@ -61,22 +59,13 @@ class ArrayMode:
     def add(old: Grad, gx: Grad) -> Grad:
         return np.asarray(old + gx)  # a new array (0-d sums stay ndarrays, not scalars)
 
-    @staticmethod
-    def checked(func: Function, index: int, x: Variable, gx: Any) -> Grad:
-        data = x.data  # an ndarray of x's shape and dtype passes; anything else is checked
-        if type(gx) is np.ndarray and gx.shape == data.shape and gx.dtype == data.dtype:
-            return gx
-        return diagnose.checked_gradient(func, index, x, gx, False)
-
 
 class GraphMode:
     """``create_graph``: gradients are Variables and each Function runs ``backward``."""
 
     create_graph = True
-
-    @staticmethod
-    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
-        return func.backward(*gys)
+    backward = "backward"
+    grad_type = Variable
 
     @staticmethod
     def constant(array: np.ndarray) -> Grad:
@@ -85,13 +74,6 @@ class GraphMode:
     @staticmethod
     def add(old: Grad, gx: Grad) -> Grad:
         return old + gx  # recorded: the sum is differentiable too
-
-    @staticmethod
-    def checked(func: Function, index: int, x: Variable, gx: Any) -> Grad:
-        data = x.data
-        if type(gx) is Variable and gx.data.shape == data.shape and gx.data.dtype == data.dtype:
-            return gx
-        return diagnose.checked_gradient(func, index, x, gx, True)
 
 
 Mode = type[ArrayMode] | type[GraphMode]
@@ -124,13 +106,14 @@ def backpropagate(
     ready = [func for func, count in pending.items() if count == 0]
     unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
     anomaly = current_state().detect_anomaly
+    backward, grad_type = mode.backward, mode.grad_type  # decided once for the pass
     with _backward_context(mode.create_graph):
         while ready:
             func = ready.pop()
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
                 func.check_leaves_unchanged(unchanged)
             gys = _output_grads(func, grads, mode, keep, kept)
-            gxs = mode.backward(func, gys)
+            gxs = getattr(func, backward)(*gys)
             if type(gxs) is not tuple or len(gxs) != len(func.inputs):
                 gxs = diagnose.checked_gradients(func, gxs)
             if on_step is not None:
@@ -141,8 +124,14 @@ def backpropagate(
                 if not func.needs_input_grad[i]:
                     continue
                 gx = gxs[i]
-                if gx is not None:
-                    gx = mode.checked(func, i, x, gx)
+                if gx is not None:  # one of x's shape and dtype passes; others are checked
+                    data = x.data
+                    if (
+                        type(gx) is not grad_type
+                        or gx.shape != data.shape
+                        or gx.dtype != data.dtype
+                    ):
+                        gx = diagnose.checked_gradient(func, i, x, gx, mode.create_graph)
                     old = grads.get(id(x))
                     grads[id(x)] = gx if old is None else mode.add(old, gx)
                 creator = x.creator
@@ -197,6 +186,12 @@ def _output_grads(
     kept: dict[int, tuple[Variable, Grad]],
 ) -> tuple[Grad, ...]:
     """Collect the finished gradients of ``func``'s outputs (zeros for unused ones)."""
+    refs = func.outputs
+    if len(refs) == 1 and keep is None:  # almost every op: one output, one gradient
+        y = refs[0]()
+        gy = grads.pop(id(y), None) if y is not None and y.creator is func else None
+        if gy is not None:
+            return (gy,)
     gys: list[Grad] = []
     for i, ref in enumerate(func.outputs):
         y = ref()  # (an output made a leaf by unchain() keeps its gradient for itself)

@@ -5,16 +5,21 @@ created it (``creator``); it does not know any op. Operators such as ``x + y`` a
 methods such as ``x.sum()`` are bound onto it by the one table in
 ``minitorch/ops/variable_methods.py``, and ``x.backward()`` hands over to the engine in
 ``minitorch/core/backward.py``. The ``if TYPE_CHECKING:`` block below declares those
-bound names so that IDEs, mypy and the API docs still see them.
+bound names so that IDEs, mypy and the API docs still see them. What a Variable refuses
+(``float(x)``, ``np.exp(x)``, ``x < y`` ...) and the messages that say what to do
+instead live beside it, in the :class:`~minitorch.core.refusals.Refusals` mixin.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
+
+from minitorch.core.graph import functions
+from minitorch.core.numpy_hints import check_data_type
+from minitorch.core.refusals import Refusals
 
 if TYPE_CHECKING:
     from minitorch.core.function import Function
@@ -25,7 +30,7 @@ NUMERIC_KINDS = frozenset("biufc")  # bool, signed/unsigned int, float, complex
 Operand = Union["Variable", np.ndarray, float, int, np.generic]
 
 
-class Variable:
+class Variable(Refusals):
     """A node of the computational graph holding an ndarray.
 
     Args:
@@ -90,7 +95,7 @@ class Variable:
     ) -> None:
         if data is not None:
             if type(data) is not np.ndarray:  # the rare case: not a plain ndarray
-                _check_data_type(data)
+                check_data_type(data)
             if data.dtype.kind not in NUMERIC_KINDS:
                 raise TypeError(
                     f"Variable: data must be numeric (bool, integer, float or complex), got "
@@ -105,11 +110,6 @@ class Variable:
         self.requires_grad = requires_grad
 
     # -- graph bookkeeping -------------------------------------------------------------
-    def set_creator(self, func: Function) -> None:
-        """Record ``func`` as this Variable's creator; generation becomes one more."""
-        self.creator = func
-        self.generation = func.generation + 1
-
     def clear_grad(self) -> None:
         """Forget the gradient (set ``grad`` to ``None``) before a new backward pass."""
         self.grad = None
@@ -124,8 +124,6 @@ class Variable:
         Used for truncated backpropagation through time: the values stay, the history is
         dropped, so memory no longer grows with sequence length.
         """
-        from minitorch.core.graph import functions  # core-internal, as in backward()
-
         for func in list(functions(self)):  # listed first: unchain() cuts the links
             for x in func.inputs:
                 x.unchain()
@@ -228,224 +226,9 @@ class Variable:
         state["creator"], state["generation"] = None, 0
         return None, state
 
-    # -- Python number protocols (what ``float(loss)`` and ``f"{loss:.3f}"`` call) -------
-    def __float__(self) -> float:
-        """Refuse ``float(x)``: it is also how ``math.exp(x)`` would drop the graph.
-
-        PyTorch converts a one-element tensor here, so ``math.exp(x) + 2 * x`` silently
-        loses the ``exp`` term's gradient (``math.exp`` calls ``__float__``). minitorch
-        asks for the explicit spelling instead: ``x.item()`` for a number (logging), an
-        ``F`` op (``F.exp``) to keep the graph. ``f"{loss:.3f}"`` works (``__format__``).
-
-        Raises:
-            TypeError: always; it names ``x.item()``, ``x.data`` and the ``F`` ops.
-
-        Example:
-            >>> float(Variable(np.array(0.25)))  # doctest: +ELLIPSIS
-            Traceback (most recent call last):
-            ...
-            TypeError: float(x) (also called by math.exp(x), '%f' % x, ...) would ... works
-        """
-        raise TypeError(
-            self._number_message("float(x) (also called by math.exp(x), '%f' % x, ...)")
-        )
-
-    def __int__(self) -> int:
-        """Refuse ``int(x)``, as ``float(x)``: use ``x.item()`` (then ``int(...)``).
-
-        Raises:
-            TypeError: always; it names ``x.item()`` and ``x.data``.
-        """
-        raise TypeError(self._number_message("int(x)"))
-
-    def _number_message(self, what: str) -> str:
-        array = self._array()
-        number = (
-            f"use x.item() for its number (shape {array.shape})"
-            if array.size == 1
-            else f"x holds {array.size} elements (shape {array.shape}): use x.data for the array"
-        )
-        return (
-            f"{what} would turn the Variable into a plain number, and no gradient would "
-            f"flow through it: {number}, or the minitorch op (F.exp, F.sqrt, ... with "
-            'import minitorch.ops as F) to keep the graph; to print it, f"{x:.3f}" works'
-        )
-
-    def __format__(self, format_spec: str) -> str:
-        """``f"{x:.3f}"``: a one-element Variable formats as its number (PyTorch's rule).
-
-        An empty spec (``f"{x}"``) gives ``str(x)`` (``variable(...)``) for any shape.
-
-        Raises:
-            TypeError: for a non-empty spec on a Variable of several elements (names
-                ``x.item()`` and ``x.data``).
-            ValueError: for a spec the number does not accept (``format(7.5, "d")``).
-
-        Example:
-            >>> loss = Variable(np.array(0.123456))
-            >>> f"loss {loss:.3f}", f"{loss}"
-            ('loss 0.123', 'variable(0.123456)')
-        """
-        if not format_spec:
-            return str(self)
-        return format(self._one_element(f"format spec {format_spec!r}"), format_spec)
-
-    def _one_element(self, what: str) -> Any:
-        """The single element as a Python number, or a TypeError that points to ``.item()``."""
-        array = self._array()
-        if array.size != 1:
-            raise TypeError(
-                f"Variable: {what} needs a Variable of one element (use x.item() for it), "
-                f"got shape {array.shape}; for the whole array use x.data"
-            )
-        return array.item()
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        """Refuse the silent conversion ``np.asarray(x)`` / ``np.array(x)``.
-
-        Without this, NumPy would walk the Variable as a sequence and build an object
-        array of 0-d Variables: slow, and wrong wherever a number array was meant
-        (``plt.plot(x, y)``, ``np.dot(x, x)``).
-
-        Raises:
-            TypeError: always; it names ``x.data`` (the ndarray) and the ``F`` ops — or,
-                when a ``numpy.ma`` masked array asks (``m + x`` with a masked ``m`` on
-                the left), says that masks are not supported, as ``x + m`` does.
-        """
-        masked = _masked_caller_message(sys._getframe(1))
-        if masked is not None:
-            raise TypeError(masked)
-        raise TypeError(
-            f"NumPy was given a Variable of shape {self.shape}: use x.data for its ndarray "
-            "(no gradient flows through it), or the minitorch op (F.exp, F.sum, ... with "
-            "import minitorch.ops as F) to keep the graph"
-        )
-
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """NumPy's hook (NEP 13) for a ufunc called with a Variable among its operands.
-
-        ``a + x`` with an ndarray or NumPy scalar ``a`` runs ``np.add(a, x)``, which lands
-        here: the ufuncs behind ``+ - * / ** @`` return Variable's own operator
-        (``x.__radd__(a)``), so the result is a Variable with a graph. ``a == x`` and
-        ``a != x`` keep Python's identity meaning (``False`` / ``True``), as before this
-        hook existed. Every other ufunc (``np.exp``, ``np.maximum``, ``a < x``, ``a += x``
-        ...) computes nothing that ``backward`` could follow, so it is refused; a
-        comparison (``a < x``) or ``a % x`` / ``a // x`` with the message of ``x < a``
-        and ``x % a`` (compare or apply it to ``x.data``). A Variable-Variable or
-        Variable-number operation never gets here.
-
-        Raises:
-            TypeError: for any other ufunc, method (``np.add.reduce``) or keyword
-                (``out=``, ``where=``); the message names the ``minitorch.ops`` function
-                to use instead when there is one, else ``x.data``.
-
-        Example:
-            >>> import minitorch.ops as F
-            >>> x = Variable(np.array([1.0, 2.0]))
-            >>> np.ones(2) + x
-            variable([2. 3.])
-            >>> np.exp(x)
-            Traceback (most recent call last):
-            ...
-            TypeError: np.exp does not record a graph for Variables; use F.exp(x) (import minitorch.ops as F) or x.data for the raw array
-        """  # noqa: E501
-        name = ufunc.__name__
-        if method == "__call__" and not kwargs and len(inputs) == 2:
-            a, b = inputs
-            if name in _OPERATOR_UFUNCS:
-                forward, reflected = _OPERATOR_UFUNCS[name]
-                if isinstance(a, Variable):
-                    bound, other = getattr(a, forward, None), b
-                else:  # then b is the Variable
-                    bound, other = getattr(b, reflected, None), a
-                if bound is not None:  # None only before minitorch.ops has bound them
-                    return bound(other)
-            if name == "equal":
-                return a is b
-            if name == "not_equal":
-                return a is not b
-        in_place = kwargs.get("out") is not None and method == "__call__"
-        if in_place and name in _OPERATOR_SYMBOLS and name != "divmod":  # a += x on an array
-            symbol = _OPERATOR_SYMBOLS[name]
-            raise TypeError(
-                f"np.{name}(..., out=...) cannot store a Variable in an ndarray: in "
-                f"`a {symbol}= x` with an ndarray a, use x.data, the raw array (as in "
-                f"`p.data -= lr * p.grad.data`), or write `a = a {symbol} x` for a new Variable"
-            )
-        if method == "__call__" and not kwargs and len(inputs) == 2:  # a < x, a % x, ...
-            a, b = inputs
-            if name in _COMPARISON_UFUNCS:
-                raise TypeError(_comparison_text(_COMPARISON_UFUNCS[name], a, b))
-            if name in ("remainder", "floor_divide"):
-                what = "modulo" if name == "remainder" else "floor-division"
-                raise TypeError(_no_op_refusal(_OPERATOR_SYMBOLS[name], what, a, b))
-        label = f"np.{name}" if method == "__call__" else f"np.{name}.{method}"
-        f_name = _F_NAMES.get((name, method), name if method == "__call__" else None)
-        message = _numpy_refusal(label, f_name, "(x)" if ufunc.nin == 1 else "(...)")
-        if name in _OPERATOR_SYMBOLS and method == "__call__":
-            symbol = _OPERATOR_SYMBOLS[name]
-            message += f" ({symbol!r} between an ndarray and a Variable calls {label})"
-        raise TypeError(message)
-
-    def __array_function__(
-        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Any:
-        """NumPy's hook (NEP 18) for a NumPy function (``np.sum``, ``np.concatenate``...).
-
-        The few functions that only read ``x.shape``/``x.dtype`` or call a Variable method
-        (``np.shape``, ``np.transpose``, ``np.squeeze``...) run as before; every other one
-        is refused, since NumPy cannot record a graph.
-
-        Raises:
-            TypeError: naming the ``minitorch.ops`` function to use instead when there is
-                one (``np.sum`` -> ``F.sum``, ``np.dot`` -> ``F.matmul``), else ``x.data``.
-        """
-        name = func.__name__
-        if name in _NUMPY_FUNCTIONS_THAT_WORK:
-            return func._implementation(*args, **kwargs)
-        module = func.__module__.replace("numpy", "np", 1) if func.__module__ else "np"
-        label = f"{module}.{name}" if module.startswith("np") else f"np.{name}"
-        f_name = _F_NAMES.get((name, "__call__"), name) if module == "np" else None
-        raise TypeError(_numpy_refusal(label, f_name, "(...)"))
-
     def __bool__(self) -> bool:
         """Truth value as NumPy defines it: only for one element, else ``ValueError``."""
         return bool(self._array())
-
-    # -- operators without an op: refused with a message that says what to do ----------
-    # ``==`` and ``!=`` are not here on purpose: they keep Python's identity meaning
-    # (a Variable is a graph node; ``a == x`` asks whether it is the same node).
-    def __lt__(self, other: Any) -> bool:
-        """Refused: ``x < y`` has no gradient (``TypeError`` naming ``x.data < ...``)."""
-        raise TypeError(_comparison_refusal(self, other, "<", sys._getframe(1)))
-
-    def __le__(self, other: Any) -> bool:
-        """Refused: ``x <= y`` has no gradient (``TypeError`` naming ``x.data <= ...``)."""
-        raise TypeError(_comparison_refusal(self, other, "<=", sys._getframe(1)))
-
-    def __gt__(self, other: Any) -> bool:
-        """Refused: ``x > y`` has no gradient (``TypeError`` naming ``x.data > ...``)."""
-        raise TypeError(_comparison_refusal(self, other, ">", sys._getframe(1)))
-
-    def __ge__(self, other: Any) -> bool:
-        """Refused: ``x >= y`` has no gradient (``TypeError`` naming ``x.data >= ...``)."""
-        raise TypeError(_comparison_refusal(self, other, ">=", sys._getframe(1)))
-
-    def __mod__(self, other: Any) -> Variable:
-        """Refused: minitorch has no modulo op (``TypeError`` naming ``x.data % ...``)."""
-        raise TypeError(_no_op_refusal("%", "modulo", self, other))
-
-    def __rmod__(self, other: Any) -> Variable:
-        """Refused: ``a % x``, as :meth:`__mod__`."""
-        raise TypeError(_no_op_refusal("%", "modulo", other, self))
-
-    def __floordiv__(self, other: Any) -> Variable:
-        """Refused: minitorch has no floor division op (``x.data // ...`` instead)."""
-        raise TypeError(_no_op_refusal("//", "floor-division", self, other))
-
-    def __rfloordiv__(self, other: Any) -> Variable:
-        """Refused: ``a // x``, as :meth:`__floordiv__`."""
-        raise TypeError(_no_op_refusal("//", "floor-division", other, self))
 
     def _array(self) -> np.ndarray:
         if self.data is None:
@@ -609,312 +392,6 @@ class _ElementCount(int):
             f"Variable.size is the number of elements ({int(self)}, an int as in NumPy), not "
             "PyTorch's size() method: use x.shape for the shape (x.shape[d] for one axis)"
         )
-
-
-class _TorchSpelling:
-    """A class attribute of Variable for a PyTorch name it lacks: reading it raises.
-
-    ``x.detach`` raises an ``AttributeError`` naming the minitorch spelling, so ``hasattr``
-    stays ``False`` as for any missing attribute. A descriptor, not ``__getattr__``: the
-    core reads unset slots with ``getattr(x, "_snapshot", None)`` on every Function call,
-    and a ``__getattr__`` would run (and cost about 2 µs) on each of those failed lookups.
-    """
-
-    def __init__(self, name: str, hint: str) -> None:
-        self.name, self.hint = name, hint
-
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        if obj is None:  # Variable.detach (introspection, docs): the descriptor itself
-            return self
-        raise AttributeError(
-            f"'{type(obj).__name__}' object has no attribute '{self.name}' (a PyTorch name); "
-            f"in minitorch {self.hint}"
-        )
-
-
-# PyTorch Tensor attributes a student may try on a Variable, with the minitorch spelling.
-_TORCH_SPELLINGS = {
-    "detach": "use x.data (the ndarray) or Variable(x.data) (a new leaf, no graph)",
-    "view": "use x.reshape(*shape) or F.reshape(x, shape)",
-    "dim": "use x.ndim (a property, no parentheses)",
-    "numel": "use x.size (a property: the number of elements)",
-    "unsqueeze": "use F.expand_dims(x, axis)",
-    "permute": "use x.transpose(*axes)",
-    "t": "use x.T",
-    "tolist": "use x.data.tolist()",
-    "grad_fn": "use x.creator (the Function that made x)",
-    "is_leaf": "use x.creator is None",
-    "requires_grad_": "set x.requires_grad = True",
-    "zero_": "use x.clear_grad() for the gradient, or x.data[...] = 0 for the value",
-    "retain_grad": "use x.backward(retain_grad=True) (keeps every intermediate gradient)",
-    "cpu": "not needed: every Variable holds a NumPy array (x.data)",
-    "cuda": "not available: minitorch runs on NumPy (CPU) only",
-    "to": "use x.astype(dtype) for a dtype; there are no devices",
-    "float": "use x.astype(np.float32), or x.item() for the number of a one-element Variable",
-    "double": "use x.astype(np.float64)",
-    "long": "use x.astype(np.int64)",
-}
-
-
-for _name, _hint in _TORCH_SPELLINGS.items():
-    setattr(Variable, _name, _TorchSpelling(_name, _hint))
-
-
-# The ufuncs that ndarray's and NumPy scalars' operators call (``a + x`` runs
-# ``np.add(a, x)``), with the Variable methods that compute them: (x op b, a op x).
-_OPERATOR_UFUNCS = {
-    "add": ("__add__", "__radd__"),
-    "subtract": ("__sub__", "__rsub__"),
-    "multiply": ("__mul__", "__rmul__"),
-    "divide": ("__truediv__", "__rtruediv__"),
-    "power": ("__pow__", "__rpow__"),
-    "matmul": ("__matmul__", "__rmatmul__"),
-}
-# Every ufunc an operator of ndarray can call, with its symbol (for messages).
-_OPERATOR_SYMBOLS = {
-    "add": "+",
-    "subtract": "-",
-    "multiply": "*",
-    "divide": "/",
-    "power": "**",
-    "matmul": "@",
-    "floor_divide": "//",
-    "remainder": "%",
-    "divmod": "divmod",
-    "left_shift": "<<",
-    "right_shift": ">>",
-    "bitwise_and": "&",
-    "bitwise_or": "|",
-    "bitwise_xor": "^",
-    "less": "<",
-    "less_equal": "<=",
-    "greater": ">",
-    "greater_equal": ">=",
-}
-# NumPy names whose minitorch op is spelt differently; other names are looked up as is.
-_F_NAMES: dict[tuple[str, str], str | None] = {
-    ("absolute", "__call__"): "abs",
-    ("negative", "__call__"): "neg",
-    ("power", "__call__"): "pow",
-    ("divide", "__call__"): "div",
-    ("multiply", "__call__"): "mul",
-    ("subtract", "__call__"): "sub",
-    ("dot", "__call__"): "matmul",
-    ("amax", "__call__"): "max",
-    ("amin", "__call__"): "min",
-    ("add", "reduce"): "sum",
-    ("maximum", "reduce"): "max",
-    ("minimum", "reduce"): "min",
-}
-# NumPy functions that worked on a Variable before __array_function__ existed: they only
-# read x.shape / x.ndim / x.size / x.dtype or call a Variable method (the ops call
-# np.shape on Variables). Found by calling every np, np.linalg and np.fft function.
-_NUMPY_FUNCTIONS_THAT_WORK = frozenset(
-    {
-        "shape",
-        "ndim",
-        "size",
-        "result_type",
-        "common_type",
-        "iscomplexobj",
-        "isrealobj",
-        "transpose",
-        "permute_dims",
-        "squeeze",
-        "flip",
-        "unstack",
-        "diag_indices_from",
-        "tril_indices_from",
-        "triu_indices_from",
-    }
-)
-
-
-def _numpy_refusal(label: str, f_name: str | None, args: str) -> str:
-    """The message for a NumPy function or ufunc given a Variable: what to use instead.
-
-    The op is looked up in ``minitorch.ops`` only if that is already imported (core
-    imports nothing above it); without it there is no op to name.
-    """
-    ops = sys.modules.get("minitorch.ops")
-    public = getattr(ops, "__all__", ())
-    if f_name is not None and f_name in public:
-        fix = f"use F.{f_name}{args} (import minitorch.ops as F) or x.data for the raw array"
-    else:
-        fix = (
-            "minitorch has no op for it: apply it to x.data, the raw array (no gradient "
-            "flows through it)"
-        )
-    return f"{label} does not record a graph for Variables; {fix}"
-
-
-def _check_data_type(data: Any) -> None:
-    """Refuse what is not an ndarray, and masked arrays (whose mask ops would drop)."""
-    if not isinstance(data, np.ndarray):
-        raise TypeError(
-            f"Variable: data must be a numpy.ndarray or None, got "
-            f"{type(data).__name__}; wrap scalars and lists with np.array(...)"
-        )
-    if is_masked(data):
-        raise TypeError(masked_message("Variable: data", data))
-
-
-def is_masked(x: Any) -> bool:
-    """Whether ``x`` is a ``numpy.ma.MaskedArray`` (without importing ``numpy.ma``).
-
-    NumPy 2 imports ``numpy.ma`` only when it is first used, so if it is not loaded
-    nobody can have made a masked array.
-    """
-    ma = sys.modules.get("numpy.ma")
-    return ma is not None and isinstance(x, ma.MaskedArray)
-
-
-def masked_message(what: str, x: Any) -> str:
-    """The refusal of a masked array: its mask would be dropped; ``filled`` it instead."""
-    n_masked = int(np.count_nonzero(np.ma.getmaskarray(x)))
-    return (
-        f"{what} is a numpy.ma.MaskedArray of shape {x.shape} with {n_masked} masked "
-        f"value(s); minitorch computes on plain ndarrays and would silently drop the mask "
-        "(the masked entries would count as numbers). Use m.filled(value) for a plain "
-        "array with the masked entries replaced (e.g. m.filled(0.0)), or pass a plain "
-        "ndarray"
-    )
-
-
-#: The ops behind the ufuncs of the arithmetic operators, as their messages name them.
-_UFUNC_OPS = {
-    "add": "Add",
-    "subtract": "Sub",
-    "multiply": "Mul",
-    "divide": "Div",
-    "power": "Pow",
-    "matmul": "MatMul",
-}
-
-
-def _masked_caller_message(frame: Any) -> str | None:
-    """The masked-array refusal for ``m + x``, when ``numpy.ma`` asks ``x`` for its array.
-
-    ``m + x`` with a masked ``m`` on the left runs ``m.__add__(x)``, and ``numpy.ma``
-    then converts ``x`` with ``np.array`` (Variable's ``__array__``) instead of deferring
-    to ``x.__radd__``. The frames of ``numpy.ma`` that are running say which operation it
-    is and which operand is masked, so the message is the one ``x + m`` gives (``Add:
-    operand 0 is a numpy.ma.MaskedArray ...``). ``None`` when the caller is not
-    ``numpy.ma`` or no masked operand is found (the general refusal applies). This runs
-    only when the conversion has already failed.
-    """
-    masked: Any = None
-    index, op, outer = 0, None, ""
-    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("numpy.ma"):
-        local = frame.f_locals
-        ufunc = getattr(local.get("self"), "f", None)  # numpy.ma's operation objects
-        if op is None and isinstance(ufunc, np.ufunc):
-            op = _UFUNC_OPS.get(ufunc.__name__, f"np.ma.{ufunc.__name__}")
-        # Operands are `a, b` in numpy.ma's operations, `self` in MaskedArray's dunders.
-        for i, key in ((0, "a"), (1, "b"), (0, "self")):
-            if masked is None and is_masked(local.get(key)):
-                masked, index = local[key], i
-        outer = frame.f_code.co_name
-        frame = frame.f_back
-    if masked is None:
-        return None
-    if op is None:  # `m ** x`, `m += x`: a dunder of MaskedArray, or a numpy.ma function
-        by_dunder = {forward: ufunc for ufunc, (forward, _) in _OPERATOR_UFUNCS.items()}
-        ufunc_name = by_dunder.get(outer.replace("__i", "__", 1), "")
-        op = _UFUNC_OPS.get(ufunc_name, f"numpy.ma's {outer}")
-    return masked_message(f"{op}: operand {index}", masked)
-
-
-#: The comparison ufuncs an ndarray's ``a < x`` calls, with their operators.
-_COMPARISON_UFUNCS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">="}
-#: Each comparison and its mirror: Python runs ``1 < x`` as ``x.__gt__(1)``.
-_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
-
-def _comparison_refusal(var: Variable, other: Any, symbol: str, caller: Any) -> str:
-    """The message for ``x < 1``, ``1 < x``, ``x >= y``: compare ``.data`` instead.
-
-    Python calls ``x.__gt__(1)`` both for ``x > 1`` and, reflected, for ``1 < x``; the
-    comparison instruction of the caller's frame (``caller``) says which one the user
-    wrote, so the message repeats that operator and operand order. This runs only when
-    the comparison has already failed, never on an arithmetic path.
-    """
-    written = _written_comparison(caller)
-    if written == _MIRRORED[symbol]:  # reflected: the Variable was on the right
-        return _comparison_text(written, other, var)
-    return _comparison_text(symbol, var, other)
-
-
-def _comparison_text(symbol: str, left: Any, right: Any) -> str:
-    """The refusal of ``left symbol right`` (one of them a Variable), as written."""
-    shown = _operand_texts(left, right)
-    return (
-        f"{symbol!r} between {_operand_kind(left)} and {_operand_kind(right)}: minitorch "
-        "records no graph for comparisons (they have no gradient); compare the arrays "
-        f"instead: `{shown[0]} {symbol} {shown[1]}` gives a bool ndarray (.data of each "
-        "Variable)"
-    )
-
-
-def _no_op_refusal(symbol: str, what: str, left: Any, right: Any) -> str:
-    """The message for ``x % 2`` or ``x // 2``: no such op; apply it to ``.data``."""
-    shown = _operand_texts(left, right)
-    return (
-        f"{symbol!r} between {_operand_kind(left)} and {_operand_kind(right)}: minitorch "
-        f"has no {what} op, so no gradient is recorded for {symbol}; apply it to the "
-        f"arrays instead: `{shown[0]} {symbol} {shown[1]}` gives a plain ndarray (no gradient)"
-    )
-
-
-def _written_comparison(frame: Any) -> str | None:
-    """The comparison operator of the instruction ``frame`` is running, if it is one."""
-    import dis
-
-    try:
-        for instruction in dis.get_instructions(frame.f_code):
-            if instruction.offset == frame.f_lasti:
-                if instruction.opname != "COMPARE_OP":
-                    return None  # operator.gt(x, 1), sorted([x, y]), ...
-                text = instruction.argrepr.removeprefix("bool(").removesuffix(")")
-                return text if text in _MIRRORED else None
-    except (AttributeError, TypeError, ValueError):
-        return None
-    return None
-
-
-def _operand_kind(value: Any) -> str:
-    """``a Variable of shape (3,)``, ``int``, ``an ndarray of shape (2,)``."""
-    if isinstance(value, Variable):
-        shape = value.data.shape if isinstance(value.data, np.ndarray) else None
-        return f"a Variable of shape {shape}"
-    if isinstance(value, np.ndarray):
-        return f"an ndarray of shape {value.shape}"
-    return type(value).__name__
-
-
-def _operand_texts(left: Any, right: Any) -> list[str]:
-    """How the example in a refusal writes its operands: ``x.data``, ``1``, ``a``.
-
-    A Variable is written with its ``name`` when that is an identifier, else as ``x``
-    (then ``y``, skipping a name the other operand uses).
-    """
-    own = [
-        v.name if isinstance(v, Variable) and isinstance(v.name, str) and v.name.isidentifier()
-        else None
-        for v in (left, right)
-    ]  # fmt: skip
-    spare = (n for n in ("x", "y", "z") if n not in own)
-    texts = []
-    for value, name in zip((left, right), own):
-        if isinstance(value, Variable):
-            texts.append(f"{name or next(spare)}.data")
-        elif isinstance(value, (bool, int, float)) and len(repr(value)) <= 12:
-            texts.append(repr(value))
-        elif isinstance(value, np.generic) and len(str(value)) <= 12:
-            texts.append(str(value))
-        else:
-            texts.append("a")
-    return texts
 
 
 def as_array(x: Any, dtype: Any = None) -> np.ndarray:

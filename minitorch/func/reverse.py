@@ -1,17 +1,18 @@
 """The machinery under the transforms: lifting inputs, gradients without side effects,
 and the double-vjp tangent rule for Functions that define none.
 
-Reverse mode runs on the ordinary engine (``Variable.backward``). A transform must not
-leave gradients behind on the user's Variables or Parameters, and must be able to ask for
-the gradient of an *intermediate* Variable (its own copy of an input), so
-:func:`gradients` snapshots every ``.grad`` in the graph, runs the engine with
-``retain_grad=True`` and puts the snapshot back.
+Reverse mode runs on the engine itself: :func:`gradients` calls ``minitorch.core.grad``
+(``minitorch.autograd.grad``), which returns the gradients of the Variables it is asked
+about — the transform's own copies of its inputs, intermediate or not — and writes no
+``.grad`` anywhere, so a transform leaves the user's Variables and Parameters as they
+were without saving or restoring anything.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import copy
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Config, Function, Variable, using_config
+from minitorch.core import Config, Function, Variable, grad, graph, using_config
 from minitorch.core import forward as _forward
 from minitorch.func import pytree
 
@@ -70,19 +71,12 @@ def _reaches_outer_graph(outputs: Sequence[Variable], inputs: Sequence[Variable]
     """Does the graph behind ``outputs`` reach a Variable that requires grad and is not
     the transform's own: a leaf other than ``inputs``, or what an input was lifted from?"""
     own = {id(x) for x in inputs}
-    pending = [y for y in outputs if id(y) not in own]
-    seen: set[int] = set()
-    while pending:
-        var = pending.pop()
-        func = var.creator
-        if func is None:
-            if var.requires_grad:
-                return True
-            continue
-        if id(func) in seen:
-            continue
-        seen.add(id(func))
-        pending.extend(x for x in func.inputs if id(x) not in own)
+    mine = [y for y in outputs if id(y) not in own]
+    if any(y.creator is None and y.requires_grad for y in mine):
+        return True
+    for func in graph.functions(*mine, stop=lambda x: id(x) in own):
+        if any(x.creator is None and x.requires_grad and id(x) not in own for x in func.inputs):
+            return True
     for x in inputs:  # a lifted copy of a Variable hangs on that Variable's graph
         if x.creator is not None and any(v.requires_grad for v in x.creator.inputs):
             return True
@@ -155,64 +149,33 @@ def gradients(
 ) -> list[list[Variable]]:
     """For each seed set ``s``: the gradients of ``sum_j <outputs[j], s[j]>`` w.r.t. ``inputs``.
 
-    One engine pass per seed set, on the graph the forward pass recorded once (a ``None``
-    seed is a zero one: that output is left out). Every
-    ``.grad`` in that graph is as before afterwards. An input the outputs do not depend on
+    One engine pass per seed set (``minitorch.core.grad``), on the graph the forward pass
+    recorded once, which is kept for the next pass; a ``None`` seed is a zero one (that
+    output is left out). No ``.grad`` is written. An input the outputs do not depend on
     gets zeros.
     """
-    with using_config("enable_backprop", True):
-        seeded = [
-            [
-                (y * seed).sum()
-                for y, seed in zip(outputs, seed_set)
-                if seed is not None and y.requires_grad
-            ]
-            for seed_set in seeds
-        ]
-    saved = _graph_grads(outputs)
+    wanted = [x for x in inputs if x.requires_grad]
     results = []
-    try:
-        for terms in seeded:
-            for var, _ in saved.values():
-                var.grad = None
-            if terms:
-                with using_config("enable_backprop", True):  # even under an outer no_grad
-                    total = terms[0]
-                    for term in terms[1:]:
-                        total = total + term
-                    total.backward(retain_grad=True, create_graph=create_graph)
-            results.append([_grad_or_zeros(x) for x in inputs])
-    finally:
-        for var, grad in saved.values():
-            var.grad = grad
+    for seed_set in seeds:
+        pairs = [(y, s) for y, s in zip(outputs, seed_set) if s is not None and y.requires_grad]
+        found: dict[int, Variable | None] = {}
+        if pairs and wanted:
+            with using_config("enable_backprop", True):  # even under an outer no_grad
+                gxs = grad(
+                    [y for y, _ in pairs],
+                    wanted,
+                    grad_outputs=[seed for _, seed in pairs],
+                    retain_graph=True,
+                    create_graph=create_graph,
+                    allow_unused=True,
+                )
+            found = {id(x): gx for x, gx in zip(wanted, gxs)}
+        results.append([_or_zeros(found.get(id(x)), x) for x in inputs])
     return results
 
 
-def _grad_or_zeros(x: Variable) -> Variable:
-    if x.grad is not None:
-        return x.grad
-    return Variable(np.zeros_like(x.data), requires_grad=False)
-
-
-def _graph_grads(outputs: Sequence[Variable]) -> dict[int, tuple[Variable, Variable | None]]:
-    """Every Variable of the graph behind ``outputs`` (by id) with its current ``.grad``."""
-    seen: dict[int, tuple[Variable, Variable | None]] = {id(y): (y, y.grad) for y in outputs}
-    funcs = [y.creator for y in outputs if y.creator is not None]
-    visited: set[int] = set()
-    while funcs:
-        func = funcs.pop()
-        if id(func) in visited:
-            continue
-        visited.add(id(func))
-        for x in func.inputs:
-            seen[id(x)] = (x, x.grad)
-            if x.creator is not None:
-                funcs.append(x.creator)
-        for ref in func.outputs:
-            y = ref()
-            if y is not None:
-                seen[id(y)] = (y, y.grad)
-    return seen
+def _or_zeros(gx: Variable | None, x: Variable) -> Variable:
+    return gx if gx is not None else Variable(np.zeros_like(x.data), requires_grad=False)
 
 
 _noted: set[type] = set()
@@ -241,19 +204,18 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
         )
     ys = [func.output(i) for i in range(len(func.outputs))]
     us = [Variable(np.zeros_like(y.data)) for y in ys]
-    saved_needs = func.needs_input_grad
-    func.needs_input_grad = (True,) * len(func.inputs)  # a tangent may come from a constant
-    try:
-        with using_config("enable_backprop", True):
-            gxs = func.backward(*us)
-            gxs = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
-            pairs = [(i, gx, tx) for i, (gx, tx) in enumerate(zip(gxs, txs)) if gx is not None]
-            pairs = [(i, gx, tx) for i, gx, tx in pairs if tx is not None]
-            for i, gx, _ in pairs:
-                _check_depends_on_seed(func, i, gx, us)
-            terms = [(gx * tx).sum() for _, gx, tx in pairs]
-    finally:
-        func.needs_input_grad = saved_needs
+    # The same Function (inputs, outputs, saved state shared), asked for every input's
+    # gradient: a tangent may come from an input that needs none. func itself is untouched.
+    rule = copy.copy(func)
+    rule.needs_input_grad = (True,) * len(func.inputs)
+    with using_config("enable_backprop", True):
+        gxs = rule.backward(*us)
+        gxs = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)
+        pairs = [(i, gx, tx) for i, (gx, tx) in enumerate(zip(gxs, txs)) if gx is not None]
+        pairs = [(i, gx, tx) for i, gx, tx in pairs if tx is not None]
+        for i, gx, _ in pairs:
+            _check_depends_on_seed(func, i, gx, us)
+        terms = [(gx * tx).sum() for _, gx, tx in pairs]
     if not terms:
         return (None,) * len(ys)
     (tys,) = gradients(terms, [[np.ones(())] * len(terms)], us, create_graph=True)
@@ -282,17 +244,9 @@ def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Vari
 
 def _reaches(y: Variable, targets: set[int]) -> bool:
     """Does the recorded graph behind ``y`` contain a Variable whose id is in ``targets``?"""
-    pending, seen = [y], set()
-    while pending:
-        var = pending.pop()
-        if id(var) in targets:
-            return True
-        func = var.creator
-        if func is None or id(func) in seen:
-            continue
-        seen.add(id(func))
-        pending.extend(func.inputs)
-    return False
+    if id(y) in targets:
+        return True
+    return any(id(x) in targets for func in graph.functions(y) for x in func.inputs)
 
 
 _forward.fallback = double_vjp

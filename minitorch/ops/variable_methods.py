@@ -23,6 +23,21 @@ from minitorch.ops.reshape import squeeze as squeeze_op
 from minitorch.ops.reshape import transpose as transpose_op
 
 
+def _radd(x: Variable, other: Operand) -> Variable:
+    # Commutative: x stays input 0 (graphs draw it first); messages number as written.
+    func = arithmetic.Add()
+    func.reflected = True
+    result: Variable = func(x, other)
+    return result
+
+
+def _rmul(x: Variable, other: Operand) -> Variable:
+    func = arithmetic.Mul()
+    func.reflected = True
+    result: Variable = func(x, other)
+    return result
+
+
 def _rsub(x: Variable, other: Operand) -> Variable:
     return arithmetic.sub(other, x)
 
@@ -55,11 +70,11 @@ def _transpose(x: Variable, *axes: int | Sequence[int]) -> Variable:
 
 VARIABLE_METHODS: dict[str, Callable[..., Any] | property] = {
     "__add__": arithmetic.add,
-    "__radd__": arithmetic.add,
+    "__radd__": _radd,
     "__sub__": arithmetic.sub,
     "__rsub__": _rsub,
     "__mul__": arithmetic.mul,
-    "__rmul__": arithmetic.mul,
+    "__rmul__": _rmul,
     "__truediv__": arithmetic.div,
     "__rtruediv__": _rtruediv,
     "__neg__": arithmetic.neg,
