@@ -100,6 +100,8 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             raise NotDoneYet(f"{what}: {NOT_DONE}") from None
         raise AssertionError(f"{what} failed: NotImplementedError: {err}") from None
     except Exception as err:
+        if isinstance(err, RuntimeError) and _RAW_ARRAYS in str(err):
+            raise AssertionError(_raw_arrays_message(what, str(err))) from None
         text = f"{type(err).__name__}: {err}"
         line = _student_line(err)
         hint = next((h for pattern, h in hints if pattern in text), "")
@@ -109,6 +111,22 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
         hint = hint or type_hint(text, line)
         message = f"{what} failed: {text}{line}"
         raise AssertionError(message + (f"\n  hint: {hint}" if hint else "")) from None
+
+
+#: What the engine says when backward(create_graph=True) meets a backward on raw arrays.
+_RAW_ARRAYS = "would give silent zeros"
+
+
+def _raw_arrays_message(what: str, error: str) -> str:
+    """The engine refused a backward computed on raw arrays: say it as notebook 06 would."""
+    kind = " (this is an ndarray, not a Variable)" if "is a ndarray" in error else ""
+    return (
+        f"almost there: {what} has a gradient computed on raw NumPy arrays{kind}, so "
+        "it is a constant that backward(create_graph=True) cannot differentiate again "
+        "(notebook 06 needs that)\n  hint: use only Variables (`self.inputs`, "
+        "`self.output()`, `gy`) and minitorch operations (+, -, *, F.exp, ...): no "
+        "`.data`, no np.* functions"
+    )
 
 
 def type_hint(text: str, line: str = "") -> str:
