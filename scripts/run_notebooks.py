@@ -120,7 +120,19 @@ def build_notebook(source: Path) -> nbformat.NotebookNode:
         if tags:
             cell.metadata["tags"] = tags
         nb.cells.append(cell)
+    name_grade_ids(nb, source.stem[:2])
     return nb
+
+
+def name_grade_ids(nb: nbformat.NotebookNode, number: str) -> None:
+    """Give nbgrader's cells readable grade ids: ``nb06_ex4`` (the check) and
+    ``nb06_ex4_answer`` (the solution cell), so a gradebook row reads as "06 Ex4".
+
+    A cell with nbgrader metadata outside an exercise keeps its cell id.
+    """
+    for k, (solution, check) in enumerate(exercises(nb), start=1):
+        nb.cells[solution].metadata["nbgrader"]["grade_id"] = f"nb{number}_ex{k}_answer"
+        nb.cells[check].metadata["nbgrader"]["grade_id"] = f"nb{number}_ex{k}"
 
 
 def execute(nb: nbformat.NotebookNode, workdir: Path, timeout: int = 300) -> None:

@@ -112,4 +112,78 @@ def test_unknown_milestone_is_refused_with_the_choices(capsys) -> None:
     with pytest.raises(SystemExit) as excinfo:
         cli.main(["run", "lenet5"])
     assert excinfo.value.code == 2
-    assert "unknown milestone lenet5; choose from perceptron" in capsys.readouterr().err
+    assert "unknown milestone lenet5 (did you mean lenet?); choose from perceptron" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_crashing_rung_is_an_error_verdict_and_the_others_still_run(
+    monkeypatch, tmp_path: Path, capsys
+) -> None:
+    def missing_package(context: Context) -> Measurement:
+        raise ModuleNotFoundError("No module named 'names'")
+
+    monkeypatch.setitem(cli.BY_ID, "bengio", Milestone("bengio", 2003, "t", missing_package))
+    json_path = tmp_path / "r.json"
+    status = cli.main(
+        [
+            "run",
+            "bengio",
+            "perceptron",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+            "--json",
+            str(json_path),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 1
+    assert (
+        "ERROR bengio (2003): No module named 'names' (the milestones' data packages: "
+        'pip install -e ".[milestones]")' in out
+    )
+    assert "PASS perceptron" in out
+    entries = json.loads(json_path.read_text())["milestones"]
+    assert [e["status"] for e in entries] == ["error", "ran"]
+
+
+def test_the_json_is_strict_when_a_metric_is_nan(monkeypatch, tmp_path: Path) -> None:
+    def undefined(context: Context) -> Measurement:
+        return Measurement(metric="accuracy", value=float("nan"), threshold=0.9)
+
+    monkeypatch.setitem(cli.BY_ID, "xor", Milestone("xor", 1969, "t", undefined))
+    json_path = tmp_path / "r.json"
+    assert (
+        cli.main(["run", "xor", "--no-progress", "--out", str(tmp_path), "--json", str(json_path)])
+        == 1
+    )
+    assert "NaN" not in json_path.read_text()
+    assert json.loads(json_path.read_text())["milestones"][0]["value"] is None
+
+
+def test_bad_options_exit_2_with_a_hint(capsys) -> None:
+    for argv, message in (
+        (
+            ["run", "inductive_bias"],
+            "unknown milestone inductive_bias (did you mean inductive-bias?)",
+        ),
+        (["run", "perceptron", "--seed", "-5"], "--seed must be a non-negative integer"),
+    ):
+        with pytest.raises(SystemExit) as excinfo:
+            cli.main(argv)
+        assert excinfo.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_a_rung_named_twice_runs_once(tmp_path: Path, capsys) -> None:
+    assert (
+        cli.main(["run", "perceptron", "perceptron", "--no-progress", "--out", str(tmp_path)]) == 0
+    )
+    assert capsys.readouterr().out.count("PASS perceptron") == 1
+
+
+def test_the_verdict_names_the_second_condition(quick_run) -> None:
+    _, payload, _ = quick_run
+    lenet = next(m for m in payload["milestones"] if m["id"] == "lenet")
+    assert lenet["condition"].startswith("and above the MLP's 0.")

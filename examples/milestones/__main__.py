@@ -1,12 +1,14 @@
 """``python -m examples.milestones list | run [ID ...] [--quick] [--seed S] [--json PATH]``.
 
-``run`` exits with status 1 if any milestone that ran missed its threshold (a waiting
-milestone does not count as a failure: it reports why it is waiting).
+``run`` exits with status 1 if any milestone missed its threshold or crashed (a crash is
+reported as that rung's ``ERROR`` verdict, and the others still run; a waiting milestone
+does not count as a failure: it reports why it is waiting). Bad options exit with 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +27,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     sub.add_parser("list", help="list the milestones")
     run = sub.add_parser("run", help="run milestones (all by default)")
     run.add_argument("ids", nargs="*", metavar="ID", help=f"any of: {', '.join(BY_ID)}")
-    run.add_argument("--quick", action="store_true", help="a short smoke run (~1-2 minutes)")
+    run.add_argument("--quick", action="store_true", help="a short smoke run (1-2 minutes)")
     run.add_argument("--seed", type=int, default=0, help="seed of everything (default: 0)")
     run.add_argument("--json", type=Path, default=None, help="write the results here")
     run.add_argument(
@@ -37,9 +39,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     if args.command == "run":
-        unknown = [i for i in args.ids if i not in BY_ID]
-        if unknown:
-            parser.error(f"unknown milestone {', '.join(unknown)}; choose from {', '.join(BY_ID)}")
+        for unknown in (i for i in args.ids if i not in BY_ID):
+            close = difflib.get_close_matches(unknown.replace("_", "-"), BY_ID, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            parser.error(f"unknown milestone {unknown}{hint}; choose from {', '.join(BY_ID)}")
+        args.ids = list(dict.fromkeys(args.ids))  # each rung once, in the order given
+        if args.seed < 0:
+            parser.error(f"--seed must be a non-negative integer, got {args.seed}")
     return args
 
 
@@ -59,10 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_json(results, args.json, context)
         print(f"wrote {args.json}")
     failed = [r.id for r in results if r.status == "ran" and not r.passed]
+    crashed = [r.id for r in results if r.status == "error"]
     if failed:
         print(f"missed their thresholds: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    if crashed:
+        print(f"crashed: {', '.join(crashed)}", file=sys.stderr)
+    return 1 if failed or crashed else 0
 
 
 if __name__ == "__main__":

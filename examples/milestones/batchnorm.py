@@ -101,6 +101,7 @@ def run(context: Context) -> Measurement:
         value=normed,
         threshold=threshold,
         passed=normed >= threshold and plain <= 0.25,
+        condition=f"and without it {plain:.3f} <= 0.25 (chance 0.1)",
         details={
             "without_batch_norm": plain,
             "chance": 0.1,

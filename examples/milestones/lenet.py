@@ -96,6 +96,7 @@ def run(context: Context) -> Measurement:
         value=cnn_test,
         threshold=threshold,
         passed=cnn_test >= threshold and cnn_test > mlp_test,
+        condition=f"and above the MLP's {mlp_test:.3f}",
         details={
             "mlp_test_accuracy": mlp_test,
             "train_digits": len(x_train),

@@ -54,16 +54,17 @@ def run(context: Context) -> Measurement:
 
 
 def _draw(x: np.ndarray, t: np.ndarray, w: np.ndarray, context: Context):
-    fig, (ax,) = pictures.figure()
+    fig, (ax,) = pictures.figure(width=6.5)
     for label, colour in ((0, "tab:blue"), (1, "tab:orange")):
         ax.scatter(*x[t == label].T, c=colour, s=18, label=f"class {label}")
     xs = np.linspace(-1, 1, 2)
     if abs(w[1]) > 1e-12:
         ax.plot(xs, -(w[0] * xs + w[2]) / w[1], "k-", linewidth=2, label="learned boundary")
-    ax.set_xlim(-1, 1)
-    ax.set_ylim(-1, 1)
-    ax.set_title("1958 perceptron: every training point on its side")
-    ax.legend(loc="lower left")
+    ax.set_xlim(-1.05, 1.05)  # points reach +-1: a margin so none is cut in half
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_title("1958: the perceptron separates the points")
+    # Outside the axes, so the legend covers no point.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return pictures.save(fig, context.out / "perceptron.png")
 
 

@@ -59,6 +59,7 @@ def run(context: Context) -> Measurement:
         value=min(two),
         threshold=1.0,
         passed=max(one) <= 0.75 and min(two) == 1.0,
+        condition=f"and one layer at most {max(one):.2f} <= 0.75 (over {len(seeds)} seeds)",
         details={"seeds": seeds, "one_layer": one, "two_layers": two, "one_layer_threshold": 0.75},
         picture=_draw(two_nets[0][0], context),
     )

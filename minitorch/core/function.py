@@ -157,10 +157,13 @@ class Function:
             raise RuntimeError(diagnose.called_twice_message(self))
         xs: tuple[Any, ...] | list[Variable] = inputs
         convert = has_leaf = False  # an operand to wrap; a leaf the user can edit in place
+        generation = 0  # max(input.generation); a constant made from an operand has 0
         for x in inputs:
             if isinstance(x, Variable):
                 if x.creator is None:
                     has_leaf = True
+                if x.generation > generation:
+                    generation = x.generation
             else:
                 convert = True  # a number, list or ndarray: as_inputs makes it a constant
         if convert:
@@ -191,7 +194,7 @@ class Function:
             if needs is None:
                 needs = tuple([bool(x.requires_grad) for x in xs])
             if True in needs:
-                self._record(xs, outputs, needs, state)
+                self._record(xs, outputs, needs, state, generation)
                 if has_leaf:  # remember the leaves' values (in-place edit detection)
                     self.leaf_snapshots = record_leaves(xs, inputs)
                 if state.forward_mode:  # minitorch.func.jvp is on: tangents too
@@ -213,30 +216,17 @@ class Function:
         outputs: list[Variable],
         needs: tuple[bool, ...],
         state: _State,
+        generation: int,
     ) -> None:
         """Link the graph: inputs, generation, weak references to the outputs."""
         self.inputs = xs if type(xs) is list else list(xs)
         self.needs_input_grad = needs
-        if len(xs) == 1:
-            generation = xs[0].generation
-        elif len(xs) == 2:
-            generation = xs[0].generation
-            if xs[1].generation > generation:
-                generation = xs[1].generation
-        else:
-            generation = max([x.generation for x in xs])
         self.generation = generation
-        if len(outputs) == 1:  # almost every op: no loops
-            y = outputs[0]
+        for y in outputs:
             y.creator = self
             y.generation = generation + 1
-            self.outputs = [_weak(y)]
-        else:
-            for y in outputs:
-                y.creator = self
-                y.generation = generation + 1
-            self.outputs = [_weak(y) for y in outputs]
-            # so backward can make zeros for an output that was dropped
+        self.outputs = [_weak(y) for y in outputs]
+        if len(outputs) > 1:  # so backward can make zeros for an output that was dropped
             self.output_meta = [(y.data.shape, y.data.dtype) for y in outputs]
         if state.in_backward:
             self.created_in_backward = True

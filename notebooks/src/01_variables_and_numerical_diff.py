@@ -21,7 +21,9 @@ import numpy as np
 
 from checks import (
     check_close,
+    check_defined,
     check_done,
+    check_forward,
     check_is_array,
     check_true,
     difference_hint,
@@ -175,12 +177,17 @@ class Cube(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "Cube")
 x_test = np.array([-1.5, 0.0, 0.5, 2.0])
-array_hint = ("unsupported operand", "forward receives NumPy arrays: return x**3")
-with explain_errors("Cube()(x)", array_hint):
+raw = check_forward("Cube", Cube, x_test)  # forward alone: an ndarray, inputs untouched
+with explain_errors("Cube()(x)"):
     y_test = Cube()(Variable(x_test))
 check_true(isinstance(y_test, Variable), "calling Cube() should give a Variable")
-check_close("Cube()(x)", y_test, x_test**3)
+check_close("Cube()(x)", y_test, x_test**3, mistakes={
+    "this is x**2; x**3 is x * x * x": x_test**2,
+    "this is 3 * x; x**3 is x * x * x": 3 * x_test,
+    "this is 3 * x**2, the derivative of x**3; forward computes x**3 itself": 3 * x_test**2,
+})
 check_true(isinstance(y_test.creator, Cube), "y.creator should be your Cube instance")
 ok("Cube computes x**3 and records itself as the creator")
 
@@ -202,29 +209,30 @@ def numerical_diff(f, x, h=1e-4):
 
 # %% tags=["check"]
 x_test = Variable(np.array([-1.0, 0.5, 2.0]))
-with explain_errors(
-    "numerical_diff(f, x)",
-    ("data must be", "shift the array, not the Variable: Variable(x.data + h)"),
-):
+check_defined(globals(), "numerical_diff")
+with explain_errors("numerical_diff(f, x)"):
     # the cube as Variable arithmetic, not your Cube: this check stands on its own
     estimate = numerical_diff(lambda v: v**3, x_test)
     coarse = numerical_diff(lambda v: Exp()(v), Variable(np.array([0.0])), h=1e-2)
 check_is_array("the result of numerical_diff", estimate)
+x0, h0 = x_test.data, 1e-4
 check_close(
     "numerical_diff of x**3",
     estimate,
     3 * x_test.data**2,
     atol=1e-6,
     rtol=1e-6,
-    hint=difference_hint(h=1e-4),
+    hint=difference_hint(h=1e-4, one_sided=[((x0 + h0)**3 - x0**3) / h0,
+                                            (x0**3 - (x0 - h0)**3) / h0]),
 )
 check_close(
     "numerical_diff of exp at 0 with h=1e-2",
     coarse,
-    np.array([1.0]),
-    atol=1e-4,
+    np.array([np.sinh(1e-2) / 1e-2]),  # the central difference of exp at 0, exactly
+    atol=1e-9,
     rtol=0.0,
     hint=difference_hint(h=1e-2),
+    mistakes={"the step h=1e-2 was not used: step by the argument h": [np.sinh(1e-4) / 1e-4]},
 )
 ### BEGIN HIDDEN TESTS
 check_close("numerical_diff of sin", numerical_diff(lambda v: v.sin(), x_test), np.cos(x_test.data))
@@ -249,8 +257,23 @@ order = np.polyfit(np.log10(hs[mask]), np.log10(err_central[mask]), 1)[0]
 print(f"measured order: {order:.2f}")
 
 # %% tags=["check"]
-check_done(order=order)
+check_done(order=globals().get("order"))
 check_true(np.ndim(order) == 0, "order should be a single number (the slope)")
+in_range = (hs >= 1e-3) & (hs <= 1e-1)
+log_h, log_err = np.log10(hs[in_range]), np.log10(err_central[in_range])
+known = {  # wrong answers the numbers can recognise, each computed here
+    "you fitted log10(h) against log10(error): np.polyfit(u, v, 1) takes u first":
+        np.polyfit(log_err, log_h, 1)[0],
+    "that is the intercept, np.polyfit(...)[1]; the slope is [0]": np.polyfit(log_h, log_err, 1)[1],
+    "fit the logarithms, log10(h) and log10(error), not h and the error":
+        np.polyfit(hs[in_range], err_central[in_range], 1)[0],
+    "that is the slope of err_forward (order 1): fit err_central":
+        np.polyfit(log_h, np.log10(err_forward[in_range]), 1)[0],
+    "fit a straight line: np.polyfit(u, v, 1), degree 1": np.polyfit(log_h, log_err, 2)[0],
+}
+for text, value in known.items():
+    check_true(not np.isclose(order, value, rtol=1e-9, atol=1e-12) or abs(value - 2.0) < 0.1,
+               f"order is {float(order):.2f}, expected about 2: {text}")
 check_true(
     abs(order - 2.0) < 0.1,
     f"order is {float(order):.2f}, expected about 2; fit log10(error) against log10(h) "
@@ -279,31 +302,37 @@ def numerical_partials(f, x0, x1, h=1e-4):
     ### END SOLUTION
 
 # %% tags=["check"]
+f_calls = []
+
+
 def product(u, v):
+    f_calls.append(1)  # counted, for the line printed at the end
     return u * v**2  # d/du = v**2, d/dv = 2 u v
 
 
 u0, v0 = Variable(np.array([-2.0, 0.5])), Variable(np.array([3.0, 1.0]))
 d0_expected, d1_expected = v0.data**2, 2 * u0.data * v0.data  # [9, 1] and [-12, 1]
-with explain_errors("numerical_partials(f, x0, x1)",
-                    ("data must be", "shift the array, not the Variable: Variable(x0.data + h)")):
+check_defined(globals(), "numerical_partials")
+with explain_errors("numerical_partials(f, x0, x1)"):
     partials = numerical_partials(product, u0, v0)
-check_true(isinstance(partials, tuple) and len(partials) == 2,
+check_true(isinstance(partials, tuple | list) and len(partials) == 2,
            f"numerical_partials should return a pair (d0, d1), got {type(partials).__name__}")
 d0, d1 = partials
 check_is_array("d0", d0)
 check_is_array("d1", d1)
+check_true(np.array_equal(u0.data, [-2.0, 0.5]) and np.array_equal(v0.data, [3.0, 1.0]),
+           "the inputs were changed in place: build new Variables, Variable(x0.data + h)")
 check_true(not (np.allclose(d0, d1_expected, atol=1e-4) and np.allclose(d1, d0_expected,
                                                                          atol=1e-4)),
            "d0 and d1 are swapped: d0 belongs to the first input x0")
 check_true(not np.allclose(d0, d0_expected + d1_expected, atol=1e-4),
            "d0 is the sum of both partial derivatives: you shifted both inputs at once; "
            "shift one input, keep the other as it is")
-check_close("d0 (wiggling x0 only)", d0, d0_expected, atol=1e-6, hint=difference_hint(1e-4))
-check_close("d1 (wiggling x1 only)", d1, d1_expected, atol=1e-6, hint=difference_hint(1e-4))
-check_true(np.array_equal(u0.data, [-2.0, 0.5]) and np.array_equal(v0.data, [3.0, 1.0]),
-           "the inputs were changed in place: build new Variables, Variable(x0.data + h)")
-ok("numerical_partials wiggles one input at a time: 4 calls of f for 2 inputs")
+check_close("d0 (wiggling x0 only)", d0, d0_expected, atol=1e-6, hint=difference_hint(1e-4),
+            mistakes={"d0 equals d1, the derivative for x1: for d0 wiggle x0": d1_expected})
+check_close("d1 (wiggling x1 only)", d1, d1_expected, atol=1e-6, hint=difference_hint(1e-4),
+            mistakes={"d1 equals d0, the derivative for x0: for d1 wiggle x1": d0_expected})
+ok(f"numerical_partials wiggles one input at a time: {len(f_calls)} calls of f for 2 inputs")
 
 # %% [markdown]
 # ## Summary

@@ -22,7 +22,9 @@ import minitorch.ops as F
 from checks import (
     check_backward_is_differentiable,
     check_close,
+    check_defined,
     check_done,
+    check_forward,
     check_gradient,
     check_is_variable,
     check_true,
@@ -198,18 +200,32 @@ gx = np.cos(x) * ga
 print(f"ga = {ga:.4f}, gx = {gx:.4f}")
 
 # %% tags=["check"]
-check_done(ga=ga, gx=gx)
+check_done(ga=globals().get("ga"), gx=globals().get("gx"))
 # The references are central differences of the forward steps, as in notebook 01: they
 # test your derivatives without giving them away.
 h = 1e-6
 a0 = np.sin(0.5)
+ga_ref = (np.exp(a0 + h) - np.exp(a0 - h)) / (2 * h)
+gx_ref = (np.exp(np.sin(0.5 + h)) - np.exp(np.sin(0.5 - h))) / (2 * h)
 check_close(
-    "ga (dy/da)", ga, (np.exp(a0 + h) - np.exp(a0 - h)) / (2 * h),
-    hint="ga = gy times the local derivative of y = e^a, evaluated at a = sin(x), not at x",
+    "ga (dy/da)", ga, ga_ref, atol=1e-6,
+    hint="ga = gy times the local derivative of y = e^a, evaluated at a = sin(x)",
+    mistakes={
+        "e^x is evaluated at x; y = e^a needs its derivative at a = sin(x)": np.exp(0.5),
+        "ga = gy alone is missing the local derivative of y = e^a": 1.0,
+        "this is gx: ga is dy/da, gx is dy/dx": gx_ref,
+    },
 )
 check_close(
-    "gx (dy/dx)", gx, (np.exp(np.sin(0.5 + h)) - np.exp(np.sin(0.5 - h))) / (2 * h),
+    "gx (dy/dx)", gx, gx_ref, atol=1e-6,
     hint="gx = ga times the local derivative of a = sin(x), evaluated at x",
+    mistakes={
+        "gx = cos(x) alone leaves out ga: the chain rule multiplies by ga": np.cos(0.5),
+        "the derivative of sin is cos, not sin: gx = cos(x) * ga": np.sin(0.5) * ga_ref,
+        "cos is evaluated at a; a = sin(x) needs its derivative at x": np.cos(a0) * ga_ref,
+        "the chain rule multiplies: gx = cos(x) * ga, not cos(x) + ga": np.cos(0.5) + ga_ref,
+        "this is ga: gx is dy/dx, ga is dy/da": ga_ref,
+    },
 )
 ok("hand backpropagation through exp(sin(x)) is right")
 
@@ -235,15 +251,29 @@ class Sigmoid(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "Sigmoid")
 x_test = np.array([-3.0, -0.5, 0.0, 0.5, 2.0])
+check_forward("Sigmoid", Sigmoid, x_test)
 with explain_errors("Sigmoid()(x)"):
     y_test = Sigmoid()(Variable(x_test))
 check_close("Sigmoid(0)", Sigmoid()(Variable(np.array(0.0))), 0.5)
 with np.errstate(all="ignore"):  # a wrong forward may give values outside (0, 1)
     logit = np.log(y_test.data / (1 - y_test.data))
-check_close("Sigmoid forward, undone by the logit log(y / (1 - y))", logit, x_test,
+check_close("Sigmoid forward (undone by the logit)", logit, x_test,
             hint="forward receives an ndarray and returns sigma(x) of each element")
-check_gradient("Sigmoid", lambda v: Sigmoid()(v), x_test)
+
+def _sig(u):
+    return 1 / (1 + np.exp(-u))
+
+
+sigmoid_mistakes = {  # the gradients (for gy = 1) that typical wrong backwards give
+    "this is x * (1 - x) of the input x: sigma' = y * (1 - y) with y = self.output()":
+        lambda u: u * (1 - u),
+    "y * (1 - y) needs both factors: y = self.output(), then gy * y * (1 - y)": _sig,
+    "this is 1 - y: sigma' = y * (1 - y) with y = self.output()": lambda u: 1 - _sig(u),
+    "this is y * (1 + y): sigma' = y * (1 - y)": lambda u: _sig(u) * (1 + _sig(u)),
+}
+check_gradient("Sigmoid", lambda v: Sigmoid()(v), x_test, mistakes=sigmoid_mistakes)
 check_backward_is_differentiable("Sigmoid", lambda v: Sigmoid()(v), x_test)
 ### BEGIN HIDDEN TESTS
 check_gradient("Sigmoid", lambda v: Sigmoid()(v), np.linspace(-6, 6, 7).reshape(7, 1))
@@ -269,6 +299,7 @@ class Mul(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "Mul")
 x0_test, x1_test = np.array([1.0, -2.0, 3.0]), np.array([0.5, 4.0, -1.5])
 x0_var, x1_var = Variable(x0_test), Variable(x1_test)
 with explain_errors("Mul()(x0, x1).creator.backward(gy)"):
@@ -277,7 +308,13 @@ check_true(
     isinstance(grads, tuple) and len(grads) == 2,
     "Mul.backward should return a tuple of two gradients, one per input",
 )
-check_gradient("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test)
+mul_mistakes = {
+    "x0 + x1 is the gradient of a sum: for y = x0 * x1, dy/dx0 = x1 and dy/dx1 = x0":
+        lambda u, v: [u + v, u + v],
+    "x0 * x1 is the output: for y = x0 * x1, dy/dx0 = x1 and dy/dx1 = x0":
+        lambda u, v: [u * v, u * v],
+}
+check_gradient("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test, mistakes=mul_mistakes)
 check_backward_is_differentiable("Mul", lambda u, v: Mul()(u, v), x0_test, x1_test)
 ok("Mul returns the right gradient for both inputs")
 
@@ -302,12 +339,22 @@ class Log(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "Log")
 x_test = np.array([0.25, 1.0, 2.0, 5.0])
+check_forward("Log", Log, x_test)
 with explain_errors("Log()(x)"):
     y_test = Log()(Variable(x_test))
 check_close("Log forward, undone by exp", np.exp(y_test.data), x_test,
-            hint="forward receives an ndarray and returns its natural logarithm")
-check_gradient("Log", lambda v: Log()(v), x_test)
+            hint="forward receives an ndarray and returns its natural logarithm",
+            mistakes={"np.log10 is the base-10 logarithm; ln is np.log": np.exp(np.log10(x_test)),
+                      "np.log2 is the base-2 logarithm; ln is np.log": np.exp(np.log2(x_test)),
+                      "np.log1p(x) is ln(1 + x); ln x is np.log(x)": 1 + x_test})
+log_mistakes = {
+    "this is gy / ln(x), the output: d ln(x)/dx = 1 / x, the input": lambda u: 1 / np.log(u),
+    "this is gy * x: d ln(x)/dx = 1 / x, so return gy / x": lambda u: u,
+    "this is gy / x**2: d ln(x)/dx = 1 / x, so return gy / x": lambda u: 1 / u**2,
+}
+check_gradient("Log", lambda v: Log()(v), x_test, mistakes=log_mistakes)
 check_backward_is_differentiable("Log", lambda v: Log()(v), x_test)
 ok("Log's forward and backward are right, and its backward is differentiable")
 
@@ -335,24 +382,27 @@ def backward_chain(y):
 # %% tags=["check"]
 chain_hints = (
     ("'NoneType' object has no attribute", "a leaf's creator is None: stop the loop there"),
-    ("NoneType", "a gradient is None: start with y.grad = Variable(np.ones_like(y.data)), "
-     "and pass the current Variable's .grad to its creator's backward"),
+    ("NoneType", "a gradient is None: seed y.grad = Variable(np.ones_like(y.data)); pass v.grad on"),
 )
 x_test = Variable(np.array([0.5, -0.3]))
 a_test = Square()(x_test)
 b_test = Exp()(a_test)
 y_test = Square()(b_test)
+check_defined(globals(), "backward_chain")
 with explain_errors("backward_chain(y)", *chain_hints), time_limit(
     10, "backward_chain(y) still runs after 10 s: move to the creator's input in each step"
 ):
     backward_chain(y_test)
+check_true(x_test.grad is not None, "x.grad is None after backward_chain: the loop stopped before "
+           "the leaf x or stored no gradient there; stop only when v.creator is None")
 check_is_variable("x.grad after backward_chain", x_test.grad)
 # the reference: minitorch's engine on a copy of the same chain
 x_ref = Variable(x_test.data.copy())
 a_ref = Square()(x_ref)
 Square()(Exp()(a_ref)).backward(retain_grad=True)
 check_close("x.grad after backward_chain", x_test.grad, x_ref.grad,
-            hint="each step stores the creator's backward result on the creator's input")
+            hint="each step stores the creator's backward result on the creator's input",
+            mistakes={"x.grad is 0: seed y.grad with ones, not zeros": np.zeros(2)})
 check_close("a.grad (the middle of the chain)", a_test.grad, a_ref.grad)
 leaf = Variable(np.array([1.0, 2.0]))
 with explain_errors("backward_chain(leaf)", *chain_hints), time_limit(10, "a leaf: stop at once"):

@@ -26,7 +26,16 @@ import numpy as np
 
 import minitorch
 import minitorch.ops as F
-from checks import NotDoneYet, check_close, check_gradient, check_true, explain_errors, ok
+from checks import (
+    NotDoneYet,
+    check_close,
+    check_defined,
+    check_gradient,
+    check_is_variable,
+    check_true,
+    explain_errors,
+    ok,
+)
 from minitorch import Function, Variable
 from minitorch.ops.variable_methods import VARIABLE_METHODS
 
@@ -181,13 +190,21 @@ Variable.cube = cube
 ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "cube")
 v = Variable(np.array([-1.0, 0.5, 2.0]))
 with explain_errors("cube(x)"):
-    check_close("cube(x)", cube(v), v.data**3, hint="cube(x) should return what a Cube "
-                "Function gives for x")
+    result = cube(v)
+check_is_variable("cube(x)", result)
+check_close("cube(x)", result, v.data**3, hint="cube(x) should return what a Cube "
+            "Function gives for x")
+check_true(isinstance(result.creator, Cube),
+           "cube(x) computed x**3 without the Cube Function: return Cube()(x)")
 check_true(hasattr(Variable, "cube"),
            "Variable has no attribute 'cube': bind it with Variable.cube = cube")
-check_close("x.cube()", v.cube(), v.data**3)
+with explain_errors("x.cube()"):
+    bound = v.cube()
+check_is_variable("x.cube()", bound)
+check_close("x.cube()", bound, v.data**3)
 check_gradient("x.cube()", lambda u: u.cube(), v.data)
 ok("x.cube() works and is differentiable")
 
@@ -236,9 +253,41 @@ def poly(t):
 
 dual_hints = (
     ("has no attribute 'value'", "a plain number has no .value: lift numbers to Dual(c, 0)"),
-    ("unsupported operand", "`3 * t` runs (3).__mul__(t), which returns NotImplemented, so "
-     "Python calls Dual.__rmul__: define __rmul__ and __radd__"),
+    ("unsupported operand", "`3 * t` calls Dual.__rmul__ when (3).__mul__ gives up: define __rmul__ and __radd__"),
 )
+check_defined(globals(), "Dual")
+
+
+def dual_op(text, op):
+    """op() on fresh Duals, with the student's errors explained; the result must be a Dual."""
+    with explain_errors(text, *dual_hints):
+        out = op()
+    check_true(isinstance(out, Dual), f"{text} gave a {type(out).__name__}, not a Dual")
+    return out
+
+
+total = dual_op("Dual(2, 1) + Dual(3, 5)", lambda: Dual(2.0, 1.0) + Dual(3.0, 5.0))
+check_close("(Dual(2, 1) + Dual(3, 5)).value", total.value, 5.0)
+check_close("(Dual(2, 1) + Dual(3, 5)).deriv", total.deriv, 6.0,
+            hint="the derivative of a sum is the sum of the derivatives, 1 + 5")
+left = Dual(2.0, 1.0)
+product = dual_op("Dual(2, 1) * Dual(3, 5)", lambda: left * Dual(3.0, 5.0))
+check_true(left.value == 2.0 and left.deriv == 1.0,
+           "a * b changed a: return a new Dual instead of updating self")
+check_close("(Dual(2, 1) * Dual(3, 5)).value", product.value, 6.0)
+check_close("(Dual(2, 1) * Dual(3, 5)).deriv", product.deriv, 13.0, mistakes={
+    "this is b*d, the product of the derivatives: (a + b eps)(c + d eps) has a*d + b*c": 5.0,
+    "this is b*c alone: the product rule adds a*d": 3.0,
+    "this is a*d alone: the product rule adds b*c": 10.0,
+}, hint="the derivative of a product is a*d + b*c")
+for text, op in [("Dual(2, 1) * 3", lambda: Dual(2.0, 1.0) * 3), ("3 * Dual(2, 1)",
+                 lambda: 3 * Dual(2.0, 1.0))]:
+    scaled = dual_op(text, op)
+    check_close(f"({text}).value", scaled.value, 6.0)
+    check_close(f"({text}).deriv", scaled.deriv, 3.0, mistakes={
+        "a number is a constant: lift it to Dual(c, 0), derivative 0": 5.0,
+        "the derivative was not multiplied by the number: 3 * Dual(a, b) = Dual(3a, 3b)": 1.0,
+    })
 for t0 in [2.0, -0.5]:
     with explain_errors(f"poly(Dual({t0}, 1.0))", *dual_hints):
         result = poly(Dual(t0, 1.0))
@@ -283,19 +332,25 @@ predictions = {
 ### END SOLUTION
 
 # %% tags=["check"]
-check_true(isinstance(predictions, dict), "predictions should be a dict")
+check_true(isinstance(globals().get("predictions"), dict), "predictions should be a dict")
 if all(value is None for value in predictions.values()):
     raise NotDoneYet("predictions are all None: this exercise is not done yet: replace each "
                      "None by a dtype name, delete `raise NotImplementedError()`, run the cell")
-for expr in ["a32 * 2.0", "a32 + a64", "a64 + i64", "a32 * np.float32(3)"]:
+rules = {
+    "a32 * 2.0": "a Python float is weak: it adopts the array's dtype",
+    "a32 + a64": "two arrays promote to the wider dtype",
+    "a64 + i64": "an int64 and a float64 array promote to float64, which holds both",
+    "a32 * np.float32(3)": "a NumPy float32 scalar is float32, so nothing is widened",
+}
+for expr, rule in rules.items():
     actual = str(eval(expr).dtype)
     check_true(expr in predictions, f"no prediction for {expr!r}")
-    check_true(predictions[expr] is not None, f"the prediction for {expr!r} is still None")
-    check_true(
-        predictions[expr] == actual,
-        f"{expr} gives {actual}, you predicted {predictions[expr]}: a Python float is "
-        "weak (adopts the array's dtype); two arrays promote to the wider dtype",
-    )
+    guess = predictions[expr]
+    check_true(guess is not None, f"the prediction for {expr!r} is still None")
+    check_true(guess in ("float32", "float64", "int64"),
+               f"the prediction for {expr!r} is {guess!r}: write a dtype name, \"float32\", "
+               "\"float64\" or \"int64\" (a string)")
+    check_true(guess == actual, f"{expr} gives {actual}, you predicted {guess}: {rule}")
 ok("your dtype predictions match NumPy 2's rules")
 
 # %% [markdown]
@@ -325,20 +380,38 @@ number_hints = (
     ("which has no callable", "np.exp and np.sin need numbers: apply them to d.value"),
     ("has no attribute 'value'", "exp_dual and sin_dual must return a Dual(value, deriv)"),
 )
+check_defined(globals(), "exp_dual", "sin_dual")
+seed = Dual(0.3, 1.0)
 with explain_errors("exp_dual(Dual(0.3, 1.0))", *number_hints):
-    e = exp_dual(Dual(0.3, 1.0))
+    e = exp_dual(seed)
+check_true(seed.value == 0.3 and seed.deriv == 1.0,
+           "exp_dual changed its argument: return a new Dual(value, deriv), leave d as it is")
 check_true(isinstance(e, Dual), f"exp_dual should return a Dual, got {type(e).__name__}")
+with explain_errors("exp_dual(Dual(0.3, 2.0))", *number_hints):
+    e2 = exp_dual(Dual(0.3, 2.0))
+check_true(isinstance(e2, Dual), f"exp_dual should return a Dual, got {type(e2).__name__}")
+check_close("exp_dual(Dual(0.3, 2)).deriv", e2.deriv, 2 * np.exp(0.3), hint=chain_hint, mistakes={
+    "this is exp(value) alone: multiply g'(value) by d.deriv (chain rule)": np.exp(0.3),
+    "this is d.deriv alone: multiply it by g'(value) = exp(value)": 2.0,
+})
 # The derivatives are checked against central differences, not against the rules.
 h = 1e-6
 check_close("exp_dual(Dual(0.3, 1)).value", e.value, np.exp(0.3))
 check_close("exp_dual(Dual(0.3, 1)).deriv", e.deriv,
-            (np.exp(0.3 + h) - np.exp(0.3 - h)) / (2 * h))
+            (np.exp(0.3 + h) - np.exp(0.3 - h)) / (2 * h), hint=chain_hint, mistakes={
+                "deriv is 0: compute g'(value) * d.deriv": 0.0,
+                "this is d.deriv alone: multiply it by g'(value) = exp(value)": 1.0,
+                "multiplied by d.value: the chain rule multiplies by d.deriv": np.exp(0.3) * 0.3})
 with explain_errors("sin_dual(Dual(0.3, 2.0))", *number_hints):
     s_ = sin_dual(Dual(0.3, 2.0))
 check_true(isinstance(s_, Dual), f"sin_dual should return a Dual, got {type(s_).__name__}")
 check_close("sin_dual(Dual(0.3, 2)).value", s_.value, np.sin(0.3))
 check_close("sin_dual(Dual(0.3, 2)).deriv", s_.deriv,
-            2 * (np.sin(0.3 + h) - np.sin(0.3 - h)) / (2 * h), hint=chain_hint)
+            2 * (np.sin(0.3 + h) - np.sin(0.3 - h)) / (2 * h), hint=chain_hint, mistakes={
+                "the derivative of sin is cos: cos(value) * d.deriv": 2 * np.sin(0.3),
+                "this is d.deriv alone: multiply it by g'(value) = cos(value)": 2.0,
+                "deriv is 0: compute g'(value) * d.deriv": 0.0,
+                "multiplied by d.value: the chain rule multiplies by d.deriv": np.cos(0.3) * 0.3})
 with explain_errors("sin_dual(exp_dual(Dual(0.3, 1.0)))", *number_hints):
     both = sin_dual(exp_dual(Dual(0.3, 1.0)))
 check_close("d/dx sin(exp(x)) at 0.3", both.deriv,

@@ -23,7 +23,15 @@ import numpy as np
 
 import minitorch.ops as F
 import viz
-from checks import check_close, check_done, check_is_array, check_true, explain_errors, ok
+from checks import (
+    check_close,
+    check_defined,
+    check_done,
+    check_is_array,
+    check_true,
+    explain_errors,
+    ok,
+)
 from minitorch import Variable, manual_seed, nn
 
 # %% [markdown]
@@ -184,15 +192,37 @@ def count_nodes(dot):
     ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "count_nodes")
 a = Variable(np.array(2.0), name="a")
-with explain_errors("count_nodes(viz.to_dot(a * a))"):
-    got = count_nodes(viz.to_dot(a * a))
-check_true(got == (1, 2), f"a * a has 1 Function (Mul) and 2 Variables (a, the product); "
-           f"you counted {got}")
-with explain_errors("count_nodes(viz.to_dot(exp(a) + sin(a) * 3.0))"):
-    got = count_nodes(viz.to_dot(F.exp(a) + F.sin(a) * 3.0))
-check_true(got == (4, 6), "exp(a) + sin(a) * 3.0 has 4 Functions (Exp, Sin, Mul, Add) and "
-           f"6 Variables (a, 3.0 and four results); you counted {got}")
+
+
+def check_counts(text, dot, right, words):
+    """count_nodes(dot) must be `right`; known wrong counts are named from the DOT text."""
+    with explain_errors(f"count_nodes(viz.to_dot({text}))"):
+        got = count_nodes(dot)
+    check_true(isinstance(got, tuple | list) and len(got) == 2,
+               f"count_nodes should return a pair (n_functions, n_variables), got {got!r:.60}")
+    said = f"{text} has {words}; you counted {tuple(got)}"
+    check_true(not any(isinstance(n, bool | np.bool_) for n in got), f"{said}: True/False says "
+               "whether a line exists; count the lines with sum(... for line in lines)")
+    got = tuple(got)
+    edges = sum("->" in line for line in dot.splitlines())
+    check_true(got != right[::-1], f"{said}: swapped, the pair is (n_functions, n_variables)")
+    check_true(edges not in got or edges in right, f"{said}: {edges} is the number of edges "
+               "(lines with ->): count the node lines, those with shape=")
+    check_true(0 not in got, f"{said}: iterate over the lines, dot.splitlines(), and test "
+               "each one for shape=box or shape=ellipse")
+    check_true(sum(got) != sum(right) or got == right, f"{said}: every node was counted, but "
+               "not told apart: Functions have shape=box, Variables shape=ellipse")
+    check_true(got == right or not (got[0] >= right[0] and got[1] >= right[1]),
+               f"{said}: too many; edge lines "
+               "(v1 -> f1) name nodes too: count only the lines with shape=")
+    check_true(got == right, said)
+
+
+check_counts("a * a", viz.to_dot(a * a), (1, 2), "1 Function (Mul) and 2 Variables")
+check_counts("exp(a) + sin(a) * 3.0", viz.to_dot(F.exp(a) + F.sin(a) * 3.0), (4, 6),
+             "4 Functions (Exp, Sin, Mul, Add) and 6 Variables (a, 3.0, four results)")
 ok("count_nodes reads the DOT text correctly")
 
 # %% [markdown]
@@ -213,11 +243,20 @@ predicted_order = ["Add", "Exp", "Mul"]
 ### END SOLUTION
 
 # %% tags=["check"]
-check_done(predicted_order=predicted_order)
+check_done(predicted_order=globals().get("predicted_order"))
 check_true(isinstance(predicted_order, list | tuple),
            f"predicted_order should be a list of names, got {type(predicted_order).__name__}")
 a_copy, b_copy = Variable(np.array(0.5), name="a"), Variable(np.array(-1.0), name="b")
 actual = [step.name for step in viz.trace_backward(F.exp(a_copy * b_copy) + b_copy)]
+for name in predicted_order:
+    check_true(isinstance(name, str), f"predicted_order should hold names (strings such as "
+               f"\"Mul\"), got {type(name).__name__}")
+    check_true(name in actual or name.lower() not in [n.lower() for n in actual],
+               f"{name!r}: write the Function's class name as viz shows it: {sorted(actual)}")
+    check_true(name in actual, f"{name!r} is not a Function of this graph: list only the "
+               f"Functions ({', '.join(sorted(actual))}), not the Variables")
+check_true(list(predicted_order) != actual[::-1], f"you predicted {list(predicted_order)}: "
+           "that is the forward order; backward runs from z back to the inputs")
 check_true(len(predicted_order) == len(actual),
            f"{len(actual)} Functions run in this backward pass; you listed "
            f"{len(predicted_order)}")
@@ -246,11 +285,28 @@ h_grad = h.grad.data
 ### END SOLUTION
 
 # %% tags=["check"]
-check_done(h_grad=h_grad)
+h_var, x_var = globals().get("h"), globals().get("x")
+check_true(not (globals().get("h_grad") is None and getattr(h_var, "grad", 1) is None
+                and getattr(x_var, "grad", None) is not None),
+           "h.grad is None after loss.backward(): an intermediate Variable keeps its gradient "
+           "only with loss.backward(retain_grad=True)")
+check_done(h_grad=globals().get("h_grad"))
 check_is_array("h_grad", h_grad)
-check_close("h_grad", h_grad, 2 * np.tanh(3.0 * x.data), atol=1e-10,
+x_ref = np.array([0.1, -0.4, 0.7])
+h_ref = np.tanh(3.0 * x_ref)
+check_true(not (np.shape(h_grad) == () and np.all(h_grad == 1.0)),
+           "h_grad is 1: that is loss.grad, the seed; read h.grad.data")
+check_true(np.shape(h_grad) == h_ref.shape, f"h_grad has shape {np.shape(h_grad)}, h has "
+           f"{h_ref.shape}: h.grad.data holds one number per element of h")
+check_close("h_grad", h_grad, 2 * h_ref, atol=1e-10,
             hint="the gradient of sum(h*h) w.r.t. h is 2h; read h.grad.data after "
-            "loss.backward(retain_grad=True)")
+            "loss.backward(retain_grad=True)", mistakes={
+                "this is x.grad: the question asks for the gradient w.r.t. h":
+                    2 * h_ref * (1 - h_ref**2) * 3.0,
+                "this is h itself (h.data): read its gradient, h.grad.data": h_ref,
+                "all ones: that is h.backward() from h; call loss.backward(retain_grad=True)":
+                    np.ones(3),
+            })
 ok("the gradient of the loss w.r.t. h is 2h")
 
 # %% [markdown]
@@ -276,8 +332,9 @@ for _ in range(4):
     deep = F.tanh(deep * 2.0)
 deep = deep.sum()
 deep_trace = viz.trace_backward(deep)
+check_defined(globals(), "received_norms")
 with explain_errors("received_norms(trace)",
-                    ("has no attribute 'grads_in'", "iterate over the trace: each item is a "
+                    ("'BackwardTrace' object", "iterate over the trace: each item is a "
                      "step with .name and .grads_in")):
     norms = received_norms(deep_trace)
 check_true(isinstance(norms, list) and len(norms) == len(deep_trace),
@@ -288,8 +345,20 @@ check_true(all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in nor
 check_true([name for name, _ in norms] == [step.name for step in deep_trace],
            "the names should follow the trace's order: [step.name for step in trace]")
 expected = [float(np.sqrt(np.sum(step.grads_in[0] ** 2))) for step in deep_trace]
+received = [np.asarray(step.grads_in[0], dtype=float) for step in deep_trace]
 check_close("the norms", np.array([float(n) for _, n in norms]), np.array(expected),
-            hint="np.linalg.norm(step.grads_in[0]): the gradient the step received")
+            hint="np.linalg.norm(step.grads_in[0]): the gradient the step received", mistakes={
+                "squared norms: take the square root (np.linalg.norm)":
+                    [np.sum(g**2) for g in received],
+                "plain sums: the norm is sqrt(sum(g**2)), np.linalg.norm(g)":
+                    [np.sum(g) for g in received],
+                "the largest elements: the norm is np.linalg.norm(g), over all elements":
+                    [np.max(np.abs(g)) for g in received],
+                "means: the norm is np.linalg.norm(g), sqrt(sum(g**2))":
+                    [np.mean(g) for g in received],
+                "the gradient the step sent (grads_out), not the one it received (grads_in)":
+                    [float(np.linalg.norm(step.grads_out[0])) for step in deep_trace],
+            })
 ok("received_norms shows the gradient fading: " + ", ".join(f"{n:.2g}" for _, n in norms))
 
 # %% [markdown]

@@ -20,8 +20,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch.ops as F
-from checks import check_backward_is_differentiable, check_close, check_gradient, check_true, ok
-from checks_build import check_close_diagnosed, check_returns_variables, exercise
+from checks import (
+    check_backward_is_differentiable,
+    check_close,
+    check_defined,
+    check_gradient,
+    check_true,
+    explain_errors,
+    ok,
+)
 from minitorch import Function, Variable
 from pictures import annotated_heatmap
 
@@ -157,14 +164,26 @@ def sum_to_np(g, shape):
     ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "sum_to_np")
 g = np.arange(24.0).reshape(2, 3, 4)
-with exercise("sum_to_np(g, (4,))"):
-    sum_to_np(g, (4,))
-check_close("sum_to_np(g, (4,))", sum_to_np(g, (4,)), g.sum(axis=(0, 1)))
-check_close("sum_to_np(g, (3, 1))", sum_to_np(g, (3, 1)), g.sum(axis=(0, 2)).reshape(3, 1))
-check_close("sum_to_np(g, (2, 1, 4))", sum_to_np(g, (2, 1, 4)), g.sum(axis=1, keepdims=True))
-check_close("sum_to_np(g, ())", sum_to_np(g, ()), g.sum())
-check_close("sum_to_np(g, g.shape)", sum_to_np(g, g.shape), g)
+reshape_hint = ("reshape", "reshape keeps every element; sum_to adds them up: g.sum(axis=...)")
+for shape, axes in [((4,), (0, 1)), ((3, 1), (0, 2)), ((2, 1, 4), (1,)), ((), (0, 1, 2)),
+                    (g.shape, ())]:
+    with explain_errors(f"sum_to_np(g, {shape})", reshape_hint):
+        got = sum_to_np(g.copy(), shape)
+    right = g.sum(axis=axes).reshape(shape)
+    if np.ndim(got) > len(shape):
+        shape_hint = "sum away the extra leading axes first"
+    elif np.ndim(got) < len(shape):
+        shape_hint = ("too many axes were summed away: sum only the extra leading ones, and keep "
+                      "(keepdims=True) those where shape has a 1")
+    else:
+        shape_hint = ("the wrong axes were summed: the extra axes are the leading ones, then "
+                      "those where shape has a 1 and g has not")
+    check_close(f"sum_to_np(g, {shape})", got, right, mistakes={
+        "these are means: sum_to adds the gradients up (g.sum, not g.mean)":
+            g.mean(axis=axes).reshape(shape),
+    }, hint=shape_hint if np.shape(got) != shape else "")
 ok("sum_to_np undoes broadcasting")
 
 # %% [markdown]
@@ -185,19 +204,26 @@ class MatMul(Function):
         ### END SOLUTION
 
 # %% tags=["check"]
+check_defined(globals(), "MatMul")
 check_rng = np.random.default_rng(7)  # its own numbers: the check does not depend on others
 x_test, W_test = check_rng.standard_normal((4, 3)), check_rng.standard_normal((3, 2))
 check_close("MatMul forward", MatMul()(x_test, Variable(W_test)), x_test @ W_test)
 x_sq, W_sq = check_rng.standard_normal((2, 3)), check_rng.standard_normal((3, 3))
-with exercise("MatMul.backward"):
+gy_sq = np.ones((2, 3))  # the seed of sum(x @ W)
+check_gradient("MatMul", lambda u, v: MatMul()(u, v), x_sq, W_sq, mistakes={
+    "for a square W the shapes also fit gy @ W, but gx = gy @ W.T":
+        lambda u, v: [gy_sq @ v, u.T @ gy_sq],
+    "this is (x.T @ gy).T, gy.T @ x: gW = x.T @ gy": lambda u, v: [gy_sq @ v.T, gy_sq.T @ u],
+})
+check_gradient("MatMul", lambda u, v: MatMul()(u, v), x_test, W_test)
+with explain_errors("MatMul.backward"):
     xv, Wv = Variable(x_sq), Variable(W_sq)
     MatMul()(xv, Wv).backward()  # the seed gy is ones((2, 3))
-gy_sq = np.ones((2, 3))
-check_close_diagnosed(
-    "x.grad for a square W", xv.grad, gy_sq @ W_sq.T,
-    {"for a square W the shapes also fit gy @ W, but the formula sums over W's second "
-     "index: gy @ W.T": gy_sq @ W_sq})
-check_gradient("MatMul", lambda u, v: MatMul()(u, v), x_test, W_test)
+check_close("x.grad for a square W", xv.grad, gy_sq @ W_sq.T, mistakes={
+    "for a square W the shapes also fit gy @ W, but the formula sums over W's second "
+    "index: gy @ W.T": gy_sq @ W_sq})
+check_close("W.grad for a square W", Wv.grad, x_sq.T @ gy_sq, mistakes={
+    "this is (x.T @ gy).T, gy.T @ x: gW = x.T @ gy": gy_sq.T @ x_sq})
 check_backward_is_differentiable("MatMul", lambda u, v: MatMul()(u, v), x_test, W_test)
 ### BEGIN HIDDEN TESTS
 check_gradient("MatMul", lambda u, v: MatMul()(u, v), check_rng.standard_normal((1, 5)),
@@ -226,11 +252,19 @@ class AddBias(Function):
 # %% tags=["check"]
 check_rng = np.random.default_rng(8)
 x_test, b_test = check_rng.standard_normal((5, 3)), check_rng.standard_normal(3)
-with exercise("AddBias.backward", ("gradient for input 1", "b was broadcast over the rows: "
-              "reduce its gradient to b's shape with F.sum_to(gy, b.shape)")):
-    AddBias()(Variable(x_test), Variable(b_test)).backward()
-check_gradient("AddBias", lambda u, v: AddBias()(u, v), x_test, b_test)
-check_returns_variables("AddBias", AddBias, x_test, b_test)
+check_defined(globals(), "AddBias")
+check_gradient("AddBias", lambda u, v: AddBias()(u, v), x_test, b_test, mistakes={
+    "these are means over the rows: b's gradient is their sum, F.sum_to(gy, b.shape)":
+        lambda u, v: [np.ones_like(u), np.ones_like(v)],
+})
+with explain_errors("AddBias.backward"):
+    f_test = AddBias()
+    y_types = f_test(Variable(x_test), Variable(b_test))
+    grads = f_test.backward(Variable(np.ones(y_types.shape)))
+for k, grad in enumerate(grads if isinstance(grads, tuple | list) else (grads,)):
+    check_true(grad is None or isinstance(grad, Variable), f"your AddBias.backward returns a "
+               f"{type(grad).__name__} for input {k}: this is an ndarray, which "
+               "create_graph=True cannot differentiate; work on gy with F.sum_to")
 bv = Variable(b_test)
 AddBias()(Variable(x_test), bv).backward()
 check_true(bv.grad.shape == (3,), f"b.grad has shape {bv.grad.shape}, expected (3,)")

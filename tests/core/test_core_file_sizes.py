@@ -33,3 +33,11 @@ def test_what_no_caller_needs_is_gone() -> None:
     tree = ast.parse(source)
     methods = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     assert "set_creator" not in methods
+
+
+def test_recording_has_no_per_arity_generation_cases() -> None:
+    tree = ast.parse((CORE / "function.py").read_text(encoding="utf-8"))
+    record = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_record"
+    )
+    assert "len(xs) ==" not in ast.unparse(record)

@@ -114,7 +114,12 @@ def test_check_gradient_reports_a_wrong_gradient_shape(checks: ModuleType) -> No
             x0, x1 = self.inputs
             return gy * x1, gy * x0  # the second should be summed to x1's shape
 
-    with pytest.raises(AssertionError, match=r"backward of your Unreduced failed: .*shape"):
+    with pytest.raises(
+        AssertionError,
+        match=r"^gradient of your Unreduced for input 1 has shape \(2, 3\) but the input has "
+        r"shape \(3,\)\n  hint: this input was broadcast: reduce gy to its shape, "
+        r"F.sum_to\(gy, b.shape\) for b$",
+    ):
         checks.check_gradient(
             "Unreduced", lambda a, b: Unreduced()(a, b), np.ones((2, 3)), np.ones(3)
         )
@@ -331,7 +336,7 @@ def test_ratio_hint_follows_the_first_differing_element(
         (6.0, "exactly twice"),  # divided by h, not 2h
         (3.0 + 3e-4, "one-sided difference"),  # forward difference with h = 1e-4
         (5000.5, "check the brackets"),  # a - b / (2 * h)
-        (3e-8, "check the brackets"),  # d / 2 * h
+        (3e-8, r"`d / 2 \* h` multiplies by h"),  # d / 2 * h
     ],
 )
 def test_difference_hint_names_the_kind_of_mistake(
@@ -458,3 +463,19 @@ def test_the_randomly_weighted_pass_names_the_method_too(checks: ModuleType) -> 
     message = str(info.value)
     assert "gradient of your LogCosh.backward (used by" in message
     assert "(for randomly weighted outputs)" in message
+
+
+def test_a_method_that_did_not_run_is_not_called_right(checks: ModuleType) -> None:
+    """Issue 28 (11 Ex5): an unwritten backward (NaN) was said to give 'nan, the right value'."""
+    values = {"backward_array": 2.0, "backward": float("nan")}
+    message = checks._method_message("Conv", " at index 0", "expected 1", "backward_array", values)
+    assert "nan" not in message and "the right value" not in message
+    assert message.startswith("gradient of your Conv.backward_array (used by a plain backward())")
+
+
+def test_gradient_diagnosis_says_only_what_the_numbers_show(checks: ModuleType) -> None:
+    right = [np.array([1.0, 2.0]), np.array([3.0, -4.0])]
+    assert "input 1's gradient" in checks.gradient_diagnosis(right[1], right, 0)
+    assert "wrong sign" in checks.gradient_diagnosis(-right[0], right, 0)
+    assert "exactly 0.5 times" in checks.gradient_diagnosis(0.5 * right[1], right, 1)
+    assert checks.gradient_diagnosis(right[0] + [0.1, 0.0], right, 0) == ""

@@ -86,3 +86,23 @@ def test_06_calls_the_growth_of_higher_order_graphs_exponential() -> None:
     assert "grow **exponentially** in the order" in text
     factor = f"{ratios[-5:].prod() ** 0.2:.1f}"  # the prose states the factor the output shows
     assert f"about {factor} per order" in text and f"about ×{factor} per order" in text
+
+
+def test_notebook_06_prose_gives_the_size_its_output_prints() -> None:
+    """Issue 28: the prose said 33 Functions for the fourth derivative, the output 29."""
+    nb = nbformat.read(NOTEBOOKS / "06_higher_order_derivatives.ipynb", as_version=4)
+    printed = "".join(
+        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+    )
+    size = re.search(r"derivative 4: its graph has (\d+) Functions", printed)
+    assert size, "the sizes of the derivatives' graphs are no longer printed"
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f"has {size.group(1)} Functions (printed above)" in prose
+
+
+def test_course_page_leads_with_the_student_copies() -> None:
+    """Issue 28: docs/course.md led with `make lab`, which opens the solutions."""
+    text = (NOTEBOOKS.parent / "docs" / "course.md").read_text()
+    section = text[text.index("## Running them yourself") :]
+    first_command = re.search(r"```bash\n(make [\w-]+)", section)
+    assert first_command and first_command.group(1) == "make lab-student", section[:300]

@@ -40,8 +40,14 @@ def _nbgrader(*args: str, root: Path, cwd: Path = ROOT) -> subprocess.CompletedP
     return done
 
 
-def _submit(root: Path, student: str, release: nbformat.NotebookNode, solved: set[int],
-            source: nbformat.NotebookNode, pairs: list[tuple[int, int]]) -> None:
+def _submit(
+    root: Path,
+    student: str,
+    release: nbformat.NotebookNode,
+    solved: set[int],
+    source: nbformat.NotebookNode,
+    pairs: list[tuple[int, int]],
+) -> None:
     nb = nbformat.from_dict(release)
     for k in solved:
         cell = pairs[k][0]
@@ -84,6 +90,13 @@ def test_autograde_gives_each_exercise_its_own_points(generated: Path, tmp_path:
     students.update({f"only{k + 1}": {k} for k in range(len(pairs))})
     for student, solved in students.items():
         _submit(root, student, release, solved, source, pairs)
+    # everything solved, but exercise 2's cell stops at a SyntaxError: its name is never
+    # defined, and that must cost exactly exercise 2's point (issue 28)
+    _submit(root, "syntax2", release, set(range(len(pairs))), source, pairs)
+    broken = root / "submitted" / "syntax2" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
+    nb = nbformat.read(broken, as_version=4)
+    nb.cells[pairs[1][0]].source = "def numerical_diff(f, x, h=1e-4):\n    return (f(x + h)"
+    nbformat.write(nb, broken)
     _nbgrader("autograde", NOTEBOOK, root=root)
     _nbgrader("generate_feedback", NOTEBOOK, "--student=only1", root=root)
     assert (root / "feedback" / "only1" / NOTEBOOK / f"{NOTEBOOK}.html").is_file()
@@ -96,6 +109,9 @@ def test_autograde_gives_each_exercise_its_own_points(generated: Path, tmp_path:
     assert max_score == sum(points)
     assert scores["solved"] == max_score, scores
     assert scores["untouched"] == 0, scores
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        syntax = gradebook.find_submission(NOTEBOOK, "syntax2").score
+    assert syntax == max_score - points[1], f"one SyntaxError cost {max_score - syntax} points"
     for k in range(len(pairs)):
         assert scores[f"only{k + 1}"] == points[k], (
             f"exercise {k + 1} solved alone scored {scores[f'only{k + 1}']}, not {points[k]}"

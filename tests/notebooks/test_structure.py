@@ -194,3 +194,21 @@ def test_outputs_hold_nothing_that_changes_between_runs(path: Path) -> None:
             for text in texts:
                 for fragile in ("np.float", "np.int", " at 0x", "/tmp/ipykernel_"):
                     assert fragile not in text, f"{path.name}: {fragile!r} in an output"
+
+
+@pytest.mark.parametrize("path", SOURCE_NOTEBOOKS, ids=lambda p: p.stem)
+def test_grade_ids_read_as_notebook_and_exercise(path: Path, run_notebooks: ModuleType) -> None:
+    """A gradebook row says ``nb06_ex4``, matching "06 Ex4" in the notebook (issue 28)."""
+    stored = _read(path)
+    built = run_notebooks.build_notebook(NOTEBOOKS / "src" / f"{path.stem}.py")
+    assert [c.metadata.get("nbgrader") for c in stored.cells] == [
+        c.metadata.get("nbgrader") for c in built.cells
+    ], f"{path.name}: nbgrader metadata differs from the source's: run `make notebooks`"
+    for k, (solution, check) in enumerate(run_notebooks.exercises(stored), start=1):
+        assert stored.cells[check].metadata["nbgrader"]["grade_id"] == f"nb{path.name[:2]}_ex{k}"
+        assert stored.cells[solution].metadata["nbgrader"]["grade_id"] == (
+            f"nb{path.name[:2]}_ex{k}_answer"
+        )
+        assert f"Exercise {k}" in "\n".join(
+            c.source for c in stored.cells[:solution] if c.cell_type == "markdown"
+        )
