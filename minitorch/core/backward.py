@@ -49,8 +49,11 @@ class ArrayMode:
     """First order: gradients are ndarrays and each Function runs ``backward_array``."""
 
     create_graph = False
-    backward = "backward_array"  # the method of each Function the loop calls
     grad_type = np.ndarray
+
+    @staticmethod
+    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
+        return func.backward_array(*gys)
 
     @staticmethod
     def constant(array: np.ndarray) -> Grad:
@@ -65,8 +68,11 @@ class GraphMode:
     """``create_graph``: gradients are Variables and each Function runs ``backward``."""
 
     create_graph = True
-    backward = "graph_backward"  # backward, checked for a user's (Function.__init_subclass__)
     grad_type = Variable
+
+    @staticmethod
+    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
+        return func.graph_backward(*gys)  # backward; a user's is checked (diagnose.py)
 
     @staticmethod
     def constant(array: np.ndarray) -> Grad:
@@ -114,7 +120,7 @@ def backpropagate(
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
                 func.check_leaves_unchanged(unchanged)
             gys = _output_grads(func, grads, mode, keep, kept)
-            gxs = getattr(func, backward)(*gys)
+            gxs = backward(func, gys)
             if type(gxs) is not tuple or len(gxs) != len(func.inputs):
                 gxs = diagnose.checked_gradients(func, gxs)
             if on_step is not None:
@@ -391,8 +397,8 @@ def grad(
         PyTorch, ``torch.autograd.grad``; Griewank & Walther, *Evaluating Derivatives*
         (2008), ch. 3 (reverse mode).
     """
-    ys = _as_variables(outputs, "outputs")
-    xs = _as_variables(inputs, "inputs")
+    ys = diagnose.as_variables(outputs, "outputs")
+    xs = diagnose.as_variables(inputs, "inputs")
     mode = GraphMode if create_graph else ArrayMode
     seeds, constant_of = _seeds(ys, grad_outputs, mode)
     diagnose.check_grad_inputs(xs)
@@ -423,20 +429,6 @@ def grad(
             )
         results.append(None if gx is None else _result(x, gx, create_graph, handed_out))
     return tuple(results)
-
-
-def _as_variables(values: Variable | Sequence[Variable], what: str) -> list[Variable]:
-    """``outputs`` or ``inputs`` of :func:`grad` as a list of Variables."""
-    values = [values] if isinstance(values, Variable) else list(values)
-    for i, v in enumerate(values):
-        if not isinstance(v, Variable):
-            raise TypeError(
-                f"autograd.grad: {what}[{i}] is a {type(v).__name__}, not a Variable; "
-                f"pass the Variable(s) of the graph"
-            )
-    if not values:
-        raise ValueError(f"autograd.grad: {what} is empty")
-    return values
 
 
 def _seeds(ys: list[Variable], grad_outputs: Any, mode: Mode) -> tuple[list[Grad], set[int]]:

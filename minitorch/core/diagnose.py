@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import os
 import traceback
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -293,6 +294,20 @@ def check_jvp_signature(func: Function, n_inputs: int) -> None:
         f"tangent per output, written with minitorch ops. E.g. for y = x ** 3: "
         "def jvp(self, xs, y, tx): (x,) = xs; return 3 * x ** 2 * tx"
     )
+
+
+def as_variables(values: Variable | Sequence[Variable], what: str) -> list[Variable]:
+    """``outputs`` or ``inputs`` of ``autograd.grad`` as a list of Variables, or an error."""
+    values = [values] if isinstance(values, Variable) else list(values)
+    for i, v in enumerate(values):
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"autograd.grad: {what}[{i}] is a {type(v).__name__}, not a Variable; "
+                f"pass the Variable(s) of the graph"
+            )
+    if not values:
+        raise ValueError(f"autograd.grad: {what} is empty")
+    return values
 
 
 # -- Function ----------------------------------------------------------------------------
