@@ -125,6 +125,10 @@ class Function:
     # snapshot and its version: core/inplace.py); the engine compares them before this
     # Function's backward (in-place edits).
     leaf_snapshots: tuple[Recorded, ...] | None = None
+    #: What ``backward(create_graph=True)`` runs: ``backward``, or for a class whose
+    #: ``backward`` was written outside minitorch, that backward checked for a graph
+    #: back to ``gy`` (``diagnose.checked_graph_backward``); set per class below.
+    graph_backward: Any
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Decide once per class which backward first-order ``backward()`` runs.
@@ -142,7 +146,7 @@ class Function:
             cls.backward_array = _backward_on_constants  # type: ignore[method-assign, assignment]
         owner = next(k for k in cls.__mro__ if "backward" in k.__dict__)  # create_graph runs
         mine = owner.__module__.startswith("minitorch.")  # graph_backward: a user's checked
-        cls.graph_backward = cls.backward if mine else diagnose.checked_graph_backward  # type: ignore[attr-defined]
+        cls.graph_backward = cls.backward if mine else diagnose.checked_graph_backward
         # A Function written outside minitorch without its own __init__ gets one that
         # explains ``Square(x)`` (the class called on the input, forgetting the ``()``).
         # minitorch's own ops keep object's C-level __init__: no cost per op.
