@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 import minitorch.core.diagnose as diagnose
-from minitorch.core import graph
+import minitorch.core.graph as graph
 from minitorch.core.config import _backward_context, current_state
 from minitorch.core.function import Function
 from minitorch.core.variable import Variable
