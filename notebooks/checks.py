@@ -157,6 +157,8 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             raise NotDoneYet(f"{what}: {NOT_DONE}") from None
         raise CheckFailed(f"{what} failed: NotImplementedError: {err}") from None
     except Exception as err:
+        if isinstance(err, RuntimeError) and _RAW_ARRAYS in str(err):
+            raise CheckFailed(_raw_arrays_message(what, str(err))) from None
         text = f"{type(err).__name__}: {' '.join(str(err).split())}"  # one line
         frame, source = _student_frame(err)
         room = WIDTH - len(f"  in {frame.f_code.co_name if frame else ''}: ``")
@@ -170,6 +172,21 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             if len(render(message + tail)) <= 3:
                 break
         raise CheckFailed(message + tail) from None
+
+
+#: What the engine says when backward(create_graph=True) meets a backward on raw arrays.
+_RAW_ARRAYS = "would give silent zeros"
+
+
+def _raw_arrays_message(what: str, error: str) -> str:
+    """The engine refused a backward computed on raw arrays: say it as notebook 06 would."""
+    kind = " (this is an ndarray, not a Variable)" if "is a ndarray" in error else ""
+    return (
+        f"almost there: {what}: a gradient computed on raw NumPy arrays{kind} is a "
+        "constant that backward(create_graph=True) cannot differentiate (notebook 06)\n"
+        "  hint: use Variables (self.inputs, self.output(), gy) and minitorch ops: no "
+        "`.data`, no np.*"
+    )
 
 
 def _shorten(text: str, limit: int = 190) -> str:

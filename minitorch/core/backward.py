@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 import minitorch.core.diagnose as diagnose
+import minitorch.core.graph as graph
 from minitorch.core.config import _backward_context, current_state
 from minitorch.core.function import Function
 from minitorch.core.variable import Variable
@@ -71,7 +72,7 @@ class GraphMode:
 
     @staticmethod
     def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
-        return func.backward(*gys)
+        return func.graph_backward(*gys)  # backward; a user's is checked (diagnose.py)
 
     @staticmethod
     def constant(array: np.ndarray) -> Grad:
@@ -362,9 +363,11 @@ def grad(
             gradient).
         grad_outputs: one vector per output (Variable, ndarray or ``None``), the
             ``v`` of ``v^T J``; ``None`` means ones, allowed only for a one-element output.
+            For one output, the vector itself (a Variable, ndarray or number) will do.
         retain_graph: keep the graph for another backward pass; defaults to
-            ``create_graph``. Without it the Functions reached are released, and a later
-            backward through them raises ``RuntimeError`` (as PyTorch's freed buffers do).
+            ``create_graph``. Without it the Functions that ran are released (only those
+            between the outputs and the inputs run, as in PyTorch), and a later backward
+            through them raises ``RuntimeError`` (as PyTorch's freed buffers do).
         create_graph: return differentiable gradients (with a graph of their own), for
             higher-order derivatives.
         allow_unused: return ``None`` for an input the outputs do not depend on, instead
@@ -379,6 +382,7 @@ def grad(
             (without ``allow_unused``), ``grad_outputs`` is missing for an output with
             more than one element, or the graph was released by an earlier call.
         ValueError: if ``grad_outputs`` has the wrong length or a wrong shape.
+        TypeError: if ``grad_outputs`` is not a sequence, array or number.
 
     Example:
         >>> import numpy as np
@@ -397,14 +401,11 @@ def grad(
     xs = diagnose.as_variables(inputs, "inputs")
     mode = GraphMode if create_graph else ArrayMode
     seeds, constant_of = _seeds(ys, grad_outputs, mode)
-    for i, x in enumerate(xs):
-        if not x.requires_grad:
-            raise RuntimeError(
-                f"autograd.grad: input {i} does not require a gradient (requires_grad is "
-                "False); create it with requires_grad=True, or leave it out of inputs"
-            )
+    diagnose.check_grad_inputs(xs)
     live = [y for y in ys if y.requires_grad]
-    pending, _ = count_pending(live)
+    pending, run = graph.count_between(live, xs)  # only what lies between ys and xs
+    for func in (f for f in run if f.released):
+        raise RuntimeError(diagnose.released_message(func))
     wanted = {id(x) for x in xs if x.creator is not None}
     grads: dict[int, Grad] = {}
     for y, seed in zip(ys, seeds):
@@ -413,12 +414,12 @@ def grad(
     keep = (lambda v: id(v) in wanted) if wanted else None
     kept = backpropagate(pending, grads, mode, keep, on_step)
     if not (create_graph if retain_graph is None else retain_graph):
-        for func in pending:
+        for func in run:
             func.released = True
     handed_out: set[int] = set()
     results: list[Variable | None] = []
     for i, x in enumerate(xs):
-        gx = grads.get(id(x)) if x.creator is None else kept.get(id(x), (x, None))[1]
+        gx = grads.get(id(x)) if id(x) not in kept else kept[id(x)][1]
         if gx is None and id(x) in constant_of:  # a constant gradient's derivative: 0
             gx = mode.constant(np.zeros_like(x.data))
         if gx is None and not allow_unused:
@@ -433,10 +434,11 @@ def grad(
 def _seeds(ys: list[Variable], grad_outputs: Any, mode: Mode) -> tuple[list[Grad], set[int]]:
     """One seed per output (``None`` for an output that requires no gradient), and the
     ids of the leaves whose gradient is a constant among the outputs (zero derivative)."""
-    if grad_outputs is None or isinstance(grad_outputs, (Variable, np.ndarray)):
+    one = (Variable, np.ndarray, int, float, np.generic)  # the vector of a single output
+    if grad_outputs is None or isinstance(grad_outputs, one):
         given = [grad_outputs] * len(ys) if grad_outputs is None else [grad_outputs]
     else:
-        given = list(grad_outputs)
+        given = diagnose.as_list(grad_outputs)
     if len(given) != len(ys):
         raise ValueError(
             f"autograd.grad: grad_outputs has {len(given)} entries for {len(ys)} output(s); "

@@ -8,6 +8,7 @@ offending shape, dtype or value, and says what to do instead.
 
 from __future__ import annotations
 
+import inspect
 import os
 import traceback
 from collections.abc import Sequence
@@ -40,7 +41,18 @@ def check_start(y: Variable) -> None:
 def no_graph_message(y: Variable) -> str:
     """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
     label = f"Variable {y.name!r}" if y.name else "this Variable"
-    if getattr(y, "_first_order_grad", False):
+    transform = getattr(y, "_first_order_grad", False)
+    if isinstance(transform, str):  # a constant result of a minitorch.func transform
+        return (
+            f"backward(): {label} is (or was computed only from) a result of "
+            f"minitorch.func.{transform}, which is a constant here: no input of the call "
+            "(nor a Parameter the function uses) requires grad, or the call ran inside "
+            "no_grad(), so the transform recorded no graph around its result. To "
+            "differentiate it, call the transform outside no_grad() on an input that "
+            f"requires grad (mf.{transform}(f)(Variable(x)), not a plain ndarray), or "
+            f"compose transforms (mf.grad(lambda x: mf.{transform}(f)(x).sum())(x))"
+        )
+    if transform:
         return (
             f"backward(): {label} is (or was computed only from) a gradient made by a "
             "first-order backward(), which records no graph, so it cannot be differentiated "
@@ -55,6 +67,28 @@ def no_graph_message(y: Variable) -> str:
         "requires_grad=False, or computed inside no_grad() or only from constants, so no "
         "graph leads back to a Variable that needs one"
     )
+
+
+def check_grad_inputs(xs: list[Variable]) -> None:
+    """``autograd.grad``'s inputs must require a gradient."""
+    for i, x in enumerate(xs):
+        if not x.requires_grad:
+            raise RuntimeError(
+                f"autograd.grad: input {i} does not require a gradient (requires_grad is "
+                "False); create it with requires_grad=True, or leave it out of inputs"
+            )
+
+
+def as_list(grad_outputs: Any) -> list[Any]:
+    """``autograd.grad``'s ``grad_outputs`` as a list (one entry per output)."""
+    try:
+        return list(grad_outputs)
+    except TypeError:
+        raise TypeError(
+            f"autograd.grad: grad_outputs is a {type(grad_outputs).__name__}; pass one "
+            "vector per output (a list or tuple of Variables, ndarrays or None), or, for "
+            "one output, the vector itself (a Variable, ndarray or number)"
+        ) from None
 
 
 def released_message(func: Function) -> str:
@@ -156,6 +190,75 @@ def label(x: Variable) -> str:
     return f"Variable {x.name!r}" if x.name else "a Variable"
 
 
+def checked_graph_backward(func: Function, *gys: Variable) -> tuple[Grad, ...]:
+    """``backward`` of a user's Function under ``create_graph``, checked.
+
+    The engine runs this instead of ``backward`` for a class whose ``backward`` was
+    written outside minitorch (``Function.graph_backward``); minitorch's own ops run
+    their ``backward`` unchecked.
+
+    Raises:
+        RuntimeError: see :func:`check_graph_backward`.
+    """
+    gxs = checked_gradients(func, func.backward(*gys))
+    check_graph_backward(func, gys, gxs)
+    return gxs
+
+
+def check_graph_backward(func: Function, gys: tuple[Grad, ...], gxs: tuple[Grad, ...]) -> None:
+    """Under ``create_graph``: a user-written ``backward`` must build its gradients with
+    minitorch ops on ``gy`` (and the inputs), or their derivatives would be silent zeros.
+
+    Refused (as ``torch.autograd`` refuses a gradient without a graph), for a gradient
+    that is not all zeros: an ndarray or number (NumPy on ``.data``); a new Variable (a
+    leaf made inside backward, neither ``gy`` nor an input); and, when some ``gy`` is
+    itself part of a graph, a gradient whose graph does not lead back to it.
+
+    Raises:
+        RuntimeError: naming the Function and the input, and saying how to write it.
+    """
+    own = {id(v) for v in (*gys, *func.inputs)}
+    live = {id(gy) for gy in gys if gy.requires_grad}
+    for i, gx in enumerate(gxs):
+        if gx is None or not func.needs_input_grad[i]:
+            continue
+        if not isinstance(gx, Variable):
+            why = f"is a {type(gx).__name__}, not a Variable (NumPy on .data records no graph)"
+        elif gx.creator is None and gx.requires_grad and id(gx) not in own:
+            why = "is a new Variable made inside backward (Variable(...) of NumPy results)"
+        elif live and not _leads_to(gx, live, own):
+            why = "does not depend on the incoming gradient gy through minitorch ops"
+        else:
+            continue
+        if not np.any(gx.data if isinstance(gx, Variable) else gx):
+            continue  # a zero gradient: its derivative is zero too, nothing is lost
+        raise RuntimeError(graph_backward_message(func, i, why))
+
+
+def _leads_to(gx: Variable, live: set[int], own: set[int]) -> bool:
+    """Does ``gx``'s graph reach a Variable of ``live``? (not walking past ``own``)"""
+    from minitorch.core.graph import functions
+
+    if id(gx) in live:
+        return True
+    walk = functions(gx, stop=lambda v: id(v) in own)
+    return any(id(x) in live for f in walk for x in f.inputs)
+
+
+def graph_backward_message(func: Function, index: int, why: str) -> str:
+    """Why a NumPy-computed ``backward`` cannot give higher-order derivatives."""
+    name = type(func).__name__
+    return (
+        f"{name}.backward: the gradient for input {index} {why}. Under create_graph=True "
+        "(autograd.grad(..., create_graph=True), backward(create_graph=True), "
+        "grad(grad(f)), jacrev(jacrev(f))) the gradient is differentiated again, and "
+        f"this one would give silent zeros. Write {name}.backward with minitorch ops on "
+        "gy and the inputs (e.g. x, = self.inputs; return 3 * x ** 2 * gy, not "
+        f"Variable(3 * x.data ** 2 * gy.data)), or define {name}.vjp(self, xp, xs, y, gy) "
+        "with the xp namespace instead of backward"
+    )
+
+
 def check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
     """Under ``detect_anomaly()``: raise at the first NaN/inf gradient a backward returned."""
     for i, gx in enumerate(gxs):
@@ -169,6 +272,28 @@ def check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
                 f"gradient of input {i} at positions {where} (shape {data.shape}); the "
                 f"Function was created at {func.created_at or '<unknown>'}"
             )
+
+
+def check_jvp_signature(func: Function, n_inputs: int) -> None:
+    """A tangent rule must take ``jvp(self, xs, y, *txs)``: say so, before a bare arity
+    ``TypeError`` from the call (an old-style ``jvp(self, tx)``) can hide the contract."""
+    try:
+        inspect.signature(func.jvp).bind(*[None] * (2 + n_inputs))
+    except TypeError:
+        pass
+    except ValueError:  # no signature to read (a builtin): let the call itself decide
+        return
+    else:
+        return
+    name = type(func).__name__
+    raise TypeError(
+        f"{name}.jvp{inspect.signature(func.jvp)} does not fit the tangent-rule contract: "
+        f"minitorch calls {name}.jvp(xs, y, *txs), with xs the input Variables, y the "
+        "output (a tuple for several outputs) and then one tangent per input (None for a "
+        f"zero one) — {2 + n_inputs} arguments for {n_inputs} input(s) — and expects one "
+        f"tangent per output, written with minitorch ops. E.g. for y = x ** 3: "
+        "def jvp(self, xs, y, tx): (x,) = xs; return 3 * x ** 2 * tx"
+    )
 
 
 def as_variables(values: Variable | Sequence[Variable], what: str) -> list[Variable]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch.core.config import _state, _with
+from minitorch.core.diagnose import check_jvp_signature
 from minitorch.core.graph import functions
 from minitorch.core.variable import Variable
 
@@ -177,6 +178,9 @@ def _call_rule(
                 "installed; import minitorch.func"
             )
         return tuple(fallback(func, txs))
+    if type(func) not in _rules_checked:  # once per class: jvp(self, xs, y, *txs)?
+        check_jvp_signature(func, len(xs))
+        _rules_checked.add(type(func))
     tys = func.jvp(xs, outputs[0] if len(outputs) == 1 else tuple(outputs), *txs)
     tys = tuple(tys) if isinstance(tys, (tuple, list)) else (tys,)
     if len(tys) != len(func.outputs):
@@ -185,6 +189,9 @@ def _call_rule(
             f"{len(func.outputs)} output(s); return one per output (None for a zero tangent)"
         )
     return tys
+
+
+_rules_checked: set[type] = set()  # Function classes whose jvp signature fits
 
 
 def _checked_tangent(func: Function, index: int, y: Variable, ty: Any) -> Variable:

@@ -125,6 +125,10 @@ class Function:
     # snapshot and its version: core/inplace.py); the engine compares them before this
     # Function's backward (in-place edits).
     leaf_snapshots: tuple[Recorded, ...] | None = None
+    #: What ``backward(create_graph=True)`` runs: ``backward``, or for a class whose
+    #: ``backward`` was written outside minitorch, that backward checked for a graph
+    #: back to ``gy`` (``diagnose.checked_graph_backward``); set per class below.
+    graph_backward: Any
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Decide once per class which backward first-order ``backward()`` runs.
@@ -140,6 +144,9 @@ class Function:
             and cls.backward is not Function.backward
         ):
             cls.backward_array = _backward_on_constants  # type: ignore[method-assign, assignment]
+        owner = next(k for k in cls.__mro__ if "backward" in k.__dict__)  # create_graph runs
+        mine = owner.__module__.startswith("minitorch.")  # graph_backward: a user's checked
+        cls.graph_backward = cls.backward if mine else diagnose.checked_graph_backward
         # A Function written outside minitorch without its own __init__ gets one that
         # explains ``Square(x)`` (the class called on the input, forgetting the ``()``).
         # minitorch's own ops keep object's C-level __init__: no cost per op.
@@ -366,14 +373,14 @@ def _backward_on_constants(func: Function, *gys: np.ndarray) -> Any:
 def _pass_on_gradient_marks(xs: Any, outputs: list[Variable]) -> None:
     """Constants computed from gradients keep the engine's marks on those gradients.
 
-    ``_first_order_grad``: made by a first-order backward, so ``backward()`` on it can say
-    "did you forget create_graph=True?". ``_constant_grad_of``: a ``create_graph``
-    gradient that depends on no input (relu, abs), so its own backward gives zeros.
+    ``_first_order_grad``: made by a first-order backward (or the func transform named),
+    so ``backward()`` on it says why it has no graph. ``_constant_grad_of``: a
+    ``create_graph`` gradient that depends on no input (relu, abs): its backward gives 0.
     """
     for x in xs:
-        if getattr(x, "_first_order_grad", False):
+        if mark := getattr(x, "_first_order_grad", False):
             for y in outputs:
-                y._first_order_grad = True
+                y._first_order_grad = mark
         leaf = getattr(x, "_constant_grad_of", None)
         if leaf is not None:
             for y in outputs:

@@ -1,8 +1,9 @@
 """One walk over a recorded graph: every Function behind some outputs, each once.
 
 Everything that visits a graph uses :func:`functions` — ``unchain_backward``, the
-tangent rules' marking, ``gradcheck``, ``viz`` — except the engine's counting pass
-(``backward.count_pending``), which must count every edge, not visit every node.
+tangent rules' marking, ``gradcheck``, ``viz`` — except the engine's counting passes
+(``backward.count_pending``, and :func:`count_between` for ``autograd.grad``), which
+must count every edge, not visit every node.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from minitorch.core.function import Function
     from minitorch.core.variable import Variable
 
@@ -48,3 +51,43 @@ def functions(
             for x in reversed(func.inputs)
             if x.creator is not None and (stop is None or not stop(x))
         )
+
+
+#: The count of a Function that must never run in this pass (see :func:`count_between`).
+_NEVER = 1 << 62
+
+
+def count_between(
+    outputs: Sequence[Variable], inputs: Sequence[Variable]
+) -> tuple[dict[Function, int], list[Function]]:
+    """``count_pending`` for ``autograd.grad``: only the graph from outputs to inputs.
+
+    A Function runs only if some requested input is reachable from it (through inputs
+    that need a gradient); the rest of the graph below (the creators of the inputs, the
+    branches that lead to no input) is neither run nor released, as in PyTorch's
+    ``torch.autograd.grad``. Those Functions get the count :data:`_NEVER`, so the loop's
+    countdown never makes them ready.
+
+    Returns:
+        ``(pending, run)``: the counts, and the Functions that will run.
+    """
+    targets = {id(x) for x in inputs}
+    useful: dict[Function, bool] = {}  # visited; True once some input is found below
+    stack = [(y.creator, False) for y in outputs if y.creator is not None]
+    while stack:  # iterative post-order: a Function is decided after all below it
+        func, below_done = stack.pop()
+        edges = [(x, x.creator) for x, n in zip(func.inputs, func.needs_input_grad) if n]
+        if below_done:
+            useful[func] = any(id(x) in targets or (c is not None and useful[c]) for x, c in edges)
+        elif func not in useful:
+            useful[func] = False
+            stack.append((func, True))
+            stack.extend((c, False) for _, c in edges if c is not None and c not in useful)
+    run = [func for func, ok in useful.items() if ok]
+    pending: dict[Function, int] = dict.fromkeys(run, 0)
+    for func in run:
+        for x, needs in zip(func.inputs, func.needs_input_grad):
+            creator = x.creator
+            if needs and creator is not None:
+                pending[creator] = pending[creator] + 1 if useful[creator] else _NEVER
+    return pending, run

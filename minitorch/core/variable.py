@@ -92,7 +92,7 @@ class Variable(Refusals):
         "_constant_grad_of",
     )
     _snapshot: Any  # minitorch.core.inplace.LeafSnapshot
-    _first_order_grad: bool
+    _first_order_grad: bool | str  # str: the minitorch.func transform that made it
     _constant_grad_of: Any  # weakref.ref to a Variable
 
     def __init__(

@@ -53,15 +53,17 @@ def tangent_for(x: Variable, tx: Any, path: str, name: str) -> Variable:
 
 
 def check_like(y: Variable, t: Any, path: str, name: str) -> None:
-    """A tangent or cotangent must be an array of its primal's shape, floating point."""
+    """A tangent must be an array of its primal's shape, a cotangent (``vjp_fn``) one of
+    its output's shape; both floating point."""
     if not isinstance(t, (Variable, np.ndarray)):
         raise TypeError(f"{name}: {path} is a {type(t).__name__}; pass a Variable or ndarray")
+    of, kind = ("output", "cotangents") if name == "vjp_fn" else ("primal", "tangents")
     if t.shape != y.shape:
         raise ValueError(
-            f"{name}: {path} has shape {t.shape} but must match its primal's shape {y.shape}"
+            f"{name}: {path} has shape {t.shape} but must match its {of}'s shape {y.shape}"
         )
     if t.dtype.kind != "f":
-        raise TypeError(f"{name}: {path} has dtype {t.dtype}; tangents must be floating point")
+        raise TypeError(f"{name}: {path} has dtype {t.dtype}; {kind} must be floating point")
 
 
 def split_aux(result: Any, has_aux: bool, name: str) -> tuple[Any, Any]:
@@ -87,7 +89,7 @@ def outputs_of(out: Any, name: str) -> tuple[list[Variable], pytree.TreeSpec]:
         if not isinstance(leaf, Variable):
             raise TypeError(
                 f"{name}: the function returned a {type(leaf).__name__} as {path}; return a "
-                "Variable or ndarray (or a tuple/list/dict of them)"
+                "Variable or ndarray (or a tuple/list/dict of them)" + _numpy_hint(leaf, name)
             )
         if leaf.dtype.kind != "f":
             raise TypeError(
@@ -96,6 +98,17 @@ def outputs_of(out: Any, name: str) -> tuple[list[Variable], pytree.TreeSpec]:
             )
         ys.append(leaf)
     return ys, spec
+
+
+def _numpy_hint(leaf: Any, name: str) -> str:
+    """Why a NumPy scalar came back: arguments outside ``argnums`` are plain arrays."""
+    if not isinstance(leaf, np.generic) or name in ("jvp", "vjp", "hvp"):
+        return ""
+    return (
+        ". Arguments not in argnums are passed to the function as given (plain ndarrays, "
+        "not Variables), so NumPy arithmetic on them alone gives NumPy values: include "
+        "the argument you differentiate in argnums, and compute the output from it"
+    )
 
 
 def scalar_output(out: Any, name: str) -> Variable:

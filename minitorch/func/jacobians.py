@@ -26,7 +26,7 @@ from minitorch.func.checks import (
     split_aux,
     tangent_of,
 )
-from minitorch.func.reverse import Boundary, gradients, lift, transform_scope
+from minitorch.func.reverse import Boundary, forward_named, gradients, lift, transform_scope
 
 
 def jacobian(
@@ -34,7 +34,7 @@ def jacobian(
 ) -> Callable:
     """The function computing ``func``'s Jacobian w.r.t. ``argnums`` with ``columns``."""
 
-    def wrapper(*args: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         positions = argnum_positions(argnums, len(args), name)
         leaves, spec, paths = leaves_of(tuple(args[i] for i in positions), "args", name)
         leaves = [differentiable(x, path, name) for x, path in zip(leaves, paths)]
@@ -43,11 +43,11 @@ def jacobian(
             call_args = list(args)
             for i, x in zip(positions, pytree.unflatten(spec, xs)):
                 call_args[i] = x
-            return split_aux(func(*call_args), has_aux, name)
+            return split_aux(func(*call_args, **kwargs), has_aux, name)
 
         with transform_scope() as boundary:
             blocks, out_spec, aux = columns(call, leaves, boundary, name)
-        blocks, aux = boundary.results((blocks, aux))
+        blocks, aux = boundary.results((blocks, aux), name)
         per_output = [pytree.unflatten(spec, row) for row in blocks]
         if isinstance(argnums, int):
             per_output = [row[0] for row in per_output]
@@ -92,7 +92,7 @@ def columns_fwd(
     xs = [lift(v, False) for v in leaves]
     directions = [(i, j) for i, x in enumerate(xs) for j in range(x.size)]
     columns: list[list[Variable]] = []  # [direction] -> tangent per output
-    with _forward.tangent_level() as live:
+    with forward_named(name), _forward.tangent_level() as live:
         live.tape = []
         if directions:
             _seed(live, xs, directions[0])
@@ -101,11 +101,12 @@ def columns_fwd(
         tape = live.tape
     if directions:
         columns.append([tangent_of(live, y) for y in ys])
-    for direction in directions[1:]:
-        level = _forward.TangentLevel()
-        _seed(level, xs, direction)
-        _forward.replay(tape, level)
-        columns.append([tangent_of(level, y) for y in ys])
+    with forward_named(name):
+        for direction in directions[1:]:
+            level = _forward.TangentLevel()
+            _seed(level, xs, direction)
+            _forward.replay(tape, level)
+            columns.append([tangent_of(level, y) for y in ys])
     blocks = []
     for k, y in enumerate(ys):
         row, start = [], 0

@@ -25,6 +25,21 @@ from minitorch.core import forward as _forward
 from minitorch.func import pytree
 
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("minitorch_func_depth", default=0)
+#: The forward-mode transform the user called (``jvp``, ``jacfwd``, ``hessian``, ``hvp``):
+#: the fallback's warning and refusal name it.
+forward_transform: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "minitorch_func_forward_transform", default="jvp"
+)
+
+
+@contextlib.contextmanager
+def forward_named(name: str) -> Iterator[None]:
+    """Name the forward-mode transform running in this ``with`` block (for messages)."""
+    token = forward_transform.set(name)
+    try:
+        yield
+    finally:
+        forward_transform.reset(token)
 
 
 @dataclass(frozen=True)
@@ -59,12 +74,19 @@ class Boundary:
             return False
         return self.depth > 0 or _reaches_outer_graph(outputs, inputs)
 
-    def results(self, tree: Any) -> Any:
-        """``tree`` as the caller gets it: constants under the caller's ``no_grad``."""
-        if self.record or _forward.active_levels():
-            return tree
+    def results(self, tree: Any, name: str) -> Any:
+        """``tree`` as the caller gets it: constants under the caller's ``no_grad``.
+
+        A constant result is marked with the transform's ``name``, so ``backward()`` on
+        it (or on what is computed from it) says why it has no graph.
+        """
         leaves, spec, _ = pytree.flatten(tree)
-        return pytree.unflatten(spec, [_constant(leaf) for leaf in leaves])
+        if not (self.record or _forward.active_levels()):
+            leaves = [_constant(leaf) for leaf in leaves]
+        for leaf in leaves:
+            if isinstance(leaf, Variable) and getattr(leaf, "_first_order_grad", False):
+                leaf._first_order_grad = name
+        return pytree.unflatten(spec, leaves)
 
 
 def _reaches_outer_graph(outputs: Sequence[Variable], inputs: Sequence[Variable]) -> bool:
@@ -85,7 +107,9 @@ def _reaches_outer_graph(outputs: Sequence[Variable], inputs: Sequence[Variable]
 
 def _constant(leaf: Any) -> Any:
     if isinstance(leaf, Variable) and (leaf.requires_grad or leaf.creator is not None):
-        return Variable(leaf.data, requires_grad=False)
+        constant = Variable(leaf.data, requires_grad=False)
+        constant._first_order_grad = True  # named by Boundary.results
+        return constant
     return leaf
 
 
@@ -186,22 +210,13 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
 
     ``u -> backward(u) = J^T u`` is linear in ``u``, so the gradient of
     ``<backward(u), tx>`` w.r.t. ``u`` is ``J tx``: two reverse passes instead of a rule.
-    The first time a class takes this path, a ``RuntimeWarning`` says so.
+    The first time a class takes this path (and it works), a ``RuntimeWarning`` says so.
 
     Raises:
         RuntimeError: if ``backward`` returns a gradient that does not depend on its
             incoming gradient ``u`` through minitorch ops (it computed with NumPy on
             ``.data``): its derivative in ``u`` would be a silent zero tangent.
     """
-    if type(func) not in _noted:
-        _noted.add(type(func))
-        warnings.warn(
-            f"jvp: {type(func).__name__} defines no tangent rule (jvp); its tangents are "
-            "computed exactly with two reverse passes (double-vjp). Define "
-            f"{type(func).__name__}.jvp to make forward mode a single pass.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
     ys = [func.output(i) for i in range(len(func.outputs))]
     us = [Variable(np.zeros_like(y.data)) for y in ys]
     # The same Function (inputs, outputs, saved state shared), asked for every input's
@@ -215,11 +230,27 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
         pairs = [(i, gx, tx) for i, gx, tx in pairs if tx is not None]
         for i, gx, _ in pairs:
             _check_depends_on_seed(func, i, gx, us)
+        _note_fallback(func)  # only once the fallback is known to work
         terms = [(gx * tx).sum() for _, gx, tx in pairs]
     if not terms:
         return (None,) * len(ys)
     (tys,) = gradients(terms, [[np.ones(())] * len(terms)], us, create_graph=True)
     return tuple(tys)
+
+
+def _note_fallback(func: Function) -> None:
+    """Warn, the first time a class takes the double-vjp path, that it does."""
+    if type(func) in _noted:
+        return
+    _noted.add(type(func))
+    name = type(func).__name__
+    warnings.warn(
+        f"{forward_transform.get()}: {name} defines no tangent rule (jvp); its tangents "
+        "are computed exactly with two reverse passes (double-vjp). Define "
+        f"{name}.jvp(self, xs, y, *txs) to make forward mode a single pass.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
 
 
 def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Variable]) -> None:
@@ -233,12 +264,14 @@ def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Vari
         return
     name = type(func).__name__
     raise RuntimeError(
-        f"jvp: {name} has no tangent rule (jvp), and its backward's gradient for input "
-        f"{index} does not depend on the incoming gradient gy through minitorch ops "
-        "(it was computed with NumPy on .data, or wrapped in a new Variable), so the "
-        f"double-vjp fallback cannot differentiate it. Define {name}.jvp(self, *tangents) "
-        "(the forward-mode rule), or write backward with minitorch ops on gy (e.g. "
-        "return gy * F.cos(x)); return None for an input that gets no gradient"
+        f"{forward_transform.get()}: {name} has no tangent rule (jvp), and its backward's "
+        f"gradient for input {index} does not depend on the incoming gradient gy through "
+        "minitorch ops (it was computed with NumPy on .data, or wrapped in a new "
+        "Variable), so the double-vjp fallback cannot differentiate it. Define "
+        f"{name}.jvp(self, xs, y, *txs) (the forward-mode rule: xs the input Variables, y "
+        "the output, one tangent per input; return J @ tx written with minitorch ops, "
+        "e.g. (x,) = xs; return 3 * x ** 2 * tx), or write backward with minitorch ops on "
+        "gy (e.g. return gy * F.cos(x)); return None for an input that gets no gradient"
     )
 
 

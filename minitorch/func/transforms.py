@@ -41,7 +41,14 @@ from minitorch.func.checks import (
     tangent_of,
 )
 from minitorch.func.jacobians import columns_fwd, columns_rev, jacobian
-from minitorch.func.reverse import Boundary, boundary_here, gradients, lift, transform_scope
+from minitorch.func.reverse import (
+    Boundary,
+    boundary_here,
+    forward_named,
+    gradients,
+    lift,
+    transform_scope,
+)
 
 
 def jvp(
@@ -95,7 +102,7 @@ def _jvp(
     t_leaves, t_spec, _ = leaves_of(tangents, "tangents", name)
     if t_spec != spec:
         raise ValueError(f"{name}: tangents must have the same structure as primals")
-    with transform_scope() as boundary, _forward.tangent_level() as level:
+    with transform_scope() as boundary, forward_named(name), _forward.tangent_level() as level:
         xs = [lift(differentiable(x, path, name), False) for x, path in zip(leaves, paths)]
         for x, tx, path in zip(xs, t_leaves, paths):
             level.set(x, tangent_for(x, tx, path.replace("primals", "tangents"), name))
@@ -104,7 +111,7 @@ def _jvp(
         ys, out_spec = outputs_of(out, name)
         tys = [tangent_of(level, y) for y in ys]
     return boundary.results(
-        ((pytree.unflatten(out_spec, ys), aux), pytree.unflatten(out_spec, tys))
+        ((pytree.unflatten(out_spec, ys), aux), pytree.unflatten(out_spec, tys)), name
     )
 
 
@@ -149,9 +156,9 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
             check_like(y, ct, path, "vjp_fn")
         here = Boundary(boundary.record and Config.enable_backprop, boundary_here().depth)
         (gxs,) = gradients(ys, [cts], xs, create_graph or here.create_graph(ys, xs))
-        return here.results(tuple(pytree.unflatten(spec, gxs)))
+        return here.results(tuple(pytree.unflatten(spec, gxs)), "vjp")
 
-    output, aux = boundary.results((pytree.unflatten(out_spec, ys), aux))
+    output, aux = boundary.results((pytree.unflatten(out_spec, ys), aux), "vjp")
     return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
 
 
@@ -167,6 +174,9 @@ def value_and_grad(
         argnums: the position of the argument to differentiate (an int), or a tuple of
             positions; negative positions count from the end.
         has_aux: ``func`` returns ``(value, aux)``; ``aux`` is returned, not differentiated.
+            Keyword arguments of the call are passed to ``func`` as given and never
+            differentiated (torch.func's rule), and so are positional arguments that
+            are not in ``argnums``.
 
     Returns:
         A function returning ``(value, gradient)``, or ``((value, aux), gradient)`` with
@@ -194,7 +204,7 @@ def _value_and_grad(
 ) -> Callable[..., Any]:
     """:func:`value_and_grad`, with ``name`` the transform its errors name."""
 
-    def wrapper(*args: Any) -> tuple[Any, Any]:
+    def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         positions = argnum_positions(argnums, len(args), name)
         leaves, spec, paths = leaves_of(tuple(args[i] for i in positions), "args", name)
         with transform_scope() as boundary:
@@ -203,11 +213,11 @@ def _value_and_grad(
             call_args = list(args)
             for i, x in zip(positions, chosen):
                 call_args[i] = x
-            out, aux = split_aux(func(*call_args), has_aux, name)
+            out, aux = split_aux(func(*call_args, **kwargs), has_aux, name)
             value = scalar_output(out, name)
             create_graph = boundary.create_graph([value], xs)
             (gxs,) = gradients([value], [[np.ones(value.shape, value.dtype)]], xs, create_graph)
-        value, aux, per_arg = boundary.results((value, aux, pytree.unflatten(spec, gxs)))
+        value, aux, per_arg = boundary.results((value, aux, pytree.unflatten(spec, gxs)), name)
         result = per_arg[0] if isinstance(argnums, int) else per_arg
         return ((value, aux), result) if has_aux else (value, result)
 
@@ -229,8 +239,8 @@ def grad_and_value(
     """
     inner = value_and_grad(func, argnums, has_aux)
 
-    def wrapper(*args: Any) -> tuple[Any, Any]:
-        value, gradient = inner(*args)
+    def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        value, gradient = inner(*args, **kwargs)
         return gradient, value
 
     return wrapper
@@ -251,8 +261,8 @@ def grad(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) 
     """
     inner = value_and_grad(func, argnums, has_aux)
 
-    def wrapper(*args: Any) -> Any:
-        value, gradient = inner(*args)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        value, gradient = inner(*args, **kwargs)
         return (gradient, value[1]) if has_aux else gradient
 
     return wrapper
@@ -271,6 +281,7 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
         func: the function (see :func:`jvp` for what it may return).
         argnums: which argument(s), as in :func:`value_and_grad`.
         has_aux: ``func`` returns ``(output, aux)``; the result is then ``(jac, aux)``.
+            Keyword arguments of the call are passed to ``func`` undifferentiated.
 
     Returns:
         A function returning the Jacobian: the outputs' structure, with each leaf the
@@ -311,7 +322,8 @@ def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable:
     """Return a function computing the Hessian of a scalar ``func``: ``jacfwd(jacrev(f))``.
 
     Forward-over-reverse: the gradient by one backward pass, differentiated by forward
-    mode once per input element (``func`` itself runs once).
+    mode once per input element (``func`` itself runs once). Keyword arguments of the
+    call are passed to ``func`` undifferentiated; errors name ``hessian``.
 
     Shapes:
         an argument of shape ``i`` gives ``i + i``.
@@ -322,7 +334,8 @@ def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable:
         variable([[ 6.  0.]
                   [ 0. 12.]])
     """
-    return jacfwd(jacrev(func, argnums), argnums)
+    inner = jacobian(func, argnums, False, "hessian", columns_rev)  # jacrev, named hessian
+    return jacobian(inner, argnums, False, "hessian", columns_fwd)
 
 
 def hvp(func: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:

@@ -260,6 +260,7 @@ class MLP(Module):
         dtype: the parameters' dtype.
 
     Raises:
+        TypeError: if ``sizes`` is not a list (or other sequence) of sizes.
         ValueError: if fewer than two sizes are given or the activation name is unknown.
 
     Example:
@@ -285,6 +286,12 @@ class MLP(Module):
         dtype: Any = np.float32,
     ) -> None:
         super().__init__()
+        if isinstance(sizes, (int, np.integer, str)) or not hasattr(sizes, "__len__"):
+            raise TypeError(
+                f"MLP: sizes must be one list of layer widths, input first, got a "
+                f"{type(sizes).__name__} ({sizes!r}): write nn.MLP([3, 4, 1]) (3 inputs, a "
+                "hidden layer of 4, 1 output), not nn.MLP(3, [4], 1)"
+            )
         if len(sizes) < 2:
             raise ValueError(f"MLP: sizes needs an input and an output size, got {list(sizes)}")
         check_lazy_size("MLP", "sizes[0]", sizes[0])

@@ -127,8 +127,8 @@ class Linear(Function):
 
     def forward(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         _check_linear(x, W, b)
-        x, W = _bool_as_float(x), _bool_as_float(W)  # sums of 0/1, not logical or/and
-        b = None if b is None else _bool_as_float(b)
+        if x.dtype == np.bool_ or W.dtype == np.bool_ or (b is not None and b.dtype == np.bool_):
+            x, W, b = _bools_as_numbers(x, W, b)  # sums of 0/1, not logical or/and
         y = _rows(x) @ W.T
         if x.ndim > 2:
             y = y.reshape(*x.shape[:-1], W.shape[0])
@@ -167,9 +167,22 @@ def _rows(x: np.ndarray) -> np.ndarray:
     return x.reshape(-1, x.shape[-1]) if x.ndim > 2 else x
 
 
-def _bool_as_float(a: np.ndarray) -> np.ndarray:
-    """A bool operand as float64 0/1: NumPy's bool ``@`` is a logical or of ands."""
-    return a.astype(np.float64) if a.dtype == np.bool_ else a
+def _bools_as_numbers(
+    x: np.ndarray, W: np.ndarray, b: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Bool operands as 0/1 of the other operands' dtype (float64 if all are bool).
+
+    NumPy's bool ``@`` is a logical or of ands; 0/1 numbers count instead. A bool
+    takes the dtype the others promote to, as ``x * W`` and ``matmul`` promote bool
+    (a float32 ``W`` keeps a bool ``x``'s result float32).
+    """
+    others = [a.dtype for a in (x, W, b) if a is not None and a.dtype != np.bool_]
+    dtype = np.result_type(*others) if others else np.dtype(np.float64)
+
+    def number(a: np.ndarray) -> np.ndarray:
+        return a.astype(dtype) if a.dtype == np.bool_ else a
+
+    return number(x), number(W), None if b is None else number(b)
 
 
 def _check_linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> None:
@@ -204,8 +217,10 @@ def linear(x: Operand, W: Operand, b: Operand | None = None) -> Variable:
 
     Returns:
         A Variable of the promoted dtype of the operands. A bool operand counts as
-        float64 0/1 (NumPy's bool matmul would be a logical or of ands, and a bool
-        result; PyTorch refuses bool): ``linear`` of bools gives float64 counts.
+        0/1 of the other operands' dtype (a bool ``x`` with a float32 ``W`` gives
+        float32, as ``x * W`` and :func:`matmul` do); NumPy's bool matmul would be a
+        logical or of ands, and a bool result; PyTorch refuses bool. ``linear`` of bools
+        only gives float64 counts.
 
     Raises:
         ValueError: if ``W`` is not 2-D, ``x``'s last dimension differs from

@@ -455,16 +455,29 @@ def concatenate(xs: Sequence[Operand], axis: int = 0) -> Variable:
     Raises:
         ValueError: if ``xs`` is empty or the shapes do not fit (all shapes are named).
         TypeError: for PyTorch's ``dim=`` (``torch.cat(xs, dim=1)``): the message names
-            ``axis=``.
+            ``axis=``; for an ``axis`` that is not an int (``concatenate(a, b)`` instead
+            of ``concatenate([a, b])``): the message says so.
 
     Example:
         >>> concatenate([Variable(np.zeros((2, 1))), Variable(np.ones((2, 2)))], axis=1)
         variable([[0. 1. 1.]
                   [0. 1. 1.]])
     """
+    _check_sequence_call("concatenate", xs, axis)
     if len(xs) == 0:
         raise ValueError("concatenate: need at least one array")
     return Concatenate(int(axis))(*xs)
+
+
+def _check_sequence_call(name: str, xs: Any, axis: Any) -> None:
+    """``concatenate(a, b)`` passes ``b`` as ``axis``: say the arrays go in one sequence."""
+    if isinstance(axis, (int, np.integer)):
+        return
+    raise TypeError(
+        f"{name}: axis is a {type(axis).__name__}, not an int. {name} takes one sequence "
+        f"of arrays and then the axis: F.{name}([a, b]) or F.{name}([a, b], axis=1), not "
+        f"F.{name}(a, b)"
+    )
 
 
 @numpy_keywords  # F.stack(xs, dim=1), PyTorch's spelling, names axis=

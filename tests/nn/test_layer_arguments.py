@@ -111,3 +111,9 @@ def test_pool_padding_over_half_the_kernel_is_refused_at_construction_as_torch()
         build(2, padding=1)  # half the kernel is allowed, as in PyTorch
     with pytest.raises(RuntimeError, match="at most half"):
         torch.nn.AvgPool2d(2, padding=2)(torch.ones(1, 1, 4, 4))
+
+
+def test_mlp_of_separate_sizes_says_to_pass_one_list():
+    with pytest.raises(TypeError, match=r"nn\.MLP\(\[3, 4, 1\]\)"):
+        nn.MLP(3, [4], 1)  # type: ignore[arg-type]
+    assert nn.MLP([3, 4, 1], rng=0)(np.zeros((2, 3), np.float32)).shape == (2, 1)

@@ -176,3 +176,22 @@ def test_linear_of_bools_counts_in_float64_as_torch_does_in_float():
     assert y.dtype == np.float64
     np.testing.assert_array_equal(y.data, want)  # [[2, 1], [3, 2]]: counts, not True
     np.testing.assert_array_equal(F.linear(x, W).data, want - b)
+
+
+@pytest.mark.parametrize("bool_operand", ["x", "W", "b"])
+def test_a_bool_operand_of_linear_takes_the_float32_of_the_others(bool_operand):
+    # As x * W and F.matmul promote a bool: a bool next to float32 stays float32.
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    arrays = {
+        "x": rng.standard_normal((2, 3)).astype(np.float32),
+        "W": rng.standard_normal((4, 3)).astype(np.float32),
+        "b": rng.standard_normal(4).astype(np.float32),
+    }
+    arrays[bool_operand] = arrays[bool_operand] > 0
+    y = F.linear(arrays["x"], arrays["W"], arrays["b"])
+    assert y.dtype == np.float32
+    assert F.matmul(arrays["x"], arrays["W"].T).dtype == np.float32
+    t = {k: torch.tensor(v.astype(np.float64)) for k, v in arrays.items()}
+    want = torch.nn.functional.linear(t["x"], t["W"], t["b"]).numpy()
+    np.testing.assert_allclose(y.data, want, rtol=1e-6)

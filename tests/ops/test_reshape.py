@@ -282,3 +282,11 @@ def test_concatenate_and_stack_name_axis_for_pytorchs_dim(op, torch_name):
     with pytest.raises(TypeError, match=rf"^{op}\(\) .*'dim' \(PyTorch's name\).*axis=$"):
         getattr(F, op)([a, b], dim=1)
     np.testing.assert_array_equal(getattr(F, op)([a, b], axis=1).data, want)
+
+
+def test_concatenate_of_arrays_not_in_a_sequence_says_to_pass_a_list():
+    with pytest.raises(TypeError, match=r"F\.concatenate\(\[a, b\]\)"):
+        F.concatenate(np.ones(2), np.ones(3))
+    np.testing.assert_array_equal(  # the spelling it recommends works
+        F.concatenate([np.ones(2), np.zeros(3)]).data, np.concatenate([np.ones(2), np.zeros(3)])
+    )
