@@ -621,15 +621,18 @@ def _matching_mistake(
     return ""
 
 
-def check_defined(namespace: dict[str, Any], *names: str) -> None:
+def check_defined(namespace: dict[str, Any], *names: str, functions: bool = True) -> None:
     """Fail with "not done yet" if the exercise cell did not define ``names``.
 
     A check cell reads the student's names through this (and ``globals().get``), so an
     exercise cell that never ran, or stopped at a ``SyntaxError``, costs only its own
-    check.
+    check. The exercises define functions and classes: with ``functions`` (the default)
+    a name bound to something else — a list a demo cell left under the same name, when the
+    student's ``def`` stopped at a ``SyntaxError`` — is reported as such, not as the
+    ``TypeError: 'list' object is not callable`` that calling it would give.
 
     Raises:
-        NotDoneYet: naming the missing names.
+        NotDoneYet: naming the missing names, or the first one that is not callable.
 
     Example:
         >>> try:
@@ -644,6 +647,14 @@ def check_defined(namespace: dict[str, Any], *names: str) -> None:
             f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not defined: run "
             "the exercise cell above (fix any error it shows, such as a SyntaxError); until "
             "then this exercise is not done yet"
+        )
+    wrong = [name for name in names if functions and not callable(namespace[name])]
+    if wrong:
+        kind = type(namespace[wrong[0]]).__name__
+        raise NotDoneYet(
+            f"{wrong[0]} is not a function: its cell has not run, or it stopped with an error "
+            f"(such as a SyntaxError) before `def {wrong[0]}`, so {wrong[0]} is still the "
+            f"{kind} an earlier cell gave that name. Fix and run the exercise cell"
         )
 
 

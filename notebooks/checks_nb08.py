@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from checks import CheckFailed
-from checks_build import _numeric_gradient, exercise, require
+from checks_build import _numeric_gradient, exercise, require, short_errors
 
 PATHS = {
     "plain backward()": False,
@@ -213,3 +213,6 @@ def check_skips_constant(name: str, make: Callable[[], Any], x: np.ndarray, c: n
             f"{name} returned None for input 0, which needs its gradient "
             "(self.needs_input_grad[0] is True)"
         )
+
+
+short_errors(globals())  # whatever escapes a check is shown short

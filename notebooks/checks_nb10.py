@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from checks import CheckFailed, check_close
-from checks_build import check_close_diagnosed, exercise, require
+from checks_build import check_close_diagnosed, exercise, require, short_errors
 
 
 def _problem(seed: int = 0) -> tuple[list[np.ndarray], Callable[[list[Any]], Any]]:
@@ -464,3 +464,6 @@ def check_train_epoch(train_epoch: Callable[..., Any], train_set: Any) -> None:
         ],
         atol=1e-6,
     )
+
+
+short_errors(globals())  # whatever escapes a check is shown short

@@ -1004,6 +1004,18 @@ def second_derivative(f, x0):
 
 CATALOGUE[(NB06, 2)] = [
     M(
+        "syntax error in the def",
+        "def newton(f, x0, steps):",
+        "def newton(f, x0, steps)",
+        "newton is not defined",
+    ),
+    M(
+        "a list under the function's name",
+        None,
+        "newton = [2.0]  # a demo's list kept the name; the def never ran",
+        "newton is not a function: its cell has not run",
+    ),
+    M(
         "uphill",
         "xs.append(xs[-1] - g1 / g2)",
         "xs.append(xs[-1] + g1 / g2)",
