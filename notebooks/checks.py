@@ -164,11 +164,18 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
         line = f"\n  in {frame.f_code.co_name}: `{shown}`" if frame and source else ""
         hint = next((h for pattern, h in hints if pattern in text), "")
         hint = hint or type_hint(err, source, frame)
-        tail = line + (f"\n  hint: {hint}" if hint else "")
+        hint = f"\n  hint: {hint}" if hint else ""
+        tail = line + hint
         for limit in (190, 120, 70, 0):  # the exception's text gives way to line and hint
             message = f"{what} failed: {_shorten(text, limit) if limit else type(err).__name__}"
             if len(render(message + tail)) <= 3:
                 break
+        if len(render(message + tail)) > 3 and frame and source:
+            # a two-line hint: the student's line moves up beside the exception's name
+            head = f"{what} failed: {type(err).__name__} in {frame.f_code.co_name}: "
+            room = WIDTH - len(head) - 4
+            shown = source if len(source) <= room else source[: max(room - 3, 0)] + "..."
+            message, tail = (head + f"`{shown}`", hint) if room >= 20 else (message, hint)
         raise CheckFailed(message + tail) from None
 
 

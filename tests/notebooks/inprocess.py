@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
+import linecache
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -41,10 +43,21 @@ def in_notebooks_dir() -> Iterator[None]:
         os.chdir(old)
 
 
+_CELLS = itertools.count()
+
+
 def run_cell(source: str, namespace: dict[str, Any]) -> BaseException | None:
-    """Execute one cell; return its exception (a SyntaxError too), or None."""
+    """Execute one cell; return its exception (a SyntaxError too), or None.
+
+    The cell's source is registered in ``linecache`` under a name of its own, as IPython
+    does, so a check quotes the student's line here as it does in Jupyter (and a message
+    is as long as the one a student sees).
+    """
+    code = _runnable(source)
+    name = f"<cell {next(_CELLS)}>"
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     try:
-        exec(compile(_runnable(source), "<cell>", "exec"), namespace)  # noqa: S102
+        exec(compile(code, name, "exec"), namespace)  # noqa: S102
     except Exception as err:  # the stubs raise by design
         return err
     return None
