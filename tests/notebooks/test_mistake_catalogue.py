@@ -1162,7 +1162,46 @@ CATALOGUE[(NB06, 4)] = [
 ]
 
 HESSIAN_FIRST = "backward(f(x, y), create_graph=True)"
+# Exercise 4's overwrite (`leaf.grad = grads[key]`, caught by its own check) as the
+# student's engine: each pass replaces the leaves' gradients, so a hessian_2x2 without
+# clear_grad() gives the right Hessian with it; minitorch's engine must show the mistake.
+OVERWRITING_ENGINE = """\
+_accumulating_engine = backward_engine
+
+
+def backward_engine(z, create_graph=False):
+    seen, stack = set(), [z]
+    while stack:
+        v = stack.pop()
+        if id(v) not in seen:
+            seen.add(id(v))
+            if v.creator is None:
+                v.clear_grad()
+            else:
+                stack.extend(v.creator.inputs)
+    _accumulating_engine(z, create_graph=create_graph)
+
+
+"""
+HESSIAN_WITHOUT_CLEAR = """\
+def hessian_2x2(backward, f, x0, y0):
+    x, y = Variable(np.array(x0)), Variable(np.array(y0))
+    backward(f(x, y), create_graph=True)
+    first = (x.grad, y.grad)
+    rows = []
+    for g in first:
+        backward(g)
+        rows.append([x.grad.item(), y.grad.item()])
+    return np.array(rows)
+"""
+
 CATALOGUE[(NB06, 5)] = [
+    M(
+        "no clear, hidden by an engine that overwrites",
+        None,
+        OVERWRITING_ENGINE + HESSIAN_WITHOUT_CLEAR,
+        "the rows add up",
+    ),
     M(
         "gradients not cleared",
         "        x.clear_grad()\n        y.clear_grad()\n",
