@@ -361,6 +361,16 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
             "subtract each row's maximum",
         ),
         (
+            "divides by the scores' sum",
+            [("e / e.sum(axis=1, keepdims=True)", "e / z.sum(axis=1, keepdims=True)")],
+            "each row should sum to 1: divide e by the sum of e over the row",
+        ),
+        (
+            "divides by the sum of exp(z)",
+            [("e / e.sum(axis=1, keepdims=True)", "e / np.exp(z).sum(axis=1, keepdims=True)")],
+            "subtract each row's maximum",
+        ),
+        (
             "sum of all",
             [("e / e.sum(axis=1, keepdims=True)", "e / e.sum()")],
             "normalise each row separately",
