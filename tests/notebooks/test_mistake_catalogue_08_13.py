@@ -56,6 +56,10 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ("08", 2): [
         ("swapped", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape"), ("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
          "the gradients are swapped"),
+        ("x0 in gx1", [("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
+         "the formula for input 1 uses input 0 where input 1 belongs"),
+        ("x1 in gx0", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape")],
+         "the formula for input 0 uses input 1 where input 0 belongs"),
         ("no sum_to", [("xp.sum_to(gy * x1 / y, x1.shape)", "gy * x1 / y")], "xp.sum_to(g, x.shape)"),
         ("needs_input_grad ignored", [(" if self.needs_input_grad[1] else None", "")], "computed it anyway"),
         ("None always", [("xp.sum_to(gy * x1 / y, x1.shape) if self.needs_input_grad[1] else None", "None")],
