@@ -166,11 +166,18 @@ def explain_errors(what: str, *hints: tuple[str, str]) -> Iterator[None]:
         line = f"\n  in {frame.f_code.co_name}: `{shown}`" if frame and source else ""
         hint = next((h for pattern, h in hints if pattern in text), "")
         hint = hint or type_hint(err, source, frame)
-        tail = line + (f"\n  hint: {hint}" if hint else "")
+        hint = f"\n  hint: {hint}" if hint else ""
+        tail = line + hint
         for limit in (190, 120, 70, 0):  # the exception's text gives way to line and hint
             message = f"{what} failed: {_shorten(text, limit) if limit else type(err).__name__}"
             if len(render(message + tail)) <= 3:
                 break
+        if len(render(message + tail)) > 3 and frame and source:
+            # a two-line hint: the student's line moves up beside the exception's name
+            head = f"{what} failed: {type(err).__name__} in {frame.f_code.co_name}: "
+            room = WIDTH - len(head) - 4
+            shown = source if len(source) <= room else source[: max(room - 3, 0)] + "..."
+            message, tail = (head + f"`{shown}`", hint) if room >= 20 else (message, hint)
         raise CheckFailed(message + tail) from None
 
 
@@ -638,15 +645,18 @@ def _matching_mistake(
     return ""
 
 
-def check_defined(namespace: dict[str, Any], *names: str) -> None:
+def check_defined(namespace: dict[str, Any], *names: str, functions: bool = True) -> None:
     """Fail with "not done yet" if the exercise cell did not define ``names``.
 
     A check cell reads the student's names through this (and ``globals().get``), so an
     exercise cell that never ran, or stopped at a ``SyntaxError``, costs only its own
-    check.
+    check. The exercises define functions and classes: with ``functions`` (the default)
+    a name bound to something else — a list a demo cell left under the same name, when the
+    student's ``def`` stopped at a ``SyntaxError`` — is reported as such, not as the
+    ``TypeError: 'list' object is not callable`` that calling it would give.
 
     Raises:
-        NotDoneYet: naming the missing names.
+        NotDoneYet: naming the missing names, or the first one that is not callable.
 
     Example:
         >>> try:
@@ -661,6 +671,14 @@ def check_defined(namespace: dict[str, Any], *names: str) -> None:
             f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not defined: run "
             "the exercise cell above (fix any error it shows, such as a SyntaxError); until "
             "then this exercise is not done yet"
+        )
+    wrong = [name for name in names if functions and not callable(namespace[name])]
+    if wrong:
+        kind = type(namespace[wrong[0]]).__name__
+        raise NotDoneYet(
+            f"{wrong[0]} is not a function: its cell has not run, or it stopped with an error "
+            f"(such as a SyntaxError) before `def {wrong[0]}`, so {wrong[0]} is still the "
+            f"{kind} an earlier cell gave that name. Fix and run the exercise cell"
         )
 
 

@@ -25,11 +25,14 @@ exercise is about changing them (an optimizer's ``step``), and then they work on
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import checks
 import numpy as np
 from checks import CheckFailed, check_close, explain_errors, ok
 
@@ -38,6 +41,8 @@ __all__ = [
     "check_close_diagnosed",
     "check_connected",
     "check_returns_variables",
+    "NotDoneYet",
+    "short_errors",
     "pieces_used",
     "refusal_hint",
     "require",
@@ -146,6 +151,16 @@ def _raised_by_library_default(err: BaseException) -> bool:
     )
 
 
+class NotDoneYet(checks.NotDoneYet, NotImplementedError):
+    """An 08-13 exercise that is not done yet: shown as its message alone, no traceback.
+
+    A :class:`checks.NotDoneYet` (so IPython renders the message only, and nbgrader counts
+    a failed test) that is also a ``NotImplementedError``, as an untouched stub's own error
+    is: code that catches ``NotImplementedError`` (``yours_or_reference``, the graders)
+    still sees it as one.
+    """
+
+
 NOT_DONE = (
     "{what}: this exercise is not done yet. Replace `raise NotImplementedError()` (and the "
     "comment above it) with your code, run that cell, then run this check again."
@@ -156,20 +171,21 @@ NOT_DONE = (
 def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
     """Run the student's code for ``what``, turning errors into guidance.
 
-    * ``NotImplementedError`` from an untouched stub is re-raised with the message "this
-      exercise is not done yet" (still a ``NotImplementedError``, so nbgrader and the
-      run-until-the-first-exercise test see the same type);
+    * ``NotImplementedError`` from an untouched stub becomes :class:`NotDoneYet` ("this
+      exercise is not done yet"; still a ``NotImplementedError``, so nbgrader and the
+      run-until-the-first-exercise test see the same type), shown without a traceback;
     * any other exception becomes an ``AssertionError`` naming the exception, the
       student's line and the first matching hint — ``hints`` first, then
       :data:`TYPE_HINTS`;
-    * ``AssertionError`` (a failed check) passes unchanged.
+    * a :class:`checks.CheckFailed` passes unchanged, a plain ``AssertionError`` becomes
+      one (its message alone, no frames).
 
     Example:
         >>> with exercise("f(x)"):  # doctest: +ELLIPSIS
         ...     raise NotImplementedError()
         Traceback (most recent call last):
         ...
-        NotImplementedError: f(x): this exercise is not done yet. Replace ...
+        checks_build.NotDoneYet: f(x): this exercise is not done yet. Replace ...
     """
     try:
         try:
@@ -181,21 +197,64 @@ def exercise(what: str, *hints: tuple[str, str]) -> Iterator[None]:
             if tb is not None and tb.tb_frame.f_code.co_name in ("<module>", "<lambda>"):
                 # raised at a cell's top level, not inside the student's function: a name
                 # the exercise defines is missing
-                raise NotImplementedError(NOT_DONE.format(what=what) + f" ({err})") from None
+                raise NotDoneYet(NOT_DONE.format(what=what) + f" ({err})") from None
             raise
     except NotImplementedError as err:
         if _raised_by_library_default(err):  # the class defines no such method yet
-            raise NotImplementedError(NOT_DONE.format(what=what) + f" ({err})") from None
-        if str(err) and "not done yet" not in str(err):  # a library's own: keep it
+            raise NotDoneYet(NOT_DONE.format(what=what) + f" ({err})") from None
+        if isinstance(err, NotDoneYet):
             raise
-        raise NotImplementedError(str(err) if str(err) else NOT_DONE.format(what=what)) from None
-    except AssertionError:
+        if str(err) and "not done yet" not in str(err):  # a library's own: keep it
+            raise CheckFailed(f"{what} failed: NotImplementedError: {err}") from None
+        raise NotDoneYet(str(err) if str(err) else NOT_DONE.format(what=what)) from None
+    except CheckFailed:
         raise
+    except AssertionError as err:  # a plain assert: its message, shown without frames
+        raise CheckFailed(str(err) or f"{what} failed an assertion") from None
     except Exception as err:
         refusal = refusal_hint(err)
         found = (("", refusal),) if refusal else ()  # "" occurs in every message
         with explain_errors(what, *found, *hints, *TYPE_HINTS):
             raise err from None
+
+
+def short_errors(namespace: dict[str, Any]) -> None:
+    """Make every public function of a check module fail with a short message only.
+
+    Called at the end of ``checks_nb08`` ... ``checks_nb13`` with ``globals()``: each
+    public function defined there is wrapped in :func:`exercise`, so whatever escapes a
+    check — a stub's ``NotImplementedError``, a plain ``AssertionError``, a ``TypeError``
+    from the student's object — is shown as at most three lines, never as frames of the
+    check modules and ``contextlib``.
+    """
+    module = namespace["__name__"]
+    for name, f in list(namespace.items()):
+        if name.startswith("_") or not inspect.isfunction(f) or f.__module__ != module:
+            continue
+        if inspect.isgeneratorfunction(f) or hasattr(f, "__wrapped__"):
+            continue  # context managers (and functions wrapped already) stay as they are
+        namespace[name] = _shown_short(f)
+
+
+#: How many wrapped check functions are running: only the outermost one (the call in the
+#: check cell) shortens what escapes, so a check that catches an error of another (a
+#: ``ValueError`` it diagnoses) still sees the error itself.
+_DEPTH = [0]
+
+
+def _shown_short(f: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(f)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if _DEPTH[0]:
+            return f(*args, **kwargs)
+        _DEPTH[0] += 1
+        try:
+            with exercise(f.__name__):
+                return f(*args, **kwargs)
+        finally:
+            _DEPTH[0] -= 1
+
+    return checked
 
 
 def require(what: str, answer: Any) -> None:
@@ -206,12 +265,13 @@ def require(what: str, answer: Any) -> None:
     and the check says so, instead of a ``NameError`` in the check cell.
 
     Raises:
-        NotImplementedError: "this exercise is not done yet", naming ``what``.
+        NotDoneYet: "this exercise is not done yet", naming ``what``.
     """
     if answer is None:
-        raise NotImplementedError(
-            NOT_DONE.format(what=what) + f" ({what} is not defined: its cell has not run, "
-            "or it stopped with an error before defining it)"
+        raise NotDoneYet(
+            f"{what} is not defined: its cell has not run, or it stopped with an error (such "
+            "as a SyntaxError) before defining it. Fix and run that cell: until then this "
+            "exercise is not done yet"
         )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from checks import CheckFailed
-from checks_build import _numeric_gradient, exercise, require
+from checks_build import _numeric_gradient, exercise, require, short_errors
 
 PATHS = {
     "plain backward()": False,
@@ -38,6 +38,8 @@ def diagnose_gradient(
     k: int,
     unweighted: np.ndarray,
     others: list[np.ndarray] | None = None,
+    given: list[Any] | None = None,
+    names: list[str] | None = None,
 ) -> str:
     """Name the kind of mistake in input ``k``'s gradient ``got``, or ``""`` if none fits.
 
@@ -48,6 +50,10 @@ def diagnose_gradient(
         unweighted: input ``k``'s finite-difference gradient for ``gy = 1`` everywhere.
         others: for a broadcasting op, the other inputs' elementwise gradients reduced to
             input ``k``'s shape (what a swap of the formulas gives); ``numeric`` otherwise.
+        given: the student's gradients of every input (None: unknown). When input ``k``
+            got input ``j``'s gradient, "swapped" is said only if input ``j`` got input
+            ``k``'s in turn; otherwise input ``k``'s formula is said to use input ``j``.
+        names: what the inputs are called in the message ("input 0" by default).
     """
     right = numeric[k]
     close = lambda a, b: a.shape == b.shape and np.allclose(a, b, atol=1e-5, rtol=1e-4)  # noqa: E731
@@ -58,11 +64,24 @@ def diagnose_gradient(
         )
     if close(got, -right):
         return "the sign is flipped"
+    label = (lambda j: names[j]) if names else (lambda j: f"input {j}")  # noqa: E731
     for j, other in enumerate(others if others is not None else numeric):
         if j != k and close(got, other) and not close(other, right):
+            theirs = None if given is None or given[j] is None else _values(given[j])
+            fits = theirs is not None and theirs.shape == right.shape
+            if (
+                theirs is None
+                or close(theirs, right)
+                or (not fits and not close(theirs, numeric[j]))
+            ):
+                return (  # input j got input k's gradient in turn (or nothing tells)
+                    f"it is the gradient of {label(j)}: the gradients are swapped; return "
+                    "them in the order of the inputs"
+                )
+            own = ", whose own gradient is right" if close(theirs, numeric[j]) else ""
             return (
-                f"it is the gradient of input {j}: the gradients are swapped; return them in "
-                "the order of the inputs"
+                f"it equals the gradient of {label(j)}{own}: the formula for {label(k)} uses "
+                f"{label(j)} where {label(k)} belongs"
             )
     if close(got, unweighted) and not close(unweighted, right):
         return "gy is left out: multiply by the incoming gradient gy (the chain rule)"
@@ -76,6 +95,11 @@ def diagnose_gradient(
         ):
             return f"it is {ratio[0]:.4g} times the right gradient: a constant factor is off"
     return ""
+
+
+def _values(g: Any) -> np.ndarray:
+    """A gradient (a Variable, an ndarray or a number) as a float64 array."""
+    return np.asarray(getattr(g, "data", g), dtype=np.float64)
 
 
 def _swapped_gradients(
@@ -164,7 +188,10 @@ def check_backward(
             if not bad.any():
                 continue
             unweighted = _numeric_gradient(lambda *xs: make()(*xs), arrays, k)
-            kind = diagnose_gradient(got, numeric, k, unweighted, swaps[k] if swaps else None)
+            given = [None if u.grad is None else u.grad.data for u in variables]
+            kind = diagnose_gradient(
+                got, numeric, k, unweighted, swaps[k] if swaps else None, given
+            )
             index = tuple(int(i) for i in np.argwhere(bad)[0])
             values = (
                 f"at index {index} finite differences give {numeric[k][index]:.6g}, yours "
@@ -213,3 +240,6 @@ def check_skips_constant(name: str, make: Callable[[], Any], x: np.ndarray, c: n
             f"{name} returned None for input 0, which needs its gradient "
             "(self.needs_input_grad[0] is True)"
         )
+
+
+short_errors(globals())  # whatever escapes a check is shown short

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from checks import CheckFailed
-from checks_build import check_close_diagnosed, exercise, require
+from checks_build import check_close_diagnosed, exercise, require, short_errors
 
 
 def diagnose_history(history: Any) -> str:
@@ -71,9 +71,8 @@ def check_registration(
             "parameters()",
             (
                 "object has no attribute 'parameters'",
-                "parameters() reached something that is not a Module through self._modules: "
-                "a Parameter was stored there. Test isinstance(value, Parameter) first and "
-                "store it in self._params; only a Module goes into self._modules",
+                "self._modules holds a non-Module: a Parameter was stored there. Put "
+                "Parameters in self._params, only Modules in self._modules",
             ),
         ):
             found = list(obj.parameters())
@@ -388,3 +387,6 @@ def check_sgd_step(sgd_step: Callable[..., Any]) -> None:
     check_close_diagnosed(
         "p3 (no gradient)", p3, np.array(0.5), hint="skip parameters without grad"
     )
+
+
+short_errors(globals())  # whatever escapes a check is shown short

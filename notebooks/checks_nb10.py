@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from checks import CheckFailed, check_close
-from checks_build import check_close_diagnosed, exercise, require
+from checks_build import check_close_diagnosed, exercise, require, short_errors
 
 
 def _problem(seed: int = 0) -> tuple[list[np.ndarray], Callable[[list[Any]], Any]]:
@@ -260,19 +260,40 @@ def adam_variants(
     }
 
 
+def _non_finite_softmax(got: np.ndarray) -> str:
+    """Why a softmax that did not overflow gives inf/nan: judged by its finite rows."""
+    finite = np.all(np.isfinite(got), axis=1)
+    if finite.any() and np.allclose(got[finite].sum(axis=1), 1.0):
+        return (
+            "softmax_np gives nan where a row's scores are far below the largest one: "
+            "subtract each row's maximum (z.max(axis=1, keepdims=True)), not one for all"
+        )
+    return (
+        "softmax_np gives inf/nan (a division by zero, not an overflow): each row should "
+        "sum to 1: divide e by the sum of e over the row, e.sum(axis=1, keepdims=True)"
+    )
+
+
 def check_softmax_np(f: Callable[[np.ndarray], Any]) -> None:
     """Check notebook 10's ``softmax_np(z)``: rows that sum to 1, stable, right axis."""
     require("softmax_np", f)
     z = np.array([[2.0, 1.0, 0.1], [0.0, 0.0, 0.0], [1000.0, 999.0, 998.1]])
+    overflowed = False
     with exercise("softmax_np(z_test)"):
-        got = np.asarray(f(z), dtype=np.float64)
+        try:
+            with np.errstate(over="raise"):  # an overflow, and only that, raises here
+                got = np.asarray(f(z), dtype=np.float64)
+        except FloatingPointError:
+            overflowed = True
+    if overflowed:
+        raise CheckFailed(
+            "softmax_np overflows for scores near 1000: subtract each row's maximum first "
+            "(np.exp(1000) is inf)"
+        )
     if got.shape != z.shape:
         raise CheckFailed(f"softmax_np(z) should have z's shape {z.shape}, got {got.shape}")
     if not np.all(np.isfinite(got)):
-        raise CheckFailed(
-            "softmax_np gives inf/nan for scores near 1000: subtract each row's maximum "
-            "first (np.exp(1000) overflows)"
-        )
+        raise CheckFailed(_non_finite_softmax(got))
     small = np.array([[2.0, 1.0, 0.1], [0.0, 0.0, 0.0], [1.0, 3.0, 0.5]])
     got = np.asarray(f(small), dtype=np.float64)
     e = np.exp(small - small.max(axis=1, keepdims=True))
@@ -464,3 +485,6 @@ def check_train_epoch(train_epoch: Callable[..., Any], train_set: Any) -> None:
         ],
         atol=1e-6,
     )
+
+
+short_errors(globals())  # whatever escapes a check is shown short

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from checks import CheckFailed, check_close, check_true
-from checks_build import check_close_diagnosed, exercise, require
+from checks_build import check_close_diagnosed, exercise, require, short_errors
 from checks_nb08 import check_backward
 
 
@@ -189,15 +189,13 @@ _INDEX_HINTS = (
     ),
     (
         "could not broadcast",
-        "a window and a column do not fit: window (i, j) is x[:, :, i:i+k, j:j+k] (rows from "
-        "i, columns from j), shape (N, C, k, k), and .reshape(n, -1) of it is column "
-        "i * W_out + j, shape (N, C*k*k)",
+        "a window and a column do not fit: window (i, j) = x[:, :, i:i+k, j:j+k], "
+        ".reshape(n, -1), is column i * W_out + j, shape (N, C*k*k)",
     ),
     (
         "could not be broadcast",
-        "a window and a column do not fit: window (i, j) is x[:, :, i:i+k, j:j+k] (rows from "
-        "i, columns from j), shape (N, C, k, k), and .reshape(n, -1) of it is column "
-        "i * W_out + j, shape (N, C*k*k)",
+        "a window and a column do not fit: window (i, j) = x[:, :, i:i+k, j:j+k], "
+        ".reshape(n, -1), is column i * W_out + j, shape (N, C*k*k)",
     ),
 )
 
@@ -481,9 +479,8 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
         "ConvIm2col.backward",
         (
             "ValueError",
-            "a shape does not fit: gy2 is (N, C_out, L), col (N, C*k*k, L), W2 (C_out, "
-            "C*k*k); gy2 @ col^T is (N, C_out, C*k*k): F.sum over axis 0 before the "
-            "reshape to W.shape; W2.T @ gy2 is (N, C*k*k, L)",
+            "a shape does not fit: gy2 @ col^T is (N, C_out, C*k*k), so F.sum it over "
+            "axis 0 before the reshape to W.shape; W2.T @ gy2 is (N, C*k*k, L)",
         ),
     ):
         grads = f.backward(Variable(gy))
@@ -755,3 +752,6 @@ def check_conv_output_size(f: Callable[..., Any]) -> None:
                 f"conv_output_size(h={h}, k={k}, stride={s}, padding={p}) should be an int, "
                 f"got {type(value).__name__}: use // (floor division)"
             )
+
+
+short_errors(globals())  # whatever escapes a check is shown short

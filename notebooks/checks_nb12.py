@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from checks import CheckFailed, check_close
-from checks_build import check_close_diagnosed, exercise, require
+from checks_build import check_close_diagnosed, exercise, require, short_errors
 
 _TRANSFORMS = ("jvp", "vjp", "grad", "jacfwd", "jacrev", "hessian", "hvp")
 
@@ -278,3 +278,6 @@ def check_hessian_vector_product(hvp: Callable[..., Any]) -> None:
             f"f should run once (a forward pass over one backward pass, no full Hessian and "
             f"no finite differences); it ran {len(evaluations)} times"
         )
+
+
+short_errors(globals())  # whatever escapes a check is shown short

@@ -112,23 +112,23 @@ def derivatives(f, x0):
     return gx.item(), x.grad.item()
 
 
-newton, gd = [2.0], [2.0]
+newton_path, gd_path = [2.0], [2.0]
 for _ in range(10):
-    g1, g2 = derivatives(f, newton[-1])
-    newton.append(newton[-1] - g1 / g2)
-    g1, _ = derivatives(f, gd[-1])
-    gd.append(gd[-1] - 0.01 * g1)
+    g1, g2 = derivatives(f, newton_path[-1])
+    newton_path.append(newton_path[-1] - g1 / g2)
+    g1, _ = derivatives(f, gd_path[-1])
+    gd_path.append(gd_path[-1] - 0.01 * g1)
 
 fig, ax = plt.subplots(figsize=(6, 3.3))
-ax.semilogy(np.abs(np.array(newton) - 1) + 1e-17, "o-", label="Newton")
-ax.semilogy(np.abs(np.array(gd) - 1) + 1e-17, "s-", label="gradient descent, lr = 0.01")
+ax.semilogy(np.abs(np.array(newton_path) - 1) + 1e-17, "o-", label="Newton")
+ax.semilogy(np.abs(np.array(gd_path) - 1) + 1e-17, "s-", label="gradient descent, lr = 0.01")
 ax.set_xlabel("iteration")
 ax.set_ylabel("|x - 1|")
 ax.set_title("Newton's method converges quadratically")
 ax.legend()
 plt.show()
 for k in range(7):
-    print(f"step {k}: Newton x = {newton[k]:.10f}   gradient descent x = {gd[k]:.6f}")
+    print(f"step {k}: Newton x = {newton_path[k]:.10f}   gradient descent x = {gd_path[k]:.6f}")
 
 # %% [markdown]
 # The price: Newton needs $f''$, and for $n$ parameters that is an $n \times n$ Hessian to
@@ -664,13 +664,22 @@ expected = np.array([
 fx, fy = 3 * x0**2 * y0 + y0 * np.cos(x0 * y0), x0**3 + x0 * np.cos(x0 * y0)  # first pass
 added = np.array([[fx + expected[0, 0], fy + expected[0, 1]],
                   [fx + expected[0, 0] + expected[1, 0], fy + expected[0, 1] + expected[1, 1]]])
-check_close("your Hessian", H, expected, mistakes={
+hess_mistakes = {
     "the rows add up: clear x.grad and y.grad before each second pass": added,
     "these are the first derivatives: run backward once more on each of them":
         np.array([[fx, fy], [fx, fy]]),
     "the mixed derivatives are missing: each row needs both x.grad and y.grad":
         np.diag(np.diag(expected)),
-})
+}
+check_close("your Hessian", H, expected, mistakes=hess_mistakes)
+if engine is not minitorch_engine:
+    # once more with minitorch's engine, which accumulates: an engine that overwrites a
+    # leaf's gradient would hide a missing clear_grad() in hessian_2x2
+    with explain_errors("hessian_2x2(minitorch's engine, f, 0.5, -1.2)", *hess_hints):
+        H_minitorch = [[v.item() if isinstance(v, Variable) else float(v) for v in row]
+                       for row in hessian_2x2(minitorch_engine, saddle, 0.5, -1.2)]
+    check_close("your Hessian with minitorch's engine", np.array(H_minitorch), expected,
+                mistakes=hess_mistakes)
 check_true(np.isclose(H[0][1], H[1][0]),
            "the mixed derivatives d2f/dxdy and d2f/dydx should be equal")
 ok(f"hessian_2x2 is right (with {engine_name.split(' (')[0]}); the Hessian is symmetric")

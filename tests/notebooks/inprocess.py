@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
+import linecache
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -41,10 +43,21 @@ def in_notebooks_dir() -> Iterator[None]:
         os.chdir(old)
 
 
+_CELLS = itertools.count()
+
+
 def run_cell(source: str, namespace: dict[str, Any]) -> BaseException | None:
-    """Execute one cell; return its exception (a SyntaxError too), or None."""
+    """Execute one cell; return its exception (a SyntaxError too), or None.
+
+    The cell's source is registered in ``linecache`` under a name of its own, as IPython
+    does, so a check quotes the student's line here as it does in Jupyter (and a message
+    is as long as the one a student sees).
+    """
+    code = _runnable(source)
+    name = f"<cell {next(_CELLS)}>"
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     try:
-        exec(compile(_runnable(source), "<cell>", "exec"), namespace)  # noqa: S102
+        exec(compile(code, name, "exec"), namespace)  # noqa: S102
     except Exception as err:  # the stubs raise by design
         return err
     return None
@@ -77,12 +90,24 @@ def student_run(prefix: str) -> tuple[list[Any], list[int], dict[int, Any], dict
     return _RUNS[prefix]
 
 
+def render(message: str) -> list[str]:
+    """The lines a check's failure ``message`` is shown as (``notebooks/checks.py``)."""
+    import checks
+
+    return checks.render(message)
+
+
 def solve_alone(
-    prefix: str, k: int, edit: Edit | list[Edit] | None = None, replace: str | None = None
+    prefix: str,
+    k: int,
+    edit: Edit | list[Edit] | None = None,
+    replace: str | None = None,
+    past_the_answer: bool = False,
 ) -> BaseException | None:
     """Exercise k (1-based) solved — with ``edit`` (``(old, new)`` pairs) applied to its
     solution, or the whole cell ``replace``-d — the others untouched: run it and the cells
-    up to its check; return the first error."""
+    up to its check; return the first error (with ``past_the_answer``, the first error after
+    the answer cell: a student's cell that fails, then the check run anyway)."""
     import matplotlib.pyplot as plt
 
     make_student = load_script("make_student")
@@ -98,9 +123,9 @@ def solve_alone(
     steps = [solution] + [make_student.strip_source(c[2]) for c in cells[i + 1 : check + 1]]
     with in_notebooks_dir():
         try:
-            for step in steps:
+            for n, step in enumerate(steps):
                 error = run_cell(step, namespace)
-                if error is not None:
+                if error is not None and not (past_the_answer and n == 0):
                     return error
         finally:
             plt.close("all")

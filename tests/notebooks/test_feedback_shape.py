@@ -32,6 +32,13 @@ CELLS = {
     "long message": "check_true(False, 'word ' * 50)",
     "a check module's AssertionError": "import checks\nwith explain_errors('h()'):\n"
     "    checks.check_true(False, 'from a check module')",
+    # notebooks 08-13: an untouched exercise, a name its cell never defined, a plain error
+    "08-13 untouched stub": "from checks_build import exercise\ndef s():\n"
+    "    raise NotImplementedError()\nwith exercise('s()'):\n    s()",
+    "08-13 name not defined": "from checks_nb12 import check_hessian_vector_product\n"
+    "check_hessian_vector_product(globals().get('hessian_vector_product'))",
+    "08-13 plain error in a check": "from checks_nb12 import check_jacobian_by_columns\n"
+    "check_jacobian_by_columns(42)",
 }
 
 

@@ -1004,6 +1004,18 @@ def second_derivative(f, x0):
 
 CATALOGUE[(NB06, 2)] = [
     M(
+        "syntax error in the def",
+        "def newton(f, x0, steps):",
+        "def newton(f, x0, steps)",
+        "newton is not defined",
+    ),
+    M(
+        "a list under the function's name",
+        None,
+        "newton = [2.0]  # a demo's list kept the name; the def never ran",
+        "newton is not a function: its cell has not run",
+    ),
+    M(
         "uphill",
         "xs.append(xs[-1] - g1 / g2)",
         "xs.append(xs[-1] + g1 / g2)",
@@ -1150,7 +1162,46 @@ CATALOGUE[(NB06, 4)] = [
 ]
 
 HESSIAN_FIRST = "backward(f(x, y), create_graph=True)"
+# Exercise 4's overwrite (`leaf.grad = grads[key]`, caught by its own check) as the
+# student's engine: each pass replaces the leaves' gradients, so a hessian_2x2 without
+# clear_grad() gives the right Hessian with it; minitorch's engine must show the mistake.
+OVERWRITING_ENGINE = """\
+_accumulating_engine = backward_engine
+
+
+def backward_engine(z, create_graph=False):
+    seen, stack = set(), [z]
+    while stack:
+        v = stack.pop()
+        if id(v) not in seen:
+            seen.add(id(v))
+            if v.creator is None:
+                v.clear_grad()
+            else:
+                stack.extend(v.creator.inputs)
+    _accumulating_engine(z, create_graph=create_graph)
+
+
+"""
+HESSIAN_WITHOUT_CLEAR = """\
+def hessian_2x2(backward, f, x0, y0):
+    x, y = Variable(np.array(x0)), Variable(np.array(y0))
+    backward(f(x, y), create_graph=True)
+    first = (x.grad, y.grad)
+    rows = []
+    for g in first:
+        backward(g)
+        rows.append([x.grad.item(), y.grad.item()])
+    return np.array(rows)
+"""
+
 CATALOGUE[(NB06, 5)] = [
+    M(
+        "no clear, hidden by an engine that overwrites",
+        None,
+        OVERWRITING_ENGINE + HESSIAN_WITHOUT_CLEAR,
+        "the rows add up",
+    ),
     M(
         "gradients not cleared",
         "        x.clear_grad()\n        y.clear_grad()\n",

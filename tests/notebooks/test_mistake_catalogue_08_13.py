@@ -56,6 +56,10 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ("08", 2): [
         ("swapped", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape"), ("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
          "the gradients are swapped"),
+        ("x0 in gx1", [("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
+         "the formula for input 1 uses input 0 where input 1 belongs"),
+        ("x1 in gx0", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape")],
+         "the formula for input 0 uses input 1 where input 0 belongs"),
         ("no sum_to", [("xp.sum_to(gy * x1 / y, x1.shape)", "gy * x1 / y")], "xp.sum_to(g, x.shape)"),
         ("needs_input_grad ignored", [(" if self.needs_input_grad[1] else None", "")], "computed it anyway"),
         ("None always", [("xp.sum_to(gy * x1 / y, x1.shape) if self.needs_input_grad[1] else None", "None")],
@@ -358,6 +362,16 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         (
             "no shift",
             [("np.exp(z - z.max(axis=1, keepdims=True))", "np.exp(z)")],
+            "subtract each row's maximum",
+        ),
+        (
+            "divides by the scores' sum",
+            [("e / e.sum(axis=1, keepdims=True)", "e / z.sum(axis=1, keepdims=True)")],
+            "each row should sum to 1: divide e by the sum of e over the row",
+        ),
+        (
+            "divides by the sum of exp(z)",
+            [("e / e.sum(axis=1, keepdims=True)", "e / np.exp(z).sum(axis=1, keepdims=True)")],
             "subtract each row's maximum",
         ),
         (
@@ -1703,9 +1717,45 @@ def test_a_catalogued_mistake_is_named(
     others = {p for _, _, p in CATALOGUE[(prefix, k)] if p != phrase and p not in phrase}
     named = [p for p in others if p in message]
     assert not named, f"the message names another cause too ({named}): {message}"
+    shown = inprocess.render(message)
+    assert len(shown) <= 3, f"{len(shown)} lines: {shown}"
 
 
 def test_the_catalogue_covers_eight_mistakes_per_exercise_on_average() -> None:
     exercises = {key: len(v) for key, v in CATALOGUE.items()}
     average = sum(exercises.values()) / len(exercises)
     assert average >= 8, exercises
+
+
+@pytest.mark.parametrize("prefix", ["08", "09", "10", "11", "12", "13"])
+def test_an_untouched_exercise_says_not_done_yet_without_a_traceback(prefix: str) -> None:
+    """Every check of an untouched exercise: "not done yet", shown as its message alone."""
+    import checks
+
+    _, _, _, untouched = inprocess.student_run(prefix)
+    for i, error in untouched.items():
+        if error is None or "not done yet" not in str(error):
+            continue  # a check that needs no stub of its own (checked elsewhere)
+        assert isinstance(error, checks.NotDoneYet), f"cell {i}: {type(error).__name__}"
+        shown = error._render_traceback_()  # what IPython prints instead of frames
+        assert len(shown) <= 3 and "Traceback" not in "".join(shown), shown
+    assert any(e is not None and "not done yet" in str(e) for e in untouched.values())
+
+
+@pytest.mark.parametrize(
+    ("prefix", "k", "old", "new"),
+    [
+        ("12", 2, "for j in range(x.size):", "for j in range(x.size)"),  # the def never ran
+        ("08", 3, "def swish(x):", "def swish(x)"),
+        ("13", 8, "def batch_gradients(model, x, t):", "def batch_gradients(model, x, t)"),
+    ],
+)
+def test_a_syntax_error_in_the_answer_says_not_done_yet(
+    prefix: str, k: int, old: str, new: str
+) -> None:
+    import checks
+
+    error = inprocess.solve_alone(prefix, k, [(old, new)], past_the_answer=True)
+    assert isinstance(error, checks.NotDoneYet), f"{type(error).__name__}: {error}"
+    assert "not done yet" in str(error) and "not defined" in str(error), str(error)
+    assert len(inprocess.render(str(error))) <= 3, inprocess.render(str(error))
