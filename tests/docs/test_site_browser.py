@@ -162,11 +162,13 @@ def test_search_works_from_disk(tab: Tab, site_dir: Path) -> None:
 
 
 # The rendered size of the stepper's node labels: Graphviz writes them in user units of
-# the SVG's viewBox, which the page scales to the width the stepper gets.
+# the SVG's viewBox, which the page scales to the width the stepper gets. Only labels
+# shown count: a big graph's overview hides the labels it would draw too small to read.
 STEPPER_TEXT_PX = """(root) => {
   const svg = [...root.querySelectorAll('svg')].find(s => s.getBoundingClientRect().width > 0);
-  const text = svg.querySelector('g.node text');
-  return text.getBoundingClientRect().height;
+  const shown = [...svg.querySelectorAll('g.node text')].filter(
+    t => getComputedStyle(t).visibility !== 'hidden' && t.getBoundingClientRect().height > 0);
+  return shown.length ? Math.min(...shown.map(t => t.getBoundingClientRect().height)) : 99;
 }"""
 
 
