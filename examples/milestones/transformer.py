@@ -61,7 +61,35 @@ def run(context: Context) -> Measurement:
             for key in ("steps", "params", "sample", "kv_identical", "kv_speedup")
             if key in report
         },
+        picture=_draw(report, threshold, context),
     )
+
+
+def _draw(report: dict, threshold: float, context: Context):
+    """The validation loss against the target, and the text the model writes."""
+    from examples.milestones import pictures
+
+    fig, (ax, ax_text) = pictures.figure(ncols=2)
+    ax.bar(["this run"], [report["val_loss"]], color="tab:blue")
+    ax.axhline(threshold, color="tab:red", linestyle="--", label=f"target {threshold}")
+    ax.set_ylabel("validation loss (nats/char)")
+    ax.set_title(f"2017: a char-GPT after {report.get('steps', '?')} steps")
+    ax.legend()
+    sample = str(report.get("sample", ""))[:300]
+    ax_text.text(
+        0.0,
+        1.0,
+        sample,
+        va="top",
+        ha="left",
+        family="monospace",
+        fontsize=9,
+        wrap=True,
+        transform=ax_text.transAxes,
+    )
+    ax_text.set_title("what it writes")
+    ax_text.axis("off")
+    return pictures.save(fig, context.out / "transformer.png")
 
 
 MILESTONE = Milestone("transformer", 2017, "Vaswani et al.: a char-level GPT on Shakespeare", run)
