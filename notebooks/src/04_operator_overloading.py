@@ -106,7 +106,7 @@ print(f"float32 Variable + float32 array -> {(x32 + np.ones(2, dtype=np.float32)
 
 # %%
 print("some of the names bound onto Variable:")
-for name in ["__add__", "__rmul__", "__matmul__", "sum", "T"]:
+for name in ["__add__", "__mul__", "__matmul__", "sum", "T"]:
     op = VARIABLE_METHODS[name]
     target = "property" if isinstance(op, property) else f"{op.__module__}.{op.__name__}"
     print(f"  {name:12s} -> {target}")
