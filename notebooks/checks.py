@@ -190,9 +190,8 @@ def _raw_arrays_message(what: str, error: str) -> str:
     kind = " (this is an ndarray, not a Variable)" if "is a ndarray" in error else ""
     return (
         f"almost there: {what}: a gradient computed on raw NumPy arrays{kind} is a "
-        "constant that backward(create_graph=True) cannot differentiate (notebook 06)\n"
-        "  hint: use Variables (self.inputs, self.output(), gy) and minitorch ops: no "
-        "`.data`, no np.*"
+        "constant: backward(create_graph=True) cannot differentiate it\n"
+        "  hint: use Variables (self.inputs, gy) and minitorch ops: no `.data`, no np.*"
     )
 
 
