@@ -145,7 +145,7 @@ def one_head(seed=0):
 
 
 head_trace = viz.trace_backward(one_head())
-viz.BackwardStepper(head_trace, rankdir="LR", title="one causal attention head with a residual")
+viz.BackwardStepper(head_trace, rankdir="LR", title="one causal attention head with a residual").widget()
 
 # %%
 for step in head_trace.steps:

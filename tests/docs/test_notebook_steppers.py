@@ -127,8 +127,8 @@ def stepper_notebooks() -> list[Path]:
     ]
 
 
-def test_notebook_05_holds_a_stepper() -> None:
-    assert [p.name[:2] for p in stepper_notebooks()] == ["05"]
+def test_notebooks_05_and_14_hold_a_stepper() -> None:
+    assert [p.name[:2] for p in stepper_notebooks()] == ["05", "14"]
 
 
 @pytest.mark.parametrize("notebook", stepper_notebooks(), ids=lambda p: p.stem[:2])
