@@ -37,3 +37,16 @@ def tol() -> Tolerances:
 def rng() -> np.random.Generator:
     """A NumPy generator seeded the same way for every test (reproducible failures)."""
     return np.random.default_rng(20261130)
+
+
+@pytest.fixture(autouse=True)
+def _numpy_print_options_restored():
+    """Restore NumPy's print options after each test.
+
+    Some tests execute a notebook's source in the test process, and notebooks 14 and 15
+    call ``np.set_printoptions(precision=4)``; without this, a later test that compares
+    printed arrays (the docs pages' examples) would depend on which worker ran what first.
+    """
+    saved = np.get_printoptions()
+    yield
+    np.set_printoptions(**saved)
