@@ -1,8 +1,8 @@
 """``python -m examples.milestones list | run [ID ...] [--quick] [--seed S] [--json PATH]``.
 
 ``run`` exits with status 1 if any milestone missed its threshold or crashed (a crash is
-reported as that rung's ``ERROR`` verdict, and the others still run; a waiting milestone
-does not count as a failure: it reports why it is waiting). Bad options exit with 2.
+reported as that rung's ``ERROR`` verdict, and the others still run). Bad options exit
+with 2.
 """
 
 from __future__ import annotations

@@ -63,8 +63,8 @@ class Result:
         compare: ``">="`` or ``"<="``: how ``value`` is held against ``threshold``.
         details: further numbers (baselines, per-seed accuracies), for the docs page.
         picture: the path of the picture, or ``None``.
-        status: ``"ran"``; ``"waiting"`` for a milestone that cannot run yet; ``"error"``
-            for one that crashed (``details["error"]`` says how).
+        status: ``"ran"``, or ``"error"`` for one that crashed (``details["error"]``
+            says how).
         condition: the verdict's further condition in words (``"and above the MLP's
             0.945"``), printed after the comparison; empty when there is none.
     """
@@ -86,8 +86,6 @@ class Result:
     def verdict(self) -> str:
         """One line: ``PASS backprop (1986): test accuracy 0.981 >= 0.970 [12.3 s]``."""
         head = f"{self.id} ({self.year})"
-        if self.status == "waiting":
-            return f"WAIT {head}: {self.details.get('why', self.status)}"
         if self.status == "error":
             return f"ERROR {head}: {self.details.get('error', 'crashed')}"
         word = "PASS" if self.passed else "FAIL"
