@@ -17,20 +17,24 @@ NumPy write (``x.data[0] = 5``) is invisible to Python, so minitorch looks at th
   forward call and one before backward. A large array of another dtype (integers,
   bool, float16) is remembered as its bytes, as a small one.
 * The optimizers count their steps on each parameter (:func:`bump_version`), and a
-  step between the forward call and backward is refused by that count alone.
+  step between the forward call and backward is refused by that count alone for a
+  large leaf, even one that changed nothing (a small one by its bytes: when it did).
 
 What the fingerprint always catches (each provable from its two sums): any change of
 one element of a block, however small (its bit pattern changes, so the integer sum of
-the block changes); any change in a block whose values' weighted sum moves by more
-than its rounding (about ``1e-15`` of the block's sum of absolute values): fills,
-swaps, shifts, sign flips, scaling, a new random draw. What it can miss: an edit that
-changes two or more elements of one block so that both sums are unchanged — bit
-patterns that cancel modulo ``2**64`` *and* values so close to the old ones that the
-weighted sum does not move (e.g. one element one ulp up and another one ulp down), or
-any change inside a block that already holds a NaN or an infinity (the weighted sum is
-NaN or inf whatever the others are). The gradient such an edit would silently move is
-then off by about the rounding of the values themselves, unless the block holds NaN or
-inf. ``Function.check_leaves_unchanged`` documents the contract.
+the block changes); any edit that moves a block's weighted sum by more than its rounding
+error (in practice about ``1e-15`` of the block's sum of absolute values, ``2e-13`` at
+worst) — as fills, sign flips, scaling and new random draws do unless their changes
+cancel exactly against the fixed weights, and swaps or shifts of elements that differ by
+more than about a thousand times that rounding (two weights of the same sign differ by
+at least 0.001). What it can miss: an edit that changes two or more elements
+of one block so that both sums stay the same — bit patterns that cancel modulo ``2**64``
+*and* values so close to the old ones that the weighted sum does not move (one element
+one ulp up and another one ulp down) — and any change inside a block that already holds
+a NaN or an infinity, unless the integer sum sees it. The gradient such a miss leaves is
+then off by about the rounding of the values themselves, except in the NaN/inf blocks.
+``Function.check_leaves_unchanged`` states the contract, ``docs/when-things-go-wrong.md``
+the cost.
 """
 
 from __future__ import annotations
@@ -50,8 +54,21 @@ Recorded = tuple[Any, ...]
 SMALL = 1 << 16  # bytes: below this, comparing two ``tobytes()`` is the cheapest way
 BLOCK = 512  # elements per block of a fingerprint: 2 numbers per block
 CHUNK = 128  # blocks summed at a time (512 kB of float64: in the core's L2 cache)
-_rng = np.random.default_rng(20241)  # fixed: a fingerprint must not depend on the run
-_WEIGHTS64 = _rng.uniform(1.0, 2.0, BLOCK) * _rng.choice([-1.0, 1.0], BLOCK)
+
+
+def _block_weights(seed: int = 20241) -> np.ndarray:
+    """``BLOCK`` weights in ``±[1, 2)``, fixed (a fingerprint must not depend on the run).
+
+    Any two of the same sign differ by at least ``0.5 / BLOCK``, so swapping two elements
+    of a block moves its weighted sum by about ``0.001 * |difference|`` or more; the jitter
+    leaves no exact linear relation between them for an edit to fall into.
+    """
+    rng = np.random.default_rng(seed)
+    levels = rng.permutation(BLOCK) + rng.uniform(0.25, 0.75, BLOCK)
+    return (1.0 + levels / BLOCK) * rng.choice([-1.0, 1.0], BLOCK)  # type: ignore[no-any-return]
+
+
+_WEIGHTS64 = _block_weights()
 #: The weights of the weighted sums, and the unsigned view of the bit patterns, per dtype.
 _FINGERPRINTED = {
     np.dtype(np.float64): (_WEIGHTS64, np.uint64),

@@ -351,3 +351,21 @@ def test_what_a_graph_keeps_to_detect_edits_is_under_5_percent_of_the_weights() 
     assert records is not None and len(records) == len(params)
     assert held <= 0.05 * weight_bytes, held / weight_bytes
     assert peak <= 0.05 * weight_bytes, peak / weight_bytes
+
+
+def test_one_changed_element_of_a_block_holding_a_nan_is_still_caught() -> None:
+    # The weighted sum of that block is NaN whatever changes; the integer sum is not.
+    w = Variable(_weights(), name="w")
+    w.data[0, 0] = np.nan
+    loss = F.sum(w * 2.0)
+    w.data[0, 1] += 1.0
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
+        loss.backward()
+
+
+def test_block_weights_keep_swaps_visible() -> None:
+    from minitorch.core.inplace import _WEIGHTS64 as weights
+
+    assert weights.shape == (BLOCK,) and np.all((1.0 <= abs(weights)) & (abs(weights) < 2.0))
+    gaps = np.abs(weights[:, None] - weights[None, :]) + np.eye(BLOCK) * 9.0
+    assert gaps.min() >= 0.5 / BLOCK
