@@ -121,9 +121,9 @@ class Function:
     #: (core imports no ops): NumPy kernels on ndarrays, and minitorch ops on Variables.
     array_ops: ClassVar[Any] = None
     graph_ops: ClassVar[Any] = None
-    # What every leaf input held when the graph was recorded (its bytes, or a shared
-    # snapshot and its version: core/inplace.py); the engine compares them before this
-    # Function's backward (in-place edits).
+    # What every leaf input held when the graph was recorded (its bytes, or for a large
+    # one a fingerprint and its version: core/inplace.py); the engine checks them before
+    # this Function's backward (in-place edits).
     leaf_snapshots: tuple[Recorded, ...] | None = None
     #: What ``backward(create_graph=True)`` runs: ``backward``, or for a class whose
     #: ``backward`` was written outside minitorch, that backward checked for a graph
@@ -240,17 +240,20 @@ class Function:
     def check_leaves_unchanged(self, checked: set[tuple[int, int]] | None = None) -> None:
         """Raise if a leaf input was edited in place since the forward call.
 
-        The engine calls this before running this Function's backward. Detected: any
-        change to the values (or shape or dtype) of a leaf input's ``data`` — a write
-        into the array through ``x.data`` or any other view of its memory, or a
-        replacement ``x.data = new`` with different values. Not checked: intermediate
-        results (outputs of other ops), which only ``y.data`` reaches; see
-        ``minitorch/core/inplace.py`` and ``docs/when-things-go-wrong.md``.
+        The engine calls this before running this Function's backward. Detected: a
+        change to the shape or dtype of a leaf input's ``data``, an optimizer step, and a
+        change of its values — a write into the array through ``x.data`` or any other
+        view of its memory, or a replacement ``x.data = new`` with different values —
+        every one for a small array (under 64 kB), and for a large one every change its
+        fingerprint sees (all but edits below rounding that cancel within a block of 512
+        elements: ``minitorch/core/inplace.py`` says exactly which). Not checked:
+        intermediate results (outputs of other ops), which only ``y.data`` reaches; see
+        ``docs/when-things-go-wrong.md``.
 
         Args:
-            checked: the snapshots already found unchanged in this backward pass, as
-                ``(id(snapshot), version)``: a leaf used by many Functions (a weight at
-                every step of an RNN) is compared once per pass.
+            checked: the large leaves already found unchanged in this backward pass, as
+                ``(id(array), id(fingerprint))``: a leaf used by many Functions (a weight
+                at every step of an RNN) is checked once per pass.
 
         Raises:
             RuntimeError: naming the Function, the input and what to do instead.

@@ -3,20 +3,38 @@
 A leaf Variable (``creator is None``: a Parameter, an input batch) is what users edit in
 place — ``x.data[...] = 5``, an optimizer step, ``x.data = new`` — and backward would
 then silently compute the gradient at the new values. So each Function that records a
-graph remembers the values of its leaf inputs, and the engine compares them before that
-Function's backward (PyTorch keeps a version counter per tensor for the same purpose;
-NumPy writes are invisible to us, so the values themselves are compared).
+graph remembers what its leaf inputs held, and the engine checks them before that
+Function's backward. PyTorch keeps a version counter per tensor for the same purpose; a
+NumPy write (``x.data[0] = 5``) is invisible to Python, so minitorch looks at the values:
 
-A small array (under 64 kB: a bias, a 0-d constant, the seeds of repeated
-``create_graph``) is recorded by each Function that uses it as its bytes, shape and dtype
-(``tobytes()`` is cheaper than any shared bookkeeping). A large one — a weight matrix —
-is copied once per value instead: each large leaf owns one :class:`LeafSnapshot`, a
-private copy of its array and a version number. A forward call that finds the values
-unchanged reuses the copy (a weight used at every step of an RNN is copied once); one that
-finds them changed copies them into the same buffer (no new allocation per training
-step) and increments the version, so the older graphs that recorded the previous version
-know their values are gone.
-Comparisons are bit for bit (a NaN equals itself): O(size), without temporary copies.
+* A **small** array (under 64 kB: a bias, a 0-d constant) is remembered as its bytes,
+  shape and dtype, and compared bit for bit: every change is caught.
+* A **large** float32/float64 array (a weight matrix) is remembered by a *fingerprint*,
+  not a copy: for each block of :data:`BLOCK` consecutive elements, the sum of its
+  elements' bit patterns as unsigned integers (modulo ``2**64``, or ``2**32`` for
+  float32) and the sum of its values times fixed random weights ``±[1, 2)``. That is
+  two numbers per 512 elements (0.4% of the array), one pass over memory at the
+  forward call and one before backward. A large array of another dtype (integers,
+  bool, float16) is remembered as its bytes, as a small one.
+* The optimizers count their steps on each parameter (:func:`bump_version`), and a
+  step between the forward call and backward is refused by that count alone for a
+  large leaf, even one that changed nothing (a small one by its bytes: when it did).
+
+What the fingerprint always catches (each provable from its two sums): any change of
+one element of a block, however small (its bit pattern changes, so the integer sum of
+the block changes); any edit that moves a block's weighted sum by more than its rounding
+error (in practice about ``1e-15`` of the block's sum of absolute values, ``2e-13`` at
+worst) — as fills, sign flips, scaling and new random draws do unless their changes
+cancel exactly against the fixed weights, and swaps or shifts of elements that differ by
+more than about a thousand times that rounding (two weights of the same sign differ by
+at least 0.001). What it can miss: an edit that changes two or more elements
+of one block so that both sums stay the same — bit patterns that cancel modulo ``2**64``
+*and* values so close to the old ones that the weighted sum does not move (one element
+one ulp up and another one ulp down) — and any change inside a block that already holds
+a NaN or an infinity, unless the integer sum sees it. The gradient such a miss leaves is
+then off by about the rounding of the values themselves, except in the NaN/inf blocks.
+``Function.check_leaves_unchanged`` states the contract, ``docs/when-things-go-wrong.md``
+the cost.
 """
 
 from __future__ import annotations
@@ -31,60 +49,74 @@ if TYPE_CHECKING:
     from minitorch.core.function import Function
 
 #: One per leaf input: ``(input index, array, shape, dtype, bytes)`` for a small array,
-#: ``(input index, the leaf's snapshot, its version at the forward call)`` for a large one.
+#: ``(input index, array, shape, dtype, fingerprint, version)`` for a large one.
 Recorded = tuple[Any, ...]
-_SMALL = 1 << 16  # bytes: below this, comparing two ``tobytes()`` is the cheapest way
-_HEAD = 1 << 13  # words compared first: after an optimizer step they already differ
+SMALL = 1 << 16  # bytes: below this, comparing two ``tobytes()`` is the cheapest way
+BLOCK = 512  # elements per block of a fingerprint: 2 numbers per block
+CHUNK = 128  # blocks summed at a time (512 kB of float64: in the core's L2 cache)
 
 
-class LeafSnapshot:
-    """The values of one large leaf's array as the forward calls that used it saw them.
+def _block_weights(seed: int = 20241) -> np.ndarray:
+    """``BLOCK`` weights in ``±[1, 2)``, fixed (a fingerprint must not depend on the run).
 
-    Attributes:
-        data: the leaf's array at the time (``x.data`` may be replaced later).
-        copy: a private C-contiguous copy of its values.
-        version: how many times the values were found changed and copied again.
+    Any two of the same sign differ by at least ``0.5 / BLOCK``, so swapping two elements
+    of a block moves its weighted sum by about ``0.001 * |difference|`` or more; the jitter
+    leaves no exact linear relation between them for an edit to fall into.
     """
-
-    __slots__ = ("copy", "data", "version")
-
-    def __init__(self, data: np.ndarray) -> None:
-        self.data = data
-        self.copy = np.array(data, order="C", copy=True)
-        self.version = 0
-
-    def still_holds(self, data: np.ndarray) -> bool:
-        """Whether ``data`` (the array this snapshot copied) has the values of the copy."""
-        copy = self.copy
-        if data.shape != copy.shape or data.dtype != copy.dtype:  # `x.data.dtype = ...`
-            return False
-        return same_values(data, copy)
-
-    def take(self, data: np.ndarray) -> None:
-        """Copy the changed values of ``data`` into this snapshot, as a new version."""
-        np.copyto(self.copy, data)
-        self.version += 1
+    rng = np.random.default_rng(seed)
+    levels = rng.permutation(BLOCK) + rng.uniform(0.25, 0.75, BLOCK)
+    return (1.0 + levels / BLOCK) * rng.choice([-1.0, 1.0], BLOCK)  # type: ignore[no-any-return]
 
 
-def _same_layout(snapshot: LeafSnapshot, data: np.ndarray) -> bool:
-    return data.shape == snapshot.copy.shape and data.dtype == snapshot.copy.dtype
+_WEIGHTS64 = _block_weights()
+#: The weights of the weighted sums, and the unsigned view of the bit patterns, per dtype.
+_FINGERPRINTED = {
+    np.dtype(np.float64): (_WEIGHTS64, np.uint64),
+    np.dtype(np.float32): (_WEIGHTS64.astype(np.float32), np.uint32),
+}
 
 
-def same_values(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether ``a`` and ``b`` (same shape and dtype) hold the same bytes.
+def fingerprint(data: np.ndarray) -> bytes:
+    """Two sums per block of :data:`BLOCK` elements of a float32/float64 array, as bytes.
 
-    Large contiguous arrays are compared as machine words, the first few thousand first,
-    so a changed weight is rejected early and no ``tobytes()`` copy is made.
+    For each block: the sum of its elements' bit patterns read as unsigned integers
+    (wrapping, so exact: one changed element always changes it) and the sum of its
+    values times fixed weights in ``±[1, 2)`` (which a swap, fill or sign flip moves).
+    The last, shorter block is summed the same way. Deterministic: the same values in
+    any memory layout give the same bytes. Both sums are taken a chunk of
+    :data:`CHUNK` blocks at a time, so the second reads the chunk from the cache: the
+    cost is about one pass over the array's memory.
+
+    Raises:
+        KeyError: for any other dtype (the caller keeps such arrays' bytes instead).
     """
-    if a.nbytes < _SMALL or not (a.flags.c_contiguous and b.flags.c_contiguous):
-        return a.tobytes() == b.tobytes()
-    word = np.uint64 if a.nbytes % 8 == 0 else np.uint8
-    x, y = a.reshape(-1).view(word), b.reshape(-1).view(word)
-    return bool(np.array_equal(x[:_HEAD], y[:_HEAD]) and np.array_equal(x[_HEAD:], y[_HEAD:]))
+    weights, word = _FINGERPRINTED[data.dtype]
+    flat = data.reshape(-1)  # a copy only if data is not contiguous
+    n = flat.size - flat.size % BLOCK
+    blocks, tail = flat[:n].reshape(-1, BLOCK), flat[n:]
+    bits = np.empty(len(blocks) + 1, word)
+    weighted = np.empty(len(blocks) + 1, data.dtype)
+    for start in range(0, len(blocks), CHUNK):
+        rows = slice(start, min(start + CHUNK, len(blocks)))
+        chunk = blocks[rows]
+        np.add.reduce(chunk.view(word), axis=1, dtype=word, out=bits[rows])
+        np.matmul(chunk, weights, out=weighted[rows])
+    bits[-1] = np.add.reduce(tail.view(word), dtype=word)
+    weighted[-1] = tail @ weights[: tail.size]
+    return bits.tobytes() + weighted.tobytes()
+
+
+def bump_version(x: Variable) -> None:
+    """Count a write into ``x.data`` (the optimizers call this after each update).
+
+    A graph recorded before the write then refuses to backpropagate through ``x``,
+    whatever the new values are: an optimizer step between forward and backward.
+    """
+    x._version = getattr(x, "_version", 0) + 1
 
 
 def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | None:
-    """Snapshot the leaf inputs of a Function that is recording its graph.
+    """Remember the leaf inputs of a Function that is recording its graph.
 
     ``xs`` are its input Variables, ``operands`` what the caller passed. Constants that
     ``as_inputs`` made from operands are private and skipped: numbers and lists become
@@ -98,10 +130,11 @@ def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | 
         if operands[i] is not x:  # a constant made by as_inputs: a private array
             continue
         data = x.data
-        if data.nbytes < _SMALL:
+        if data.nbytes < SMALL or data.dtype not in _FINGERPRINTED:
             record: Recorded = (i, data, data.shape, data.dtype, data.tobytes())
         else:
-            record = (i, *_large_snapshot(x, data))
+            version = getattr(x, "_version", 0)
+            record = (i, data, data.shape, data.dtype, _shared(x, data), version)
         if recorded is None:
             recorded = [record]
         else:
@@ -109,15 +142,18 @@ def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | 
     return None if recorded is None else tuple(recorded)
 
 
-def _large_snapshot(x: Variable, data: np.ndarray) -> tuple[LeafSnapshot, int]:
-    """The snapshot of a large leaf, copied again only if its values changed."""
-    snapshot = getattr(x, "_snapshot", None)
-    if snapshot is None or snapshot.data is not data or not _same_layout(snapshot, data):
-        snapshot = LeafSnapshot(data)
-        x._snapshot = snapshot
-    elif not snapshot.still_holds(data):
-        snapshot.take(data)
-    return snapshot, snapshot.version
+def _shared(x: Variable, data: np.ndarray) -> bytes:
+    """``fingerprint(data)``, the same object as the last one ``x`` had if they are equal.
+
+    Every Function that saw the same values of a weight (an RNN's, at every time step)
+    then holds the same bytes object, which the engine checks once per backward pass.
+    """
+    now = fingerprint(data)
+    last = getattr(x, "_snapshot", None)
+    if last is not None and last == now:
+        return last  # type: ignore[no-any-return]
+    x._snapshot = now
+    return now
 
 
 def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None) -> None:
@@ -125,39 +161,30 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
 
     Args:
         func: a Function whose ``leaf_snapshots`` were recorded by :func:`record_leaves`.
-        checked: ``(id(snapshot), version)`` pairs already found unchanged in this backward
-            pass; a weight used by many Functions is then compared once per pass.
+        checked: ``(id(array), id(fingerprint))`` pairs already found unchanged in this
+            backward pass; a weight used by many Functions is then checked once per pass.
 
     Raises:
         RuntimeError: naming the Function, the input and what to do instead.
     """
     for record in func.leaf_snapshots or ():
+        x = func.inputs[record[0]]
+        now = x.data
+        if not isinstance(now, np.ndarray):
+            raise RuntimeError(_not_an_array_message(func, record[0], x))
         if len(record) == 5:  # a small array: its own bytes, shape and dtype
             i, data, shape, dtype, blob = record
-            x = func.inputs[i]
-            now = x.data
-            if not isinstance(now, np.ndarray):
-                raise RuntimeError(_not_an_array_message(func, i, x))
             if now.shape != shape or now.dtype != dtype or now.tobytes() != blob:
                 raise RuntimeError(_modified_message(func, i, x, now is data))
             continue
-        i, snapshot, version = record
-        key = (id(snapshot), version)
+        i, data, shape, dtype, blob, version = record
+        if getattr(x, "_version", 0) != version:  # an optimizer step since forward
+            raise RuntimeError(_modified_message(func, i, x, now is data))
+        key = (id(now), id(blob))
         if checked is not None and key in checked:
             continue
-        x = func.inputs[i]
-        now = x.data
-        if not isinstance(now, np.ndarray):
-            raise RuntimeError(_not_an_array_message(func, i, x))
-        if version != snapshot.version:  # changed (and copied again) by a later forward
-            raise RuntimeError(_modified_message(func, i, x, now is snapshot.data))
-        if now is snapshot.data:
-            if not snapshot.still_holds(now):
-                raise RuntimeError(_modified_message(func, i, x, True))
-        else:  # replaced: fine if by equal values
-            saved = snapshot.copy
-            if now.shape != saved.shape or now.dtype != saved.dtype or not same_values(now, saved):
-                raise RuntimeError(_modified_message(func, i, x, False))
+        if now.shape != shape or now.dtype != dtype or fingerprint(now) != blob:
+            raise RuntimeError(_modified_message(func, i, x, now is data))
         if checked is not None:
             checked.add(key)
 

@@ -82,16 +82,19 @@ class Variable(Refusals):
         "generation",
         "requires_grad",
         "__weakref__",
-        # Left unset until needed (read with getattr): a copy of ``data`` as recorded by
-        # Function calls (in-place edit detection, core/inplace.py); a mark on gradients made by a
+        # Left unset until needed (read with getattr): the last fingerprint of ``data``
+        # taken by a Function call and the number of optimizer steps applied to it
+        # (in-place edit detection, core/inplace.py); a mark on gradients made by a
         # first-order backward (differentiating one explains create_graph=True); and, on
         # a create_graph gradient that depends on no input, a weak reference to its leaf
         # (differentiating it gives that leaf zeros).
         "_snapshot",
+        "_version",
         "_first_order_grad",
         "_constant_grad_of",
     )
-    _snapshot: Any  # minitorch.core.inplace.LeafSnapshot
+    _snapshot: bytes  # minitorch.core.inplace.fingerprint(data)
+    _version: int  # minitorch.core.inplace.bump_version
     _first_order_grad: bool | str  # str: the minitorch.func transform that made it
     _constant_grad_of: Any  # weakref.ref to a Variable
 
@@ -383,7 +386,15 @@ class Variable(Refusals):
 
 #: What ``Variable.__getstate__`` leaves out: the graph link and the engine's marks.
 _NOT_COPIED = frozenset(
-    {"__weakref__", "creator", "generation", "_snapshot", "_first_order_grad", "_constant_grad_of"}
+    {
+        "__weakref__",
+        "creator",
+        "generation",
+        "_snapshot",
+        "_version",
+        "_first_order_grad",
+        "_constant_grad_of",
+    }
 )
 
 

@@ -5,7 +5,9 @@ transformations such as weight decay or clipping) on the parameters that have a
 gradient, then applies the update rule to each of them under ``no_grad()``.
 
 Updates are **in place** on ``param.data`` (``param.data -= ...``): fast, and every
-reference to the parameter sees the new value. Gradients are never modified in place —
+reference to the parameter sees the new value. Each update counts a new version of the
+parameter (``minitorch.core.inplace.bump_version``), so a graph recorded before the step
+refuses to backpropagate through it. Gradients are never modified in place —
 a hook that changes a gradient assigns a new ``param.grad`` Variable — because the
 engine may share one gradient array between several Variables of the graph.
 """
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.core import Variable, no_grad
+from minitorch.core.inplace import bump_version
 
 #: A hook receives the parameters that have a gradient, before the update.
 Hook = Callable[[list[Variable]], None]
@@ -91,6 +94,7 @@ class Optimizer:
             for param, state in zip(self.params, self.state):
                 if param.grad is not None:
                     self.update_one(param, param.grad.data, state)
+                    bump_version(param)  # a graph recorded before the step now refuses
 
     def update_one(self, param: Variable, grad: np.ndarray, state: dict[str, Any]) -> None:
         """Update ``param.data`` in place from ``grad``; subclasses define the rule."""
