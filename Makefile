@@ -95,7 +95,8 @@ NOTEBOOK_RENDERER := MINITORCH_VIZ_RENDERER=graphviz-pure
 
 # Two workers; --dist loadscope keeps each test file (and each test class) on one worker,
 # so a module's fixtures run once, and the two classes of the graded-alone test (each
-# notebook played in one kernel) run side by side. One BLAS thread per worker: two
+# notebook played in one kernel) run side by side; the files holding a `slow` test go
+# first (tests/conftest.py), so no long file starts last. One BLAS thread per worker: two
 # workers with two OpenBLAS threads each contend for two cores (the matrix products of
 # two such processes side by side took 13 s instead of 8.7 s here).
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
@@ -103,7 +104,7 @@ pytest: browser
 	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)" || \
 	  echo "NOTE: PyTorch is not installed, so the PyTorch cross-checks are skipped" \
 	    "(CROSSCHECK=1 make test installs torch==2.13.0, a CPU build, and runs them)"
-	$(ONE_BLAS_THREAD) $(VENV)/bin/pytest -n 2 --dist loadscope tests
+	$(ONE_BLAS_THREAD) $(VENV)/bin/pytest -n 2 --dist loadscope --no-loadscope-reorder tests
 
 # Every notebook runs top to bottom and its outputs are compared with the stored ones.
 nbval: | $(PY)
