@@ -106,10 +106,11 @@ pytest: browser
 	    "(CROSSCHECK=1 make test installs torch==2.13.0, a CPU build, and runs them)"
 	$(ONE_BLAS_THREAD) $(VENV)/bin/pytest -n 2 --dist loadscope --no-loadscope-reorder tests
 
-# Every notebook runs top to bottom and its outputs are compared with the stored ones.
+# Every notebook runs top to bottom and its outputs are compared with the stored ones
+# (two workers, one BLAS thread each, as for make pytest; the stored outputs are the same).
 nbval: | $(PY)
 	@$(call need,$(TEST_EXTRAS))
-	$(NOTEBOOK_RENDERER) $(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
+	$(NOTEBOOK_RENDERER) $(ONE_BLAS_THREAD) $(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 
 # The phases one after another (stopping at the first that fails), then how long each took.
 test: | $(PY)
