@@ -5,11 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
-# Python's bytecode caches stay on: make test starts about a hundred Python processes
-# (pytest workers, notebook kernels, nbgrader's commands), and where the environment sets
-# PYTHONDONTWRITEBYTECODE (some sandboxes do) none is ever cached, so every one compiles
-# what it imports from source again: 11 s of the 18 s a pytest process here takes to
-# collect the suite, 2 of the 4 s a notebook kernel takes to import its modules.
+# Python's bytecode caches stay on. The venv is installed without bytecode (pip
+# --no-compile, scripts/venv_extras.sh): Python compiles and caches what it imports. Where
+# the environment sets PYTHONDONTWRITEBYTECODE (some sandboxes do) nothing is cached, and
+# each of the hundred-odd Python processes of make test (pytest workers, notebook kernels,
+# nbgrader's commands) compiles numpy, matplotlib and Jupyter from source again: 11 s of
+# the 18 s a pytest process took here to collect the suite, 2 of a kernel's 4 s of imports.
 unexport PYTHONDONTWRITEBYTECODE
 
 # Each command installs the extras of pyproject.toml it needs the first time it runs, so
