@@ -5,6 +5,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
+# Python's bytecode caches stay on. The venv is installed without bytecode (pip
+# --no-compile, scripts/venv_extras.sh): Python compiles and caches what it imports. Where
+# the environment sets PYTHONDONTWRITEBYTECODE (some sandboxes do) nothing is cached, and
+# each of the hundred-odd Python processes of make test (pytest workers, notebook kernels,
+# nbgrader's commands) compiles numpy, matplotlib and Jupyter from source again: 11 s of
+# the 18 s a pytest process took here to collect the suite, 2 of a kernel's 4 s of imports.
+unexport PYTHONDONTWRITEBYTECODE
 
 # Each command installs the extras of pyproject.toml it needs the first time it runs, so
 # `make demo` stays small (NumPy, the renderer, matplotlib, tqdm, scikit-learn: ~320 MB)
@@ -95,17 +102,22 @@ NOTEBOOK_RENDERER := MINITORCH_VIZ_RENDERER=graphviz-pure
 
 # Two workers; --dist loadscope keeps each test file (and each test class) on one worker,
 # so a module's fixtures run once, and the two classes of the graded-alone test (each
-# notebook played in one kernel) run side by side.
+# notebook played in one kernel) run side by side; the files holding a `slow` test go
+# first (tests/conftest.py), so no long file starts last. One BLAS thread per worker: two
+# workers with two OpenBLAS threads each contend for two cores (the matrix products of
+# two such processes side by side took 13 s instead of 8.7 s here).
+ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 pytest: browser
 	@$(PY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)" || \
 	  echo "NOTE: PyTorch is not installed, so the PyTorch cross-checks are skipped" \
 	    "(CROSSCHECK=1 make test installs torch==2.13.0, a CPU build, and runs them)"
-	$(VENV)/bin/pytest -n 2 --dist loadscope tests
+	$(ONE_BLAS_THREAD) $(VENV)/bin/pytest -n 2 --dist loadscope --no-loadscope-reorder tests
 
-# Every notebook runs top to bottom and its outputs are compared with the stored ones.
+# Every notebook runs top to bottom and its outputs are compared with the stored ones
+# (two workers, one BLAS thread each, as for make pytest; the stored outputs are the same).
 nbval: | $(PY)
 	@$(call need,$(TEST_EXTRAS))
-	$(NOTEBOOK_RENDERER) $(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
+	$(NOTEBOOK_RENDERER) $(ONE_BLAS_THREAD) $(VENV)/bin/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 
 # The phases one after another (stopping at the first that fails), then how long each took.
 test: | $(PY)
@@ -162,7 +174,7 @@ milestones: | $(PY)
 BENCH_ARGS ?=
 bench: | $(PY)
 	@$(call need,$(BENCH_EXTRAS))
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m benchmarks.run \
+	$(ONE_BLAS_THREAD) $(PY) -m benchmarks.run \
 		$(if $(BASELINE),--baseline $(BASELINE)) $(BENCH_ARGS)
 
 # The course: student copies (solutions stripped), re-executed notebooks, JupyterLab.

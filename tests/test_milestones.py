@@ -46,6 +46,7 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict, Path
     return status, json.loads(json_path.read_text()), out
 
 
+@pytest.mark.slow  # the quick ladder: about a minute
 def test_quick_ladder_passes_offline(quick_run: tuple[int, dict, Path]) -> None:
     status, payload, _ = quick_run
     failed = [m["id"] for m in payload["milestones"] if m["status"] == "ran" and not m["passed"]]

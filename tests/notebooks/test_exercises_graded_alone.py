@@ -108,36 +108,42 @@ def test_the_player_finds_an_exercise_graded_only_with_an_earlier_one(tmp_path: 
 # ---- a check survives what a student adds to the answer cell ------------------------------
 
 
-def _run_with_answer(stem: str, k: int, answer_suffix: str) -> list[str]:
-    """Run ``stem`` up to exercise ``k`` (0-based), solved with ``answer_suffix`` appended
-    to the answer cell, then its check three times; return the errors."""
+# What a student may add to an answer cell of notebook 05 (calls of their own to backward),
+# which its check must survive: exercise (0-based) -> the lines appended to the answer.
+OWN_BACKWARD_CALLS = {
+    1: "z.backward()\nz.backward()",  # the old check ran backward itself
+    2: "loss.backward(retain_grad=True)",
+}
+
+
+def _run_with_answers(stem: str, extras: dict[int, str]) -> list[str]:
+    """Run ``stem``, solutions in, in one kernel; each exercise ``k`` of ``extras`` is
+    answered with ``extras[k]`` appended and its check run three times, then answered
+    as written for the cells after it. Return the errors of those answers and checks."""
     run_notebooks = load_script("run_notebooks")
     nb = run_notebooks.build_notebook(SOURCES / f"{stem}.py")
-    solution, check = run_notebooks.exercises(nb)[k]
+    pairs = run_notebooks.exercises(nb)
+    variants = {pairs[k][0]: (k, extra) for k, extra in extras.items()}
+    last = max(pairs[k][1] for k in extras)
     errors, kernel = [], Kernel()
     try:
-        for i, cell in enumerate(nb.cells[:solution]):
-            if cell.cell_type == "code":
-                ename, evalue = kernel.run(cell.source)
-                assert not ename, f"cell {i}: {ename}: {evalue}"
-        for code in (nb.cells[solution].source + "\n" + answer_suffix,) + (
-            nb.cells[check].source,
-        ) * 3:
-            ename, evalue = kernel.run(code)
-            if ename:
-                errors.append(f"{ename}: {evalue}")
+        for i, cell in enumerate(nb.cells[: last + 1]):
+            if cell.cell_type != "code":
+                continue
+            if i in variants:
+                k, extra = variants[i]
+                check = nb.cells[pairs[k][1]].source
+                for code in (cell.source + "\n" + extra,) + (check,) * 3:
+                    ename, evalue = kernel.run(code)
+                    if ename:
+                        errors.append(f"exercise {k + 1}: {ename}: {evalue}")
+            ename, evalue = kernel.run(cell.source)
+            assert not ename, f"cell {i}: {ename}: {evalue}"
     finally:
         kernel.close()
     return errors
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("stem", "k", "extra"),
-    [
-        ("05_seeing_the_graph", 1, "z.backward()\nz.backward()"),  # the old check ran backward
-        ("05_seeing_the_graph", 2, "loss.backward(retain_grad=True)"),
-    ],
-)
-def test_a_check_survives_the_students_own_backward_calls(stem: str, k: int, extra: str) -> None:
-    assert _run_with_answer(stem, k, extra) == []
+def test_a_check_survives_the_students_own_backward_calls() -> None:
+    assert _run_with_answers("05_seeing_the_graph", OWN_BACKWARD_CALLS) == []

@@ -1,9 +1,14 @@
 """The course as a teacher runs it with nbgrader (the optional ``course`` extra).
 
-On one real notebook, with the repository's ``nbgrader_config.py``: ``nbgrader
+On two real notebooks, with the repository's ``nbgrader_config.py``: ``nbgrader
 generate_assignment`` and ``autograde`` give full marks to the solutions, 0 to the
 untouched release, and to a submission with exactly one exercise solved exactly that
-exercise's points — for every exercise, so no exercise costs points for another one.
+exercise's points — for every exercise, so no exercise costs points for another one; a
+cell that does not parse costs its own exercise only.
+
+nbgrader's commands start a fresh process each (about 5 s before any work), so the
+module generates both assignments in one call and grades every submission of both in
+one ``autograde`` call; the tests then read the one gradebook.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import nbformat
 import pytest
@@ -26,6 +32,7 @@ nbgrader = pytest.importorskip(
 )
 
 NOTEBOOK = "01_variables_and_numerical_diff"
+CAPSTONE = "13_your_own_framework"
 
 
 def _nbgrader(*args: str, root: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -40,6 +47,13 @@ def _nbgrader(*args: str, root: Path, cwd: Path = ROOT) -> subprocess.CompletedP
     return done
 
 
+def _notebooks(root: Path, name: str) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The release and the source (with the solutions) of assignment ``name``."""
+    release = nbformat.read(root / "release" / name / f"{name}.ipynb", as_version=4)
+    source = nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4)
+    return release, source
+
+
 def _submit(
     root: Path,
     student: str,
@@ -47,25 +61,38 @@ def _submit(
     solved: set[int],
     source: nbformat.NotebookNode,
     pairs: list[tuple[int, int]],
-) -> None:
+    name: str = NOTEBOOK,
+) -> Path:
+    """Submit ``release`` with the exercises ``solved`` (0-based) as ``student``'s."""
     nb = nbformat.from_dict(release)
     for k in solved:
         cell = pairs[k][0]
         nb.cells[cell].source = source.cells[cell].source  # the teacher's solution
-    folder = root / "submitted" / student / NOTEBOOK
+    folder = root / "submitted" / student / name
     folder.mkdir(parents=True)
-    nbformat.write(nb, folder / f"{NOTEBOOK}.ipynb")
-    for helper in (root / "release" / NOTEBOOK).glob("*.py"):
+    nbformat.write(nb, folder / f"{name}.ipynb")
+    for helper in (root / "release" / name).glob("*.py"):
         (folder / helper.name).write_text(helper.read_text())
+    return folder / f"{name}.ipynb"
+
+
+def _break(path: Path, cell: int, source: str | None = None, append: str = "") -> None:
+    """Replace (or extend) cell ``cell`` of the submitted notebook at ``path``."""
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[cell].source = (nb.cells[cell].source if source is None else source) + append
+    nbformat.write(nb, path)
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A course directory after ``make_course`` and ``generate_assignment`` (done once)."""
+    """A course directory after ``make_course`` and ``generate_assignment`` of both
+    notebooks (done once, in one nbgrader call)."""
     root = tmp_path_factory.mktemp("generated") / "course"
     make_course: ModuleType = load_script("make_course")
-    assert make_course.make_course(root, [NOTEBOOK[:2]]) == [NOTEBOOK]
-    _nbgrader("generate_assignment", NOTEBOOK, "--force", root=root)
+    assert make_course.make_course(root, [NOTEBOOK[:2], CAPSTONE[:2]]) == [NOTEBOOK, CAPSTONE]
+    _nbgrader("generate_assignment", "*", "--force", root=root)
+    for name in (NOTEBOOK, CAPSTONE):
+        assert (root / "release" / name / f"{name}.ipynb").is_file(), name
     return root
 
 
@@ -75,47 +102,93 @@ def _copy(generated: Path, tmp_path: Path) -> Path:
     return root
 
 
-@pytest.mark.slow
-def test_autograde_gives_each_exercise_its_own_points(generated: Path, tmp_path: Path) -> None:
-    root = _copy(generated, tmp_path)
-    run_notebooks: ModuleType = load_script("run_notebooks")
+# Notebook 01: every exercise solved; none; each one alone; all but exercise 2, whose cell
+# stops at a SyntaxError (its name is never defined: that must cost exactly its point).
+# The capstone (13) has the longest chain: Exercise 4's SoftmaxCrossEntropy is used by the
+# training (7) and the gradients (8); a typo that makes its cell unparsable must cost
+# Exercise 4's points only (docs/for-teachers.md promises it).
+SYNTAX_BROKEN, CAPSTONE_BROKEN = 1, 3  # 0-based: exercise 2 of 01, exercise 4 of 13
 
-    release = nbformat.read(root / "release" / NOTEBOOK / f"{NOTEBOOK}.ipynb", as_version=4)
-    source = nbformat.read(root / "source" / NOTEBOOK / f"{NOTEBOOK}.ipynb", as_version=4)
+
+@pytest.fixture(scope="module")
+def graded(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every submission of both notebooks, graded by one ``nbgrader autograde`` call."""
+    root = _copy(generated, tmp_path_factory.mktemp("graded"))
+    run_notebooks: ModuleType = load_script("run_notebooks")
     assert not (root / "release" / NOTEBOOK / "conftest.py").exists()
+    release, source = _notebooks(root, NOTEBOOK)
     pairs = run_notebooks.exercises(source)
     assert len(pairs) >= 2
-    points = [source.cells[check].metadata["nbgrader"]["points"] for _, check in pairs]
     students = {"solved": set(range(len(pairs))), "untouched": set()}
     students.update({f"only{k + 1}": {k} for k in range(len(pairs))})
     for student, solved in students.items():
         _submit(root, student, release, solved, source, pairs)
-    # everything solved, but exercise 2's cell stops at a SyntaxError: its name is never
-    # defined, and that must cost exactly exercise 2's point (issue 28)
-    _submit(root, "syntax2", release, set(range(len(pairs))), source, pairs)
-    broken = root / "submitted" / "syntax2" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
-    nb = nbformat.read(broken, as_version=4)
-    nb.cells[pairs[1][0]].source = "def numerical_diff(f, x, h=1e-4):\n    return (f(x + h)"
-    nbformat.write(nb, broken)
-    _nbgrader("autograde", NOTEBOOK, root=root)
+    broken = _submit(root, "syntax2", release, set(range(len(pairs))), source, pairs)
+    _break(
+        broken, pairs[SYNTAX_BROKEN][0], "def numerical_diff(f, x, h=1e-4):\n    return (f(x + h)"
+    )
+
+    cap_release, cap_source = _notebooks(root, CAPSTONE)
+    cap_pairs = run_notebooks.exercises(cap_source)
+    typo = _submit(root, "typo", cap_release, set(range(len(cap_pairs))), cap_source,
+                   cap_pairs, name=CAPSTONE)  # fmt: skip
+    _break(typo, cap_pairs[CAPSTONE_BROKEN][0],
+           append="\n    def broken(:  # a typo: the cell does not parse\n")  # fmt: skip
+
+    _nbgrader("autograde", "*", root=root)  # every assignment, every student, one process
     _nbgrader("generate_feedback", NOTEBOOK, "--student=only1", root=root)
-    assert (root / "feedback" / "only1" / NOTEBOOK / f"{NOTEBOOK}.html").is_file()
 
     from nbgrader.api import Gradebook
 
+    def points(nb: nbformat.NotebookNode, exercises: list[tuple[int, int]]) -> list[float]:
+        return [nb.cells[check].metadata["nbgrader"]["points"] for _, check in exercises]
+
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        scores = {s: gradebook.find_submission(NOTEBOOK, s).score for s in students}
+        scores = {s: gradebook.find_submission(NOTEBOOK, s).score for s in [*students, "syntax2"]}
         max_score = gradebook.find_submission(NOTEBOOK, "solved").max_score
+        capstone = gradebook.find_submission(CAPSTONE, "typo")
+        cap_score, cap_max = capstone.score, capstone.max_score
+    return {
+        "root": root,
+        "points": points(source, pairs),
+        "scores": scores,
+        "max_score": max_score,
+        "capstone_points": points(cap_source, cap_pairs),
+        "capstone": (cap_score, cap_max),
+    }
+
+
+@pytest.mark.slow
+def test_autograde_gives_each_exercise_its_own_points(graded: dict[str, Any]) -> None:
+    root, points, scores, max_score = (
+        graded[k] for k in ("root", "points", "scores", "max_score")
+    )
+    assert (root / "feedback" / "only1" / NOTEBOOK / f"{NOTEBOOK}.html").is_file()
     assert max_score == sum(points)
     assert scores["solved"] == max_score, scores
     assert scores["untouched"] == 0, scores
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        syntax = gradebook.find_submission(NOTEBOOK, "syntax2").score
-    assert syntax == max_score - points[1], f"one SyntaxError cost {max_score - syntax} points"
-    for k in range(len(pairs)):
+    for k in range(len(points)):
         assert scores[f"only{k + 1}"] == points[k], (
             f"exercise {k + 1} solved alone scored {scores[f'only{k + 1}']}, not {points[k]}"
         )
+
+
+@pytest.mark.slow
+def test_one_syntax_error_costs_only_its_own_exercise(graded: dict[str, Any]) -> None:
+    """A cell that does not even parse (so it defines nothing) loses its own exercise's
+    points, and the exercises built on it fall back to the notebook's stand-ins instead of
+    failing too: in notebook 01 (exercise 2) and in the capstone (exercise 4)."""
+    points, max_score = graded["points"], graded["max_score"]
+    syntax = graded["scores"]["syntax2"]
+    assert syntax == max_score - points[SYNTAX_BROKEN], (
+        f"one SyntaxError cost {max_score - syntax} points"
+    )
+    (score, cap_max), cap_points = graded["capstone"], graded["capstone_points"]
+    assert cap_max == sum(cap_points)
+    assert score == cap_max - cap_points[CAPSTONE_BROKEN], (
+        f"one syntax error in exercise {CAPSTONE_BROKEN + 1} cost {cap_max - score} points, "
+        f"not {cap_points[CAPSTONE_BROKEN]}"
+    )
 
 
 @pytest.mark.slow
@@ -131,45 +204,3 @@ def test_release_fetch_submit_collect_on_one_machine(generated: Path, tmp_path: 
     _nbgrader("submit", NOTEBOOK, "--course=minitorch", root=root, cwd=student)
     _nbgrader("collect", NOTEBOOK, root=root)
     assert list((root / "submitted").glob(f"*/{NOTEBOOK}/{NOTEBOOK}.ipynb"))
-
-
-CAPSTONE = "13_your_own_framework"
-
-
-@pytest.mark.slow
-def test_one_syntax_error_costs_only_its_own_exercise(tmp_path: Path) -> None:
-    """docs/for-teachers.md promises it: a cell that does not even parse (so it defines
-    nothing) loses its own exercise's points, and the exercises built on it fall back to
-    the notebook's stand-ins instead of failing too. The capstone has the longest chain:
-    Exercise 4's SoftmaxCrossEntropy is used by the training (7) and the gradients (8)."""
-    root = tmp_path / "course"
-    make_course: ModuleType = load_script("make_course")
-    run_notebooks: ModuleType = load_script("run_notebooks")
-    assert make_course.make_course(root, [CAPSTONE[:2]]) == [CAPSTONE]
-    _nbgrader("generate_assignment", CAPSTONE, "--force", root=root)
-    release = nbformat.read(root / "release" / CAPSTONE / f"{CAPSTONE}.ipynb", as_version=4)
-    source = nbformat.read(root / "source" / CAPSTONE / f"{CAPSTONE}.ipynb", as_version=4)
-    pairs = run_notebooks.exercises(source)
-    points = [source.cells[check].metadata["nbgrader"]["points"] for _, check in pairs]
-    broken = 3  # Exercise 4
-    nb = nbformat.from_dict(release)
-    for cell, _ in pairs:
-        nb.cells[cell].source = source.cells[cell].source
-    nb.cells[pairs[broken][0]].source += "\n    def broken(:  # a typo: the cell does not parse\n"
-    folder = root / "submitted" / "typo" / CAPSTONE
-    folder.mkdir(parents=True)
-    nbformat.write(nb, folder / f"{CAPSTONE}.ipynb")
-    for helper in (root / "release" / CAPSTONE).glob("*.py"):
-        (folder / helper.name).write_text(helper.read_text())
-    _nbgrader("autograde", CAPSTONE, root=root)
-
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        submission = gradebook.find_submission(CAPSTONE, "typo")
-        score, max_score = submission.score, submission.max_score
-    assert max_score == sum(points)
-    assert score == max_score - points[broken], (
-        f"one syntax error in exercise {broken + 1} cost {max_score - score} points, "
-        f"not {points[broken]}"
-    )
