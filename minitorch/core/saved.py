@@ -17,6 +17,7 @@ by its edge (:func:`grad_key`), never by the id of the Variable.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -214,4 +215,5 @@ def _output_variable(func: Function, i: int, array: np.ndarray) -> Variable:
     if y is None or y.creator is not func:  # gone (or unchained): unpack the saved array
         y = Variable(array)
         y.creator, y.generation = func, func.generation + 1
+        func.outputs[i] = weakref.ref(y)  # its output index (grad_key) is found again
     return y

@@ -135,9 +135,6 @@ class Conv2dGradW(Function):
 
     saves = ("inputs",)
 
-    def saves_input(self, i: int) -> bool:  # gx reads gy, g_gy reads x
-        return self.needs_input_grad[1 - i]
-
     def __init__(self, kernel: Pair, stride: Pair, padding: Pair) -> None:
         self.kernel, self.stride, self.padding = kernel, stride, padding
 
