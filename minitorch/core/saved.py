@@ -217,3 +217,18 @@ def _output_variable(func: Function, i: int, array: np.ndarray) -> Variable:
         y.creator, y.generation = func, func.generation + 1
         func.outputs[i] = weakref.ref(y)  # its output index (grad_key) is found again
     return y
+
+
+def saved_arrays(func: Function) -> list[Any]:
+    """The arrays ``func`` keeps for its backward: its saved inputs' and output(s).
+
+    What the profiler and ``viz``'s ``show_memory`` count as "saved for backward"
+    (leaves an op does not save are held by the graph, but they belong to the user).
+    """
+    xs = func.inputs or ()
+    kept = func._kept if func._kept is not None else (func._saves_inputs,) * len(xs)
+    arrays = [x.data for x, keep in zip(xs, kept) if keep and type(x) is not Unsaved]
+    out = func.saved_output
+    if out is not None:
+        arrays += list(out) if isinstance(out, tuple) else [out]
+    return [a for a in arrays if a is not None]
