@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch.core.config import current_state
-from minitorch.core.saved import grad_key
+from minitorch.core.saved import Unsaved, grad_key
 from minitorch.core.variable import Variable
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def checked_gradient(
     func: Function, index: int, x: Variable, gx: Grad, create_graph: bool
 ) -> Grad:
     """Check a gradient's type and shape against its input; match the input's dtype."""
-    x_data = x.data if hasattr(x, "data") else x  # an Unsaved input: shape and dtype only
+    x_data = x if type(x) is Unsaved else x.data  # an Unsaved input: shape and dtype only
     if type(gx) is np.float64 and not create_graph and x_data.dtype == np.float64:
         if x_data.shape == ():  # 0-d arithmetic on arrays gives a NumPy scalar: the usual
             return np.asarray(gx)  # case of a 0-d chain, so it goes first and fast

@@ -131,6 +131,8 @@ class Function:
     _saves_inputs = _saves_output = True  # from saves, per class (saved.declare)
     _input_rule = False  # the class overrides saves_input: asked per call, kept in _kept
     _kept: tuple[bool, ...] | None = None
+    _kept_for: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]] = {}
+    _unsaved_y: Any = None  # the y stand-in of a class that does not save its output
     saved_output: Any = None
     #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``
     #: (core imports no ops): NumPy kernels on ndarrays, and minitorch ops on Variables.
@@ -241,7 +243,7 @@ class Function:
         """Link the graph: inputs (only what ``saves`` declares; the others as their edges,
         ``saved.edges``), generation, the saved output array, weak refs to the outputs."""
         self.needs_input_grad = needs
-        if self._saves_inputs and not self._input_rule:  # the default: every input saved
+        if self._saves_inputs and not self._input_rule or state.save_all:  # all kept
             self.inputs = xs if type(xs) is list else list(xs)
         else:
             self.inputs = saved.edges(self, xs)
@@ -262,7 +264,7 @@ class Function:
 
     def saves_input(self, i: int) -> bool:
         """Does backward need input ``i``'s value? ``"inputs" in saves``, unless overridden
-        for one needed only sometimes (``Mul``); asked while recording, per call."""
+        for one needed only sometimes (``Mul``): it may read only ``needs_input_grad``."""
         return self._saves_inputs
 
     def check_leaves_unchanged(self, checked: set[tuple[int, int]] | None = None) -> None:
@@ -311,8 +313,15 @@ class Function:
         class that defines only ``backward`` runs that ``backward`` on constants instead
         (decided when the class is defined).
         """
-        ys = self.saved_output if self._saves_output else saved.rule_outputs(self, gys, True)
-        return self.vjp(self.array_ops, saved.rule_inputs(self, True), ys, *gys)
+        xs = self.inputs  # the usual all-saved one or two inputs inline, else rule_inputs
+        if self._kept is None and self._saves_inputs and len(xs) <= 2:
+            xs = (xs[0].data,) if len(xs) == 1 else (xs[0].data, xs[1].data)
+        else:
+            xs = saved.rule_inputs(self, True)
+        if self._saves_output:
+            return self.vjp(self.array_ops, xs, self.saved_output, *gys)
+        ys = self._unsaved_y if len(gys) == 1 else saved.rule_outputs(self, gys, True)
+        return self.vjp(self.array_ops, xs, ys, *gys)
 
     def vjp(self, *args: Any, **kwargs: Any) -> Any:
         """``vjp(xp, xs, y, *gys)``: the vector-Jacobian product, written once.
@@ -349,11 +358,15 @@ class Function:
     def output(self, i: int = 0) -> Variable:
         """Return the ``i``-th output Variable.
 
+        Outputs are held weakly; one that is gone is unpacked again from its saved array
+        when ``saves`` has ``"output"`` (the default), connected to this Function.
+
         Raises:
-            RuntimeError: if that output has been garbage-collected (outputs are held
-                weakly); keep a reference to it, or save what backward needs in forward.
+            RuntimeError: if that output is gone and was not saved.
         """
         y = self.outputs[i]()
+        if y is None and self._saves_output and self.saved_output is not None:
+            y = saved.rule_output(self, i)
         if y is None:
             raise RuntimeError(
                 f"{type(self).__name__}.output({i}): the output Variable no longer exists; "

@@ -36,35 +36,36 @@ class Unsaved:
         creator: the Function whose output the value was (``None`` for a leaf): the edge
             the engine and the graph walks follow.
         index: which output of ``creator`` it was.
-        shape, dtype, generation, requires_grad: those of the Variable it stands for.
-        ndim, size: from ``shape``, as NumPy's.
-        op, position, role: the Function that did not save it, the input index and
-            ``"input"`` or ``"output"``: the error message names them.
+        shape, dtype: those of the value; ``ndim``, ``size`` from them, as NumPy's.
+        generation, requires_grad: as the Variable's (``creator.generation + 1``; an
+            op's recorded output requires a gradient).
+        op, position, role: the Function that did not save it, its input (or output)
+            index and ``"input"`` (or ``"output"``): the error message names them.
 
     Raises:
         RuntimeError: on any use of the value (arithmetic, NumPy functions, ``.data``,
             ``.T`` ...): the op's ``saves`` declaration leaves it out.
     """
 
-    __slots__ = ("creator", "dtype", "generation", "index", "op", "position", "requires_grad",
-                 "role", "shape")  # fmt: skip
+    __slots__ = ("creator", "dtype", "index", "op", "position", "shape")
     __array_priority__ = 1e9  # NumPy leaves the binary operators to us (they raise)
+    name = grad = None  # what graph pictures read of a Variable (viz shows it "freed")
+    role = "input"
+    requires_grad = True
 
-    def __init__(self, x: Any, op: Function, position: int, role: str = "input") -> None:
-        # ``x``: the input Variable; for an output, its gradient (which has its shape).
-        if role == "input":
-            data = x.data
-            self.shape: tuple[int, ...] = data.shape
-            self.dtype: np.dtype[Any] = data.dtype
-            self.creator = creator = x.creator
-            single = creator is None or len(creator.outputs) == 1
-            self.index = 0 if single else output_index(x)
-            self.generation = x.generation
-            self.requires_grad = x.requires_grad
-        else:
-            self.shape, self.dtype = x.shape, x.dtype
-            self.creator, self.index, self.generation, self.requires_grad = None, 0, 0, False
-        self.op, self.position, self.role = type(op), position, role
+    def __init__(self, x: Variable, op: Function, position: int) -> None:
+        # Once per op whose input is not saved: kept short (no list, no lookups).
+        data = x.data
+        self.shape: tuple[int, ...] = data.shape
+        self.dtype: np.dtype[Any] = data.dtype
+        self.creator = creator = x.creator
+        self.index = 0 if creator is None or len(creator.outputs) == 1 else output_index(x)
+        self.op, self.position = type(op), position
+
+    @property
+    def generation(self) -> int:
+        """``creator.generation + 1``, as the Variable's (0 once the edge is cut)."""
+        return 0 if self.creator is None else self.creator.generation + 1
 
     @property
     def ndim(self) -> int:
@@ -78,7 +79,7 @@ class Unsaved:
 
     def live(self) -> Variable | None:
         """The Variable this stands for if it still exists (someone holds it), else None."""
-        if self.creator is None or self.role == "output":
+        if self.creator is None:
             return None
         y = self.creator.outputs[self.index]()
         return y if y is not None and y.creator is self.creator else None
@@ -115,6 +116,21 @@ class Unsaved:
     __lt__ = __le__ = __gt__ = __ge__ = __bool__ = refuse
 
 
+class UnsavedOutput(Unsaved):
+    """The ``y`` a rule gets from a Function whose ``saves`` leaves out the output: one
+    per class and output index, made once (``gy`` has the output's shape and dtype)."""
+
+    __slots__ = ()
+    role = "output"
+    shape = dtype = property(Unsaved.refuse)  # type: ignore[assignment]
+
+    def __init__(self, op: type[Function], position: int) -> None:  # noqa: D107
+        self.creator, self.index, self.op, self.position = None, 0, op, position
+
+    def __repr__(self) -> str:
+        return f"<output {self.position} of {self.op.__name__}: not saved for backward>"
+
+
 def output_index(y: Variable) -> int:
     """Which output of its creator ``y`` is (``0`` for the usual single output)."""
     refs = y.creator.outputs  # type: ignore[union-attr]
@@ -141,12 +157,23 @@ def edges(func: Function, xs: Sequence[Variable]) -> list[Variable | Unsaved]:
 
     A saved input, and every leaf, stays a Variable (the engine writes the leaves'
     ``.grad``); any other input is kept as its edge, an :class:`Unsaved`. For a class
-    with its own ``saves_input`` the answers are kept in ``func._kept``.
+    with its own ``saves_input`` the answers are kept in ``func._kept`` (and cached per
+    class and ``needs_input_grad``: the hook must depend on nothing else).
     """
-    if func._input_rule:
-        func._kept = kept = tuple([func.saves_input(i) for i in range(len(xs))])
+    if func._input_rule:  # saves_input depends on needs_input_grad only: asked once each
+        cache = type(func)._kept_for
+        kept = cache.get(func.needs_input_grad)
+        if kept is None:
+            kept = cache[func.needs_input_grad] = tuple(map(func.saves_input, range(len(xs))))
+        func._kept = kept
     else:
         kept = (False,) * len(xs)
+    if len(xs) == 2:  # x + c, x * c: inline, no lists
+        x0, x1 = xs
+        return [
+            x0 if kept[0] or x0.creator is None else Unsaved(x0, func, 0),
+            x1 if kept[1] or x1.creator is None else Unsaved(x1, func, 1),
+        ]
     return [
         x if keep or x.creator is None else Unsaved(x, func, i)
         for i, (x, keep) in enumerate(zip(xs, kept))
@@ -157,20 +184,33 @@ def rule_inputs(func: Function, arrays: bool) -> tuple[Any, ...]:
     """The ``xs`` a rule gets: each saved input as its array (``arrays``) or Variable,
     the others as :class:`Unsaved` stand-ins (a leaf too, though ``inputs`` holds it: a
     wrong declaration must fail whatever the input was)."""
-    xs = func.inputs
-    if func._kept is None and func._saves_inputs:  # every input saved: the default
+    xs, kept = func.inputs, func._kept
+    if kept is None and func._saves_inputs:  # every input saved: the default
         if not arrays:
             return tuple(xs)
         if len(xs) == 1:  # the usual one or two inputs, inline
             return (xs[0].data,)
         return (xs[0].data, xs[1].data) if len(xs) == 2 else tuple([x.data for x in xs])
-    kept = func._kept or (False,) * len(xs)
+    if len(xs) == 2 and kept is None:  # x + c: nothing saved
+        x0, x1 = xs
+        return (x0 if type(x0) is Unsaved else Unsaved(x0, func, 0),
+                x1 if type(x1) is Unsaved else Unsaved(x1, func, 1))  # fmt: skip
+    if len(xs) == 2:  # x * c: one saved, one not
+        x0, x1 = xs
+        x0 = (x0.data if arrays else x0) if kept[0] else _stand_in(x0, func, 0)
+        x1 = (x1.data if arrays else x1) if kept[1] else _stand_in(x1, func, 1)
+        return (x0, x1)
+    kept = kept or (False,) * len(xs)
     return tuple(
         [
-            (x.data if arrays else x) if keep else x if type(x) is Unsaved else Unsaved(x, func, i)
+            (x.data if arrays else x) if keep else _stand_in(x, func, i)
             for i, (x, keep) in enumerate(zip(xs, kept))
         ]
     )
+
+
+def _stand_in(x: Variable | Unsaved, func: Function, i: int) -> Unsaved:
+    return x if type(x) is Unsaved else Unsaved(x, func, i)  # type: ignore[return-value]
 
 
 def declare(cls: type[Function], base: type[Function]) -> None:
@@ -187,6 +227,8 @@ def declare(cls: type[Function], base: type[Function]) -> None:
     cls._saves_inputs = "inputs" in cls.saves
     cls._saves_output = "output" in cls.saves
     cls._input_rule = cls.saves_input is not base.saves_input  # decided per call
+    cls._kept_for = {}  # needs_input_grad -> what saves_input answered, per class
+    cls._unsaved_y = None if cls._saves_output else UnsavedOutput(cls, 0)
 
 
 def rule_outputs(func: Function, gys: tuple[Any, ...], arrays: bool) -> Any:
@@ -195,17 +237,23 @@ def rule_outputs(func: Function, gys: tuple[Any, ...], arrays: bool) -> Any:
     Saved: the output array, or under ``create_graph`` the output Variable: the one the
     user holds or, if it is gone, a new Variable over the saved array whose creator is
     ``func``, so second derivatives through ``y`` stay connected (PyTorch unpacks a
-    saved output the same way). Not saved: :class:`Unsaved` stand-ins with the shape and
-    dtype of the gradients ``gys``.
+    saved output the same way). Not saved: :class:`UnsavedOutput` stand-ins.
     """
     if not func._saves_output:
-        ys = [Unsaved(gy, func, i, "output") for i, gy in enumerate(gys)]
-    elif arrays:
+        if len(gys) == 1:
+            return func._unsaved_y
+        return tuple(UnsavedOutput(type(func), i) for i in range(len(gys)))
+    if arrays:
         return func.saved_output
-    else:
-        arrays_ = (func.saved_output,) if len(func.outputs) == 1 else func.saved_output
-        ys = [_output_variable(func, i, y) for i, y in enumerate(arrays_)]
+    arrays_ = (func.saved_output,) if len(func.outputs) == 1 else func.saved_output
+    ys = [_output_variable(func, i, y) for i, y in enumerate(arrays_)]
     return ys[0] if len(ys) == 1 else tuple(ys)
+
+
+def rule_output(func: Function, i: int) -> Variable:
+    """Output ``i`` of ``func`` as a Variable, unpacked from the saved array if it is gone."""
+    saved = func.saved_output
+    return _output_variable(func, i, saved if len(func.outputs) == 1 else saved[i])
 
 
 def _output_variable(func: Function, i: int, array: np.ndarray) -> Variable:
