@@ -43,9 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Function, Variable
+from minitorch.core import Function, Unsaved, Variable, saved_arrays
 from minitorch.core import backward as engine
-from minitorch.core.saved import Unsaved, saved_arrays
 
 SORT_KEYS = ("calls", "forward_seconds", "backward_seconds", "flops", "saved_bytes", "name")
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import Variable
-from minitorch.core.saved import Unsaved
+from minitorch.core import Unsaved
 from viz import style
 from viz.clusters import ModuleTree, cluster_lines, module_tree
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
@@ -246,8 +246,13 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
         if node_id in variables:
             vn = variables[node_id]
             grad = overlay.grads.get(vn.id) or _grad_text(vn)
-            hidden_grads |= opts.show_grads and grad is None and backward_ran and not (
-                isinstance(vn.var, Unsaved)  # freed: no Variable could keep a gradient
+            hidden_grads |= (
+                opts.show_grads
+                and grad is None
+                and backward_ran
+                and not (
+                    isinstance(vn.var, Unsaved)  # freed: no Variable could keep a gradient
+                )
             )
             line = _var_line(vn, opts, overlay, grad, labels[vn.id])
         else:

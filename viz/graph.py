@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitorch import Function, Variable
-from minitorch.core.saved import Unsaved
+from minitorch.core import Unsaved
 
 #: Node kinds of Variables, in legend order.
 VAR_KINDS = ("leaf", "intermediate", "output", "constant", "backward")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from minitorch import Function
-from minitorch.core.saved import saved_arrays as core_saved_arrays
+from minitorch.core import saved_arrays as core_saved_arrays
 from viz.graph import Graph
 from viz.labels import format_bytes
 

@@ -20,9 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Config, Function, Variable, grad, graph, using_config
+from minitorch.core import Config, Function, Variable, grad, grad_key, graph, using_config
 from minitorch.core import forward as _forward
-from minitorch.core.saved import grad_key
 from minitorch.func import pytree
 
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("minitorch_func_depth", default=0)
