@@ -324,7 +324,7 @@ def _var_line(
     rows = [f"<B>{escape(label)}</B>"]
     freed = isinstance(var, Unsaved)  # no op saved it and nobody holds it: its data is gone
     if opts.show_shapes:
-        rows.append(escape(format_shape(var if freed else var.data)))
+        rows.append(escape(format_shape(var if freed else var.data)))  # type: ignore[arg-type]
     if opts.show_values:
         rows.append("data: freed" if freed else "data: " + escape(format_array(var.data), 200))
     if (opts.show_grads or vn.id in overlay.grads) and grad is not None:

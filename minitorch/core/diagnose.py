@@ -236,7 +236,7 @@ def check_graph_backward(func: Function, gys: tuple[Grad, ...], gxs: tuple[Grad,
         raise RuntimeError(graph_backward_message(func, i, why))
 
 
-def _leads_to(gx: Variable, live: set[int], own: set[int]) -> bool:
+def _leads_to(gx: Variable, live: set[Any], own: set[Any]) -> bool:
     """Does ``gx``'s graph reach a Variable of ``live``? (not walking past ``own``)"""
     from minitorch.core.graph import functions
 

@@ -313,9 +313,10 @@ class Function:
         class that defines only ``backward`` runs that ``backward`` on constants instead
         (decided when the class is defined).
         """
-        xs = self.inputs  # the usual all-saved one or two inputs inline, else rule_inputs
-        if self._kept is None and self._saves_inputs and len(xs) <= 2:
-            xs = (xs[0].data,) if len(xs) == 1 else (xs[0].data, xs[1].data)
+        xs: tuple[Any, ...]
+        inputs = self.inputs  # the usual all-saved one or two inputs inline, else rule_inputs
+        if self._kept is None and self._saves_inputs and len(inputs) <= 2:
+            xs = (inputs[0].data,) if len(inputs) == 1 else (inputs[0].data, inputs[1].data)
         else:
             xs = saved.rule_inputs(self, True)
         if self._saves_output:

@@ -149,10 +149,10 @@ def grad_key(x: Variable | Unsaved) -> Hashable:
         return id(x)
     if len(creator.outputs) == 1:
         return creator
-    return (creator, x.index if type(x) is Unsaved else output_index(x))  # type: ignore[union-attr]
+    return (creator, x.index if isinstance(x, Unsaved) else output_index(x))
 
 
-def edges(func: Function, xs: Sequence[Variable]) -> list[Variable | Unsaved]:
+def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
     """``func.inputs`` for a Function that does not save every input.
 
     A saved input, and every leaf, stays a Variable (the engine writes the leaves'
@@ -184,7 +184,8 @@ def rule_inputs(func: Function, arrays: bool) -> tuple[Any, ...]:
     """The ``xs`` a rule gets: each saved input as its array (``arrays``) or Variable,
     the others as :class:`Unsaved` stand-ins (a leaf too, though ``inputs`` holds it: a
     wrong declaration must fail whatever the input was)."""
-    xs, kept = func.inputs, func._kept
+    xs: list[Any] = func.inputs
+    kept = func._kept
     if kept is None and func._saves_inputs:  # every input saved: the default
         if not arrays:
             return tuple(xs)
@@ -195,7 +196,7 @@ def rule_inputs(func: Function, arrays: bool) -> tuple[Any, ...]:
         x0, x1 = xs
         return (x0 if type(x0) is Unsaved else Unsaved(x0, func, 0),
                 x1 if type(x1) is Unsaved else Unsaved(x1, func, 1))  # fmt: skip
-    if len(xs) == 2:  # x * c: one saved, one not
+    if len(xs) == 2 and kept is not None:  # x * c: one saved, one not
         x0, x1 = xs
         x0 = (x0.data if arrays else x0) if kept[0] else _stand_in(x0, func, 0)
         x1 = (x1.data if arrays else x1) if kept[1] else _stand_in(x1, func, 1)
@@ -209,8 +210,8 @@ def rule_inputs(func: Function, arrays: bool) -> tuple[Any, ...]:
     )
 
 
-def _stand_in(x: Variable | Unsaved, func: Function, i: int) -> Unsaved:
-    return x if type(x) is Unsaved else Unsaved(x, func, i)  # type: ignore[return-value]
+def _stand_in(x: Any, func: Function, i: int) -> Unsaved:
+    return x if type(x) is Unsaved else Unsaved(x, func, i)
 
 
 def declare(cls: type[Function], base: type[Function]) -> None:

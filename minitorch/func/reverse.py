@@ -275,7 +275,7 @@ def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Vari
     )
 
 
-def _reaches(y: Variable, targets: set[int]) -> bool:
+def _reaches(y: Variable, targets: set[Any]) -> bool:
     """Does the recorded graph behind ``y`` contain a Variable whose id is in ``targets``?"""
     if grad_key(y) in targets:
         return True
