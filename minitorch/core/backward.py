@@ -336,6 +336,8 @@ def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
 class _Copy(Function):
     """y = a copy of x;  gx = gy.  The differentiable copy :func:`_hand_out` makes."""
 
+    saves = ()
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x.copy()
 
