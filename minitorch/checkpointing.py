@@ -90,6 +90,8 @@ def checkpoint(
 class Checkpoint(Function):
     """y = fn(*args); backward recomputes fn and differentiates the recomputation."""
 
+    saves = ("inputs",)  # the block's inputs, to run it again; never its output
+
     def __init__(
         self,
         fn: Callable[..., Variable],

@@ -12,13 +12,15 @@ What is counted, per Function type:
   bias); for every other op one operation per output element (a documented convention:
   elementwise ops and reductions are memory-bound, and their true count varies by a small
   factor — ``exp`` is not one operation in hardware);
-- **saved bytes**: the bytes of the input arrays the Function keeps for its backward
-  (today every Function keeps its inputs);
+- **saved bytes**: the bytes of the arrays the Function keeps for its backward, as its
+  ``saves`` declaration says (``minitorch/core/saved.py``: ``exp`` its output, ``sin``
+  its input, ``x + c`` nothing);
 
 and for the whole block the **peak live bytes of the graph**: the largest total, at any
-moment, of the distinct arrays held by Functions that are still alive (inputs and
-outputs of the recorded graph). A Function's arrays stop counting when it is freed —
-after ``backward`` releases the graph, or when its output is dropped.
+moment, of the distinct arrays the recorded ops read or made that are still alive. An
+array stops counting when it is freed: when nobody holds its Variable and no Function
+saved it (an intermediate nobody needs dies during the forward pass), or when
+``backward`` releases the graph.
 
 How it observes: it wraps ``Function.__call__`` and the backward engine's two dispatch
 points (``ArrayMode.backward`` and ``GraphMode.backward`` in ``core/backward.py``) for the
@@ -41,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Function, Variable
+from minitorch.core import Function, Unsaved, Variable, saved_arrays
 from minitorch.core import backward as engine
 
 SORT_KEYS = ("calls", "forward_seconds", "backward_seconds", "flops", "saved_bytes", "name")
@@ -77,8 +79,7 @@ class Profile:
 
     def __init__(self) -> None:
         self._rows: dict[str, Row] = {}
-        self._held: dict[int, int] = {}  # id(array) -> how many live Functions hold it
-        self._sizes: dict[int, int] = {}
+        self._sizes: dict[int, int] = {}  # id(array) -> its bytes, while it is alive
         self.live_bytes = 0
         self.peak_bytes = 0
 
@@ -133,29 +134,30 @@ class Profile:
             if isinstance(out, Variable)
             else [y for y in out or () if isinstance(y, Variable)]
         )
-        row.flops += flops(func, [x.data for x in func.inputs or ()], [y.data for y in outputs])
+        xs = [x if type(x) is Unsaved else x.data for x in func.inputs or ()]  # shapes
+        row.flops += flops(func, xs, [y.data for y in outputs])
         if func.inputs is None:  # no graph recorded (no_grad, constants): nothing is held
             return
-        held = [x.data for x in func.inputs] + [y.data for y in outputs]
-        row.saved_bytes += sum(x.data.nbytes for x in func.inputs)
-        ids = [self._hold(a) for a in held]
-        weakref.finalize(func, self._release, ids)
+        kept = saved_arrays(func)  # only what its saves declaration keeps
+        row.saved_bytes += sum({id(a): a.nbytes for a in kept}.values())
+        # Live bytes: each array an op reads or makes counts until it is freed (by the
+        # user dropping it, or the graph that saved it), as tracemalloc sees it.
+        for array in [x.data for x in func.inputs if type(x) is not Unsaved] + kept:
+            self._hold(array)
+        for y in outputs:
+            self._hold(y.data)
 
     def _hold(self, array: np.ndarray) -> int:
         key = id(array)
-        if self._held.get(key, 0) == 0:
+        if key not in self._sizes and isinstance(array, np.ndarray):
             self._sizes[key] = array.nbytes
             self.live_bytes += array.nbytes
             self.peak_bytes = max(self.peak_bytes, self.live_bytes)
-        self._held[key] = self._held.get(key, 0) + 1
+            weakref.finalize(array, self._release, key)
         return key
 
-    def _release(self, ids: list[int]) -> None:
-        for key in ids:
-            self._held[key] -= 1
-            if self._held[key] == 0:
-                self.live_bytes -= self._sizes.pop(key)
-                del self._held[key]
+    def _release(self, key: int) -> None:
+        self.live_bytes -= self._sizes.pop(key)
 
 
 def flops(func: Function, xs: list[np.ndarray], ys: list[np.ndarray]) -> int:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 import minitorch.ops as F
-from minitorch import Variable
+from minitorch import Variable, using_config
 from viz.dot import to_dot
 from viz.draw import FORMATS, GraphvizNotFoundError, check_folder, render
 from viz.labels import format_array
@@ -376,7 +376,9 @@ def _run(args: argparse.Namespace) -> int:
     variables = _variables(args.var)
     tree = check_expression(args.expression, list(variables))
     report: list[str] = []  # printed only once the command has succeeded
-    with _quiet_numpy():
+    # Every intermediate stays alive (Config.save_all), so the picture shows each value
+    # and, with --grads, each intermediate gradient, as an expression's graph should.
+    with _quiet_numpy(), using_config("save_all", True):
         target = evaluate(tree, variables)
         report.append(f"value = {format_array(target.data)}")
         values = [("value", target)]

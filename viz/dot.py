@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import Variable
+from minitorch.core import Unsaved
 from viz import style
 from viz.clusters import ModuleTree, cluster_lines, module_tree
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
@@ -245,7 +246,14 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
         if node_id in variables:
             vn = variables[node_id]
             grad = overlay.grads.get(vn.id) or _grad_text(vn)
-            hidden_grads |= opts.show_grads and grad is None and backward_ran
+            hidden_grads |= (
+                opts.show_grads
+                and grad is None
+                and backward_ran
+                and not (
+                    isinstance(vn.var, Unsaved)  # freed: no Variable could keep a gradient
+                )
+            )
             line = _var_line(vn, opts, overlay, grad, labels[vn.id])
         else:
             line = _func_line(functions[node_id], opts, overlay)
@@ -314,10 +322,11 @@ def _var_line(
 ) -> str:
     var = vn.var
     rows = [f"<B>{escape(label)}</B>"]
+    freed = isinstance(var, Unsaved)  # no op saved it and nobody holds it: its data is gone
     if opts.show_shapes:
-        rows.append(escape(format_shape(var.data)))
+        rows.append(escape(format_shape(var if freed else var.data)))  # type: ignore[arg-type]
     if opts.show_values:
-        rows.append("data: " + escape(format_array(var.data), 200))
+        rows.append("data: freed" if freed else "data: " + escape(format_array(var.data), 200))
     if (opts.show_grads or vn.id in overlay.grads) and grad is not None:
         rows.append(escape(grad, 400))
     if opts.verbose:

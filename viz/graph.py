@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitorch import Function, Variable
+from minitorch.core import Unsaved
 
 #: Node kinds of Variables, in legend order.
 VAR_KINDS = ("leaf", "intermediate", "output", "constant", "backward")
@@ -70,9 +71,26 @@ class Graph:
     var_ids: dict[int, str] = field(default_factory=dict)
     func_ids: dict[int, str] = field(default_factory=dict)
 
-    def var_id(self, var: Variable) -> str | None:
-        """The node id of ``var``, or ``None`` if it is not drawn."""
+    #: ``(id(creator), index) -> `` the one ``Unsaved`` drawn for a freed value.
+    freed: dict[tuple[int, int], Unsaved] = field(default_factory=dict)
+
+    def var_id(self, var: Variable | Unsaved) -> str | None:
+        """The node id of ``var``, or ``None`` if it is not drawn. An input a Function
+        did not save is the node of its Variable if alive, else of the freed value."""
+        if isinstance(var, Unsaved):
+            live = var.live()
+            if live is None:
+                return self.output_id(var.creator, var.index) if var.creator else None
+            var = live
         return self.var_ids.get(id(var))
+
+    def output_id(self, func: Function, index: int) -> str | None:
+        """The node id of output ``index`` of ``func``: its Variable, or freed."""
+        y = func.outputs[index]()
+        if y is not None:
+            return self.var_ids.get(id(y))
+        freed = self.freed.get((id(func), index))
+        return None if freed is None else self.var_ids.get(id(freed))
 
     def func_id(self, func: Function) -> str | None:
         """The node id of ``func``, or ``None`` if it is not drawn."""
@@ -250,6 +268,7 @@ def _in_forward_order(graph: Graph, outputs: Sequence[Variable]) -> Graph:
     new_id.update({old: f"f{i}" for i, old in enumerate(func_order, start=1)})
     position = {old: i for i, old in enumerate(var_order + func_order)}
     ordered = Graph(cut=[new_id[vid] for vid in graph.cut], order=[new_id[n] for n in both])
+    ordered.freed = graph.freed
     for old in var_order:
         vn = var_by_id[old]
         ordered.variables.append(VarNode(new_id[old], vn.var, vn.kind, vn.param_name))
@@ -280,6 +299,8 @@ def _add_inputs(
     names: dict[int, str],
 ) -> None:
     for x in func.inputs:
+        if isinstance(x, Unsaved):  # not saved for backward: its Variable, or "freed"
+            x = _unsaved_input(graph, x)
         kind = _kind(x, output_ids, names)
         if hide_constants and kind == "constant":
             continue
@@ -287,6 +308,15 @@ def _add_inputs(
             _add_var(graph, x, kind, names)
             queue.append(x)
         graph.edges.append((graph.var_ids[id(x)], fid))
+
+
+def _unsaved_input(graph: Graph, x: Unsaved) -> Variable | Unsaved:
+    """The Variable an op did not save, if it is still alive (the picture shows it as
+    before); else one node per freed value (its edge: creator and output index)."""
+    live = x.live()
+    if live is not None:
+        return live
+    return graph.freed.setdefault((id(x.creator), x.index), x)
 
 
 def _kind(x: Variable, output_ids: set[int], names: dict[int, str]) -> str:

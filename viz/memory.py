@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from minitorch import Function
+from minitorch.core import saved_arrays as core_saved_arrays
 from viz.graph import Graph
 from viz.labels import format_bytes
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:  # viz.trace imports viz.dot, which imports this module
 
 
 def saved_arrays(func: Function) -> dict[int, np.ndarray]:
-    """``id(array) -> array`` of the distinct input arrays ``func`` keeps for backward.
+    """``id(array) -> array`` of the distinct arrays ``func`` keeps for backward (its ``saves``).
 
     Example:
         >>> import numpy as np
@@ -43,13 +44,10 @@ def saved_arrays(func: Function) -> dict[int, np.ndarray]:
         >>> x = Variable(np.ones(3))
         >>> len(saved_arrays((x * x).creator))  # x once, though it is both inputs
         1
+        >>> len(saved_arrays((x + x).creator))  # add's gradient reads nothing
+        0
     """
-    arrays: dict[int, np.ndarray] = {}
-    for x in func.inputs or ():
-        data = x.data
-        if isinstance(data, np.ndarray):
-            arrays[id(data)] = data
-    return arrays
+    return {id(a): a for a in core_saved_arrays(func) if isinstance(a, np.ndarray)}
 
 
 def saved_bytes(func: Function) -> int:
@@ -58,7 +56,7 @@ def saved_bytes(func: Function) -> int:
     Example:
         >>> import numpy as np
         >>> from minitorch import Variable
-        >>> saved_bytes(Variable(np.ones(1000)).exp().creator)  # 1000 float64
+        >>> saved_bytes(Variable(np.ones(1000)).exp().creator)  # its output: 1000 float64
         8000
     """
     return _total([saved_arrays(func)])

@@ -306,7 +306,7 @@ class _Recorder:
                 grads_in=tuple(_array(g) for g in gys),
                 grads_out=grads_out,
                 input_ids=input_ids,
-                output_ids=tuple(None if y is None else graph.var_id(y) for y in outputs),
+                output_ids=tuple(graph.output_id(func, i) for i in range(len(outputs))),
                 accumulations=tuple(accumulations),
             )
         )

@@ -10,9 +10,11 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    array each time, never in place), and decrement the input creator's count; at zero
    that creator is ready.
 3. When no Function is left, every Variable that was reached holds the sum of its
-   contributions. :func:`grad` returns those of the inputs it was asked about;
-   :meth:`Variable.backward` adds them into the leaves' ``.grad`` (all, or none if one
-   cannot take it).
+   contributions (keyed by :func:`~minitorch.core.saved.grad_key`: a leaf by its id, an
+   intermediate value by its creator, since a Function keeps only what its rule needs and
+   the intermediate Variable itself may be gone). :func:`grad` returns those of the
+   inputs it was asked about; :meth:`Variable.backward` adds them into the leaves'
+   ``.grad`` (all, or none if one cannot take it).
 
 No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
 ``generation`` numbers are not needed for correctness with this counting; they are kept
@@ -38,6 +40,7 @@ import minitorch.core.diagnose as diagnose
 import minitorch.core.graph as graph
 from minitorch.core.config import _backward_context, current_state
 from minitorch.core.function import Function
+from minitorch.core.saved import Unsaved, grad_key
 from minitorch.core.variable import Variable
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
@@ -88,7 +91,7 @@ Mode = type[ArrayMode] | type[GraphMode]
 
 def backpropagate(
     pending: dict[Function, int],
-    grads: dict[int, Grad],
+    grads: dict[Any, Grad],
     mode: Mode,
     keep: Callable[[Variable], bool] | None = None,
     on_step: OnStep | None = None,
@@ -97,7 +100,7 @@ def backpropagate(
 
     Args:
         pending: :func:`count_pending` of the outputs (consumed: counted down to zero).
-        grads: ``id(Variable) -> gradient``, holding the seeds; on return it holds the
+        grads: ``grad_key(Variable) -> gradient``, holding the seeds; on return it holds the
             total gradient of every leaf reached. The gradient of an intermediate
             Variable is dropped once its creator has used it, unless ``keep(y)`` is true.
         mode: :class:`ArrayMode` or :class:`GraphMode`, chosen once for the whole pass.
@@ -130,18 +133,20 @@ def backpropagate(
             for i, x in enumerate(func.inputs):
                 if not func.needs_input_grad[i]:
                     continue
-                gx = gxs[i]
+                gx, creator = gxs[i], x.creator  # x's gradient adds up under grad_key(x)
+                key = creator if creator is not None and len(creator.outputs) == 1 else grad_key(x)
                 if gx is not None:  # one of x's shape and dtype passes; others are checked
-                    data = x.data
+                    meta = x if type(x) is Unsaved else x.data
                     if (
                         type(gx) is not grad_type
-                        or gx.shape != data.shape
-                        or gx.dtype != data.dtype
+                        or gx.shape != meta.shape
+                        or gx.dtype != meta.dtype
                     ):
                         gx = diagnose.checked_gradient(func, i, x, gx, mode.create_graph)
-                    old = grads.get(id(x))
-                    grads[id(x)] = gx if old is None else mode.add(old, gx)
-                creator = x.creator
+                    old = grads.get(key)
+                    grads[key] = gx if old is None else mode.add(old, gx)
+                elif creator is not None and key not in grads:  # no contribution: zeros
+                    grads[key] = mode.constant(np.zeros(x.shape, x.dtype))
                 if creator is not None:
                     pending[creator] -= 1
                     if pending[creator] == 0:
@@ -176,7 +181,8 @@ def count_pending(outputs: Sequence[Variable]) -> tuple[dict[Function, int], lis
             if not needs:
                 continue
             if creator is None:
-                leaves[id(x)] = x
+                if type(x) is not Unsaved:  # (an edge cut by unchain_backward: no leaf)
+                    leaves[id(x)] = x
             elif creator in pending:
                 pending[creator] += 1
             else:
@@ -187,26 +193,28 @@ def count_pending(outputs: Sequence[Variable]) -> tuple[dict[Function, int], lis
 
 def _output_grads(
     func: Function,
-    grads: dict[int, Grad],
+    grads: dict[Any, Grad],
     mode: Mode,
     keep: Callable[[Variable], bool] | None,
     kept: dict[int, tuple[Variable, Grad]],
 ) -> tuple[Grad, ...]:
-    """Collect the finished gradients of ``func``'s outputs (zeros for unused ones)."""
+    """Collect the finished gradients of ``func``'s outputs (zeros for unused ones),
+    keyed by ``func`` or ``(func, i)`` (``grad_key``; one made a leaf keeps its own)."""
     refs = func.outputs
-    if len(refs) == 1 and keep is None:  # almost every op: one output, one gradient
-        y = refs[0]()
-        gy = grads.pop(id(y), None) if y is not None and y.creator is func else None
+    single = len(refs) == 1
+    if single and keep is None:  # almost every op: one output, one gradient
+        gy = grads.pop(func, None)
         if gy is not None:
             return (gy,)
     gys: list[Grad] = []
-    for i, ref in enumerate(func.outputs):
-        y = ref()  # (an output made a leaf by unchain() keeps its gradient for itself)
-        gy = grads.pop(id(y), None) if y is not None and y.creator is func else None
-        if gy is None:  # an output nobody used (or that was freed): zeros of its shape
+    for i, ref in enumerate(refs):
+        gy = grads.pop(func if single else (func, i), None)
+        if gy is None:  # an output nobody used: zeros of its shape
             gy = mode.constant(_zeros_of_output(func, i))
-        elif keep is not None and keep(y):  # type: ignore[arg-type]
-            kept[id(y)] = (y, gy)  # type: ignore[assignment]
+        elif keep is not None:
+            y = ref()  # alive if the user holds it: only then can it keep its gradient
+            if y is not None and y.creator is func and keep(y):
+                kept[id(y)] = (y, gy)
         gys.append(gy)
     return tuple(gys)
 
@@ -240,7 +248,7 @@ def run_backward(
         return
     mode = GraphMode if create_graph else ArrayMode
     pending, leaves = count_pending([y])
-    grads: dict[int, Grad] = {id(y): mode.constant(np.ones_like(y.data))}
+    grads: dict[Any, Grad] = {grad_key(y): mode.constant(np.ones_like(y.data))}
     kept = backpropagate(pending, grads, mode, _every if retain_grad else None, on_step)
     # Each leaf's contributions were summed (PyTorch's AccumulateGrad also receives one
     # sum); now each leaf's .grad gets that sum once, or none does if one cannot.
@@ -328,6 +336,8 @@ def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
 class _Copy(Function):
     """y = a copy of x;  gx = gy.  The differentiable copy :func:`_hand_out` makes."""
 
+    saves = ()
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x.copy()
 
@@ -407,10 +417,11 @@ def grad(
     for func in (f for f in run if f.released):
         raise RuntimeError(diagnose.released_message(func))
     wanted = {id(x) for x in xs if x.creator is not None}
-    grads: dict[int, Grad] = {}
+    grads: dict[Any, Grad] = {}
     for y, seed in zip(ys, seeds):
         if seed is not None:
-            grads[id(y)] = seed if id(y) not in grads else mode.add(grads[id(y)], seed)
+            key = grad_key(y)
+            grads[key] = seed if key not in grads else mode.add(grads[key], seed)
     keep = (lambda v: id(v) in wanted) if wanted else None
     kept = backpropagate(pending, grads, mode, keep, on_step)
     if not (create_graph if retain_graph is None else retain_graph):
@@ -419,7 +430,7 @@ def grad(
     handed_out: set[int] = set()
     results: list[Variable | None] = []
     for i, x in enumerate(xs):
-        gx = grads.get(id(x)) if id(x) not in kept else kept[id(x)][1]
+        gx = kept[id(x)][1] if id(x) in kept else grads.get(grad_key(x))
         if gx is None and id(x) in constant_of:  # a constant gradient's derivative: 0
             gx = mode.constant(np.zeros_like(x.data))
         if gx is None and not allow_unused:

@@ -25,13 +25,14 @@ class _State:
     # Set inside minitorch.func.jvp (core/forward.py's tangent levels), so Function.__call__
     # learns from the one state it reads anyway whether to compute tangents too.
     forward_mode: bool = False
+    save_all: bool = False  # every Function keeps every input Variable (see Config)
 
 
 _state: contextvars.ContextVar[_State] = contextvars.ContextVar(
     "minitorch_config",
     default=_State(),  # noqa: B039 (frozen, never mutated)
 )
-_NAMES = ("enable_backprop", "train", "detect_anomaly")
+_NAMES = ("enable_backprop", "train", "detect_anomaly", "save_all")
 _derived: dict[tuple[_State, tuple[tuple[str, bool], ...]], _State] = {}
 
 
@@ -84,6 +85,14 @@ class _ConfigMeta(type):
     def detect_anomaly(cls, value: bool) -> None:
         _state.set(_with(_state.get(), detect_anomaly=bool(value)))
 
+    @property
+    def save_all(cls) -> bool:
+        return _state.get().save_all
+
+    @save_all.setter
+    def save_all(cls, value: bool) -> None:
+        _state.set(_with(_state.get(), save_all=bool(value)))
+
     def __getattr__(cls, name: str) -> bool:  # only reached for a name that is no switch
         raise AttributeError(f"Config has no switch {name!r}; switches are {_NAMES}")
 
@@ -103,6 +112,11 @@ class Config(metaclass=_ConfigMeta):
             :func:`test_mode` and after ``Module.eval()``.
         detect_anomaly: record where each Function was created and raise
             ``FloatingPointError`` at the first NaN/inf (see :func:`detect_anomaly`).
+        save_all: every Function keeps all its input Variables alive (and so their
+            arrays), as before ops declared what they save (``Function.saves``). Off by
+            default: intermediates no gradient rule needs are freed during forward. Turn
+            it on for a hand-written engine that looks Variables up by identity
+            (notebooks 03 and 06) or a picture that shows every intermediate value.
 
     Each switch is local to the current thread and context (``contextvars``).
 
@@ -122,7 +136,7 @@ def using_config(name: str, value: bool) -> Iterator[None]:
     The previous value comes back on exit, also when the block raises, and blocks nest.
 
     Args:
-        name: ``"enable_backprop"``, ``"train"`` or ``"detect_anomaly"``.
+        name: ``"enable_backprop"``, ``"train"``, ``"detect_anomaly"`` or ``"save_all"``.
         value: the value inside the block.
 
     Raises:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch.core.config import current_state
+from minitorch.core.saved import Unsaved, grad_key
 from minitorch.core.variable import Variable
 
 if TYPE_CHECKING:
@@ -125,15 +126,15 @@ def checked_gradient(
     func: Function, index: int, x: Variable, gx: Grad, create_graph: bool
 ) -> Grad:
     """Check a gradient's type and shape against its input; match the input's dtype."""
-    if type(gx) is np.float64 and not create_graph and x.data.dtype == np.float64:
-        if x.data.shape == ():  # 0-d arithmetic on arrays gives a NumPy scalar: the usual
+    x_data = x if type(x) is Unsaved else x.data  # an Unsaved input: shape and dtype only
+    if type(gx) is np.float64 and not create_graph and x_data.dtype == np.float64:
+        if x_data.shape == ():  # 0-d arithmetic on arrays gives a NumPy scalar: the usual
             return np.asarray(gx)  # case of a 0-d chain, so it goes first and fast
     if create_graph and not isinstance(gx, Variable):
         gx = Variable(np.asarray(gx), requires_grad=False)
     elif not create_graph and type(gx) is not np.ndarray:
         gx = _coerce_array(func, index, gx)
     data = gx.data if create_graph else gx
-    x_data = x.data
     if data.shape != x_data.shape:
         raise ValueError(
             f"{type(func).__name__}.backward: gradient for input {index} has shape "
@@ -217,14 +218,14 @@ def check_graph_backward(func: Function, gys: tuple[Grad, ...], gxs: tuple[Grad,
     Raises:
         RuntimeError: naming the Function and the input, and saying how to write it.
     """
-    own = {id(v) for v in (*gys, *func.inputs)}
-    live = {id(gy) for gy in gys if gy.requires_grad}
+    own = {grad_key(v) for v in (*gys, *func.inputs)}  # an input not saved: by its edge
+    live = {grad_key(gy) for gy in gys if gy.requires_grad}
     for i, gx in enumerate(gxs):
         if gx is None or not func.needs_input_grad[i]:
             continue
         if not isinstance(gx, Variable):
             why = f"is a {type(gx).__name__}, not a Variable (NumPy on .data records no graph)"
-        elif gx.creator is None and gx.requires_grad and id(gx) not in own:
+        elif gx.creator is None and gx.requires_grad and grad_key(gx) not in own:
             why = "is a new Variable made inside backward (Variable(...) of NumPy results)"
         elif live and not _leads_to(gx, live, own):
             why = "does not depend on the incoming gradient gy through minitorch ops"
@@ -235,14 +236,14 @@ def check_graph_backward(func: Function, gys: tuple[Grad, ...], gxs: tuple[Grad,
         raise RuntimeError(graph_backward_message(func, i, why))
 
 
-def _leads_to(gx: Variable, live: set[int], own: set[int]) -> bool:
+def _leads_to(gx: Variable, live: set[Any], own: set[Any]) -> bool:
     """Does ``gx``'s graph reach a Variable of ``live``? (not walking past ``own``)"""
     from minitorch.core.graph import functions
 
-    if id(gx) in live:
+    if grad_key(gx) in live:
         return True
-    walk = functions(gx, stop=lambda v: id(v) in own)
-    return any(id(x) in live for f in walk for x in f.inputs)
+    walk = functions(gx, stop=lambda v: grad_key(v) in own)
+    return any(grad_key(x) in live for f in walk for x in f.inputs)
 
 
 def graph_backward_message(func: Function, index: int, why: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 import minitorch.core.diagnose as diagnose
+import minitorch.core.saved as saved
 from minitorch.core.config import _State, _state
 from minitorch.core.forward import push_tangents
 from minitorch.core.inplace import Recorded, check_unchanged, record_leaves
@@ -67,8 +68,15 @@ class Function:
     ``return``?"). Leaf inputs edited in place before this Function's backward make that
     backward raise ``RuntimeError`` (see :meth:`check_leaves_unchanged`).
 
+    What backward keeps is declared by :attr:`saves` (``core/saved.py``,
+    ``docs/concepts/memory.md``): everything by default; minitorch's ops keep what their
+    rules read (``Add.saves = ()``, ``Exp.saves = ("output",)``), so the rest is freed.
+
     Attributes:
-        inputs: the input Variables (list), recorded only when the graph is built.
+        inputs: one edge per input (a list), recorded with the graph: the Variable if it
+            is saved or a leaf, else an :class:`~minitorch.core.saved.Unsaved` with its
+            ``creator``, ``generation``, ``shape``, ``dtype``, ``requires_grad``, no data.
+        saved_output: the output array (a tuple for several), if ``saves`` has "output".
         outputs: weak references to the output Variables; use ``output(i)``.
         generation: ``max(input.generation)``; the engine and ``viz`` read it.
         needs_input_grad: one bool per input: does that input need a gradient? A
@@ -117,6 +125,15 @@ class Function:
     #: The NumPy ufunc ``forward`` computes, if it is one (``np.add`` for ``Add``): a
     #: Python-number operand then takes the dtype that ufunc gives it (see ``as_inputs``).
     ufunc: ClassVar[np.ufunc | None] = None
+    #: What the gradient rule reads, kept for backward: ``"inputs"``, ``"output"``, both
+    #: (the default) or neither (``()``: ``x + c``); shapes and dtypes are always kept.
+    saves: ClassVar[tuple[str, ...]] = ("inputs", "output")
+    _saves_inputs = _saves_output = True  # from saves, per class (saved.declare)
+    _input_rule = False  # the class overrides saves_input: asked per call, kept in _kept
+    _kept: tuple[bool, ...] | None = None
+    _kept_for: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]] = {}
+    _unsaved_y: Any = None  # the y stand-in of a class that does not save its output
+    saved_output: Any = None
     #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``
     #: (core imports no ops): NumPy kernels on ndarrays, and minitorch ops on Variables.
     array_ops: ClassVar[Any] = None
@@ -138,6 +155,7 @@ class Function:
         that ``backward`` on constant Variables with graph building off.
         """
         super().__init_subclass__(**kwargs)
+        saved.declare(cls, Function)  # what backward keeps: from cls.saves, checked
         if (
             cls.backward_array is Function.backward_array
             and cls.vjp is Function.vjp
@@ -222,9 +240,16 @@ class Function:
         state: _State,
         generation: int,
     ) -> None:
-        """Link the graph: inputs, generation, weak references to the outputs."""
-        self.inputs = xs if type(xs) is list else list(xs)
+        """Link the graph: inputs (only what ``saves`` declares; the others as their edges,
+        ``saved.edges``), generation, the saved output array, weak refs to the outputs."""
         self.needs_input_grad = needs
+        if self._saves_inputs and not self._input_rule or state.save_all:  # all kept
+            self.inputs = xs if type(xs) is list else list(xs)
+        else:
+            self.inputs = saved.edges(self, xs)
+        if self._saves_output:
+            ys = [y.data for y in outputs]
+            self.saved_output = ys[0] if len(ys) == 1 else tuple(ys)
         self.generation = generation
         for y in outputs:
             y.creator = self
@@ -236,6 +261,11 @@ class Function:
             self.created_in_backward = True
         if state.detect_anomaly:
             self.created_at = diagnose.user_frame()
+
+    def saves_input(self, i: int) -> bool:
+        """Does backward need input ``i``'s value? ``"inputs" in saves``, unless overridden
+        for one needed only sometimes (``Mul``): it may read only ``needs_input_grad``."""
+        return self._saves_inputs
 
     def check_leaves_unchanged(self, checked: set[tuple[int, int]] | None = None) -> None:
         """Raise if a leaf input was edited in place since the forward call.
@@ -276,7 +306,8 @@ class Function:
         """
         if type(self).vjp is Function.vjp:  # before reading inputs: say what is missing
             self.vjp()
-        return self.vjp(self.graph_ops, self.inputs, _output_values(self, False), *gys)
+        xs, y = saved.rule_inputs(self, False), saved.rule_outputs(self, gys, False)
+        return self.vjp(self.graph_ops, xs, y, *gys)
 
     def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
         """Fast path of ``backward`` on raw ndarrays (no graph is built).
@@ -285,10 +316,16 @@ class Function:
         class that defines only ``backward`` runs that ``backward`` on constants instead
         (decided when the class is defined).
         """
-        refs = self.outputs
-        y = refs[0]() if len(refs) == 1 else None  # one output: the usual case, inline
-        ys = y.data if y is not None else _output_values(self, True)
-        return self.vjp(self.array_ops, self.input_arrays, ys, *gys)
+        xs: tuple[Any, ...]
+        inputs = self.inputs  # the usual all-saved one or two inputs inline, else rule_inputs
+        if self._kept is None and self._saves_inputs and len(inputs) <= 2:
+            xs = (inputs[0].data,) if len(inputs) == 1 else (inputs[0].data, inputs[1].data)
+        else:
+            xs = saved.rule_inputs(self, True)
+        if self._saves_output:
+            return self.vjp(self.array_ops, xs, self.saved_output, *gys)
+        ys = self._unsaved_y if len(gys) == 1 else saved.rule_outputs(self, gys, True)
+        return self.vjp(self.array_ops, xs, ys, *gys)
 
     def vjp(self, *args: Any, **kwargs: Any) -> Any:
         """``vjp(xp, xs, y, *gys)``: the vector-Jacobian product, written once.
@@ -297,8 +334,9 @@ class Function:
         ``xp.reshape`` ...) that are NumPy's on the fast path and minitorch's ops under
         ``create_graph``; ``xs`` holds the inputs and ``y`` the output (a tuple for
         several outputs) in the same kind (ndarrays or Variables), ``gys`` the gradients
-        of the outputs. Arithmetic operators work on both kinds. Return one gradient per
-        input (``None`` for an input without one).
+        of the outputs. Arithmetic operators work on both kinds. An input or output
+        that ``saves`` leaves out is an ``Unsaved`` (its shape and dtype only). Return
+        one gradient per input (``None`` for an input without one).
         """
         raise NotImplementedError(
             f"{type(self).__name__}.backward is not defined (define backward, or vjp)"
@@ -317,23 +355,22 @@ class Function:
 
     # -- accessors for op authors --------------------------------------------------------
     @property
-    def input_arrays(self) -> tuple[np.ndarray, ...]:
-        """The inputs' ndarrays, in order (``x0, x1 = self.input_arrays``)."""
-        xs = self.inputs
-        if len(xs) == 1:
-            return (xs[0].data,)
-        if len(xs) == 2:
-            return (xs[0].data, xs[1].data)
-        return tuple([x.data for x in xs])
+    def input_arrays(self) -> tuple[Any, ...]:
+        """The inputs' ndarrays, in order (an ``Unsaved`` for one not saved)."""
+        return saved.rule_inputs(self, True)
 
     def output(self, i: int = 0) -> Variable:
         """Return the ``i``-th output Variable.
 
+        Outputs are held weakly; one that is gone is unpacked again from its saved array
+        when ``saves`` has ``"output"`` (the default), connected to this Function.
+
         Raises:
-            RuntimeError: if that output has been garbage-collected (outputs are held
-                weakly); keep a reference to it, or save what backward needs in forward.
+            RuntimeError: if that output is gone and was not saved.
         """
         y = self.outputs[i]()
+        if y is None and self._saves_output and self.saved_output is not None:
+            y = saved.rule_output(self, i)
         if y is None:
             raise RuntimeError(
                 f"{type(self).__name__}.output({i}): the output Variable no longer exists; "
@@ -346,19 +383,6 @@ class Function:
 
 
 _weak = weakref.ref  # read once per op in _record
-
-
-def _output_values(func: Function, arrays: bool) -> Any:
-    """The ``y`` a ``vjp`` gets: the output (its ndarray if ``arrays``), or a tuple of them.
-
-    A dropped output of a multi-output Function is ``None`` there (its gradient is zeros).
-    """
-    refs = func.outputs
-    if len(refs) == 1:
-        y = refs[0]()
-        return y.data if arrays and y is not None else y
-    ys = [ref() for ref in refs]
-    return tuple([y.data if arrays and y is not None else y for y in ys])
 
 
 def _backward_on_constants(func: Function, *gys: np.ndarray) -> Any:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from minitorch.core.saved import grad_key
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -71,14 +73,16 @@ def count_between(
     Returns:
         ``(pending, run)``: the counts, and the Functions that will run.
     """
-    targets = {id(x) for x in inputs}
+    targets = {grad_key(x) for x in inputs}  # an input not saved is known by its edge
     useful: dict[Function, bool] = {}  # visited; True once some input is found below
     stack = [(y.creator, False) for y in outputs if y.creator is not None]
     while stack:  # iterative post-order: a Function is decided after all below it
         func, below_done = stack.pop()
         edges = [(x, x.creator) for x, n in zip(func.inputs, func.needs_input_grad) if n]
         if below_done:
-            useful[func] = any(id(x) in targets or (c is not None and useful[c]) for x, c in edges)
+            useful[func] = any(
+                grad_key(x) in targets or (c is not None and useful[c]) for x, c in edges
+            )
         elif func not in useful:
             useful[func] = False
             stack.append((func, True))

@@ -133,8 +133,12 @@ class Variable(Refusals):
         dropped, so memory no longer grows with sequence length.
         """
         for func in list(functions(self)):  # listed first: unchain() cuts the links
-            for x in func.inputs:
+            for x in func.inputs:  # Variables, and the edges of values not saved
                 x.unchain()
+            for ref in func.outputs:  # an intermediate the user still holds, not saved
+                y = ref()
+                if y is not None and y.creator is func:
+                    y.unchain()
         self.creator = None
 
     def backward(self, retain_grad: bool = False, create_graph: bool = False) -> None:

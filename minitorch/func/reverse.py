@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Config, Function, Variable, grad, graph, using_config
+from minitorch.core import Config, Function, Variable, grad, grad_key, graph, using_config
 from minitorch.core import forward as _forward
 from minitorch.func import pytree
 
@@ -133,6 +133,8 @@ def boundary_here() -> Boundary:
 
 class Primal(Function):
     """y = x: a transform's own copy of an input;  ty = tx,  gx = gy."""
+
+    saves = ()
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x
@@ -260,7 +262,7 @@ def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Vari
     only be zero; one that lost the link (NumPy on ``gy.data``, a fresh ``Variable``)
     would make every tangent through this Function silently zero.
     """
-    if isinstance(gx, Variable) and _reaches(gx, {id(u) for u in us}):
+    if isinstance(gx, Variable) and _reaches(gx, {grad_key(u) for u in us}):
         return
     name = type(func).__name__
     raise RuntimeError(
@@ -275,11 +277,11 @@ def _check_depends_on_seed(func: Function, index: int, gx: object, us: list[Vari
     )
 
 
-def _reaches(y: Variable, targets: set[int]) -> bool:
+def _reaches(y: Variable, targets: set[Any]) -> bool:
     """Does the recorded graph behind ``y`` contain a Variable whose id is in ``targets``?"""
-    if id(y) in targets:
+    if grad_key(y) in targets:
         return True
-    return any(id(x) in targets for func in graph.functions(y) for x in func.inputs)
+    return any(grad_key(x) in targets for func in graph.functions(y) for x in func.inputs)
 
 
 _forward.fallback = double_vjp

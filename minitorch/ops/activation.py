@@ -36,6 +36,8 @@ def sigmoid_array(x: np.ndarray) -> np.ndarray:
 class Sigmoid(Function):
     """y = 1 / (1 + exp(-x));  gx = gy * y * (1 - y)."""
 
+    saves = ("output",)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return sigmoid_array(x)
 
@@ -71,6 +73,8 @@ def sigmoid(x: Operand) -> Variable:
 
 class ReLU(Function):
     """y = max(x, 0);  gx = gy where not x <= 0 (x > 0, or NaN), else 0."""
+
+    saves = ("inputs",)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.maximum(x, 0)
@@ -116,6 +120,8 @@ def relu(x: Operand) -> Variable:
 
 class LeakyReLU(Function):
     """y = x if x > 0 else slope * x;  gx = gy if x > 0 else slope * gy."""
+
+    saves = ("inputs",)
 
     def __init__(self, negative_slope: float) -> None:
         self.negative_slope = negative_slope
@@ -181,6 +187,8 @@ def leaky_relu(x: Operand, negative_slope: float = 0.01) -> Variable:
 class Softplus(Function):
     """y = log(1 + exp(x));  gx = gy * sigmoid(x)."""
 
+    saves = ("inputs",)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.logaddexp(0, x)  # log(e^0 + e^x) without overflow
 
@@ -217,6 +225,8 @@ INPUT = "input"  # a Clip bound that is one of the op's inputs (a Variable), not
 class Clip(Function):
     """y = min(max(x, lo), hi);  gx = gy where lo <= x <= hi,  glo = gy where x < lo
     (and lo < hi),  ghi = gy where x > hi  (PyTorch's clamp rule)."""
+
+    saves = ("inputs",)
 
     def __init__(self, x_min: Any, x_max: Any) -> None:
         # Each bound is None, a constant (a number, or the forward point's copy of an
@@ -346,6 +356,8 @@ def _bound(bound: Any, name: str) -> Any:
 class _BinaryExtremum(Function):
     """Shared by Maximum and Minimum: the gradient goes to the operand that was chosen."""
 
+    saves = ("inputs",)
+
     sign = 1  # +1: the larger operand is chosen, -1: the smaller
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
@@ -469,6 +481,8 @@ def _softmax_array(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 class Softmax(Function):
     """y = exp(x) / sum(exp(x));  gx = y * (gy - sum(gy * y))  (sums along ``axis``)."""
 
+    saves = ("output",)
+
     def __init__(self, axis: Axis) -> None:
         self.axis = axis
 
@@ -519,6 +533,8 @@ def softmax(x: Operand, axis: Axis = -1) -> Variable:
 
 class LogSoftmax(Function):
     """y = x - logsumexp(x);  gx = gy - exp(y) * sum(gy)  (sums along ``axis``)."""
+
+    saves = ("output",)
 
     def __init__(self, axis: Axis) -> None:
         self.axis = axis

@@ -27,6 +27,8 @@ def broadcast_error(op: str, x0: np.ndarray, x1: np.ndarray) -> ValueError:
 class Add(Function):
     """y = x0 + x1;  gx0 = gy,  gx1 = gy."""
 
+    saves = ()
+
     ufunc = np.add
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
@@ -69,6 +71,8 @@ def add(x0: Operand, x1: Operand) -> Variable:
 
 class Sub(Function):
     """y = x0 - x1;  gx0 = gy,  gx1 = -gy."""
+
+    saves = ()
 
     ufunc = np.subtract
 
@@ -119,6 +123,13 @@ def sub(x0: Operand, x1: Operand) -> Variable:
 class Mul(Function):
     """y = x0 * x1;  gx0 = gy * x1,  gx1 = gy * x0."""
 
+    saves = ("inputs",)
+
+    def saves_input(
+        self, i: int
+    ) -> bool:  # x0 * x1: each gradient reads the other input (x * 0.99 keeps nothing of x)
+        return self.needs_input_grad[1 - i]
+
     ufunc = np.multiply
 
     def forward(self, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
@@ -162,6 +173,11 @@ def mul(x0: Operand, x1: Operand) -> Variable:
 
 class Div(Function):
     """y = x0 / x1;  gx0 = gy / x1,  gx1 = -gy * x0 / x1**2."""
+
+    saves = ("inputs",)
+
+    def saves_input(self, i: int) -> bool:  # gx0 = gy / x1 reads x1; x0 only for gx1
+        return i == 1 or self.needs_input_grad[1]
 
     ufunc = np.true_divide
 
@@ -211,6 +227,8 @@ def div(x0: Operand, x1: Operand) -> Variable:
 
 class Neg(Function):
     """y = -x;  gx = -gy."""
+
+    saves = ()
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         if x.dtype.kind == "b":  # NumPy refuses -bool: say so under the op's name

@@ -90,6 +90,11 @@ def _transpose_output_hw(
 class Conv2d(Function):
     """y = W (x) x + b via im2col;  gx = conv_transpose2d(gy, W),  gW = Conv2dGradW(x, gy)."""
 
+    saves = ("inputs",)
+
+    def saves_input(self, i: int) -> bool:  # gx reads W, gW reads x; never the bias
+        return i < 2 and self.needs_input_grad[1 - i]
+
     def __init__(self, stride: Pair, padding: Pair) -> None:
         self.stride, self.padding = stride, padding
 
@@ -127,6 +132,8 @@ class Conv2d(Function):
 
 class Conv2dGradW(Function):
     """gW = sum over n, oh, ow of gy * im2col(x);  its gradients are a conv and a transpose."""
+
+    saves = ("inputs",)
 
     def __init__(self, kernel: Pair, stride: Pair, padding: Pair) -> None:
         self.kernel, self.stride, self.padding = kernel, stride, padding
@@ -234,6 +241,11 @@ def conv2d(
 
 class ConvTranspose2d(Function):
     """y = col2im(W^T x) + b;  gx = conv2d(gy, W),  gW = Conv2dGradW(gy, x)."""
+
+    saves = ("inputs",)
+
+    def saves_input(self, i: int) -> bool:  # gx reads W, gW reads x; never the bias
+        return i < 2 and self.needs_input_grad[1 - i]
 
     def __init__(self, stride: Pair, padding: Pair, out_hw: Pair) -> None:
         self.stride, self.padding, self.out_hw = stride, padding, out_hw

@@ -39,6 +39,8 @@ def refuse_complex(op: str, *xs: Any) -> None:
 class Unary(Function):
     """y = f(x) entry by entry;  gx = gy * f'(x),  ty = tx * f'(x)."""
 
+    saves = ("inputs",)
+
     name: ClassVar[str] = ""  # the op, for error messages
 
     def compute(self, x: np.ndarray) -> np.ndarray:

@@ -20,6 +20,8 @@ from minitorch.core.function import Ops, Value, as_constant
 class Embedding(Function):
     """y = W[indices];  gW = zeros(W.shape) with gy added at the rows ``indices``."""
 
+    saves = ()
+
     def __init__(self, indices: np.ndarray) -> None:
         self.indices = indices
 
@@ -36,6 +38,8 @@ class Embedding(Function):
 
 class EmbeddingGrad(Function):
     """gW = rows of gy scatter-added at ``indices``;  its gradient gathers them back."""
+
+    saves = ()
 
     def __init__(self, indices: np.ndarray, W_shape: tuple[int, ...]) -> None:
         self.indices, self.W_shape = indices, W_shape

@@ -70,6 +70,8 @@ def expm1(x: Operand) -> Variable:
 class Exp2(Unary):
     """y = 2**x;  dy/dx = y log 2."""
 
+    saves = ("output",)
+
     name, ufunc = "exp2", np.exp2
 
     def derivative(self, xp: Ops, x: Value, y: Value) -> Value:

@@ -52,6 +52,8 @@ def _normal_pdf(xp: Ops, x: Value) -> Value:
 class NormalCdf(Function):
     """y = Phi(x) = (1 + erf(x / sqrt 2)) / 2;  gx = gy * exp(-x^2 / 2) / sqrt(2 pi)."""
 
+    saves = ("inputs",)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return 0.5 * (1.0 + _erf_array(x / SQRT_2))
 
@@ -100,6 +102,8 @@ def _tanh_slope(x: Value, t: Value) -> Value:
 
 class GeluTanh(Function):
     """y = x / 2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));  gx = gy * slope (above)."""
+
+    saves = ("inputs",)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         self.t = np.tanh(_tanh_arg(x))  # kept: the first-order backward reuses it

@@ -53,6 +53,8 @@ def _scatter(gy: np.ndarray, index: Any, x_shape: Shape) -> np.ndarray:
 class GetItem(Function):
     """y = x[index];  gx = zeros like x with gy added at ``index`` (np.add.at)."""
 
+    saves = ()
+
     def __init__(self, index: Any) -> None:
         self.index = index
 
@@ -72,6 +74,8 @@ class GetItem(Function):
 
 class GetItemGrad(Function):
     """y = zeros(x_shape) with gy added at ``index``;  ggy = ggx[index]  (GetItem's adjoint)."""
+
+    saves = ()
 
     def __init__(self, index: Any, x_shape: Shape) -> None:
         self.index = index
@@ -127,6 +131,8 @@ def get_item(x: Operand, index: Any) -> Variable:
 
 class Where(Function):
     """y = where(c, x0, x1);  gx0 = gy where c else 0,  gx1 = gy where not c else 0."""
+
+    saves = ()
 
     def __init__(self, condition: np.ndarray) -> None:
         self.condition = condition

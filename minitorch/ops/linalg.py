@@ -62,6 +62,13 @@ def _swap_last(ndim: int) -> tuple[int, ...]:
 class MatMul(Function):
     """y = a @ b;  ga = gy @ b^T,  gb = a^T @ gy  (summed over broadcast batch axes)."""
 
+    saves = ("inputs",)
+
+    def saves_input(
+        self, i: int
+    ) -> bool:  # ga reads b, gb reads a: keep each only for the other's gradient
+        return self.needs_input_grad[1 - i]
+
     def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _check_matmul(a, b)
         return np.matmul(a, b)
@@ -76,13 +83,15 @@ class MatMul(Function):
     def vjp(self, xp: Ops, xs: Pair, y: Value, gy: Value) -> tuple[Value | None, Value | None]:
         a, b = xs
         a2, b2, gy2 = _as_matrices(a.shape, b.shape, gy.shape)
-        a_m, b_m, gy_m = xp.reshape(a, a2), xp.reshape(b, b2), xp.reshape(gy, gy2)
-        need_a, need_b = self.needs_input_grad
+        gy_m = xp.reshape(gy, gy2)
+        need_a, need_b = self.needs_input_grad  # ga reads only b, gb only a (saves_input)
         ga = gb = None
         if need_a:
-            ga = xp.reshape(xp.sum_to(gy_m @ xp.transpose(b_m, _swap_last(len(b2))), a2), a.shape)
+            b_t = xp.transpose(xp.reshape(b, b2), _swap_last(len(b2)))
+            ga = xp.reshape(xp.sum_to(gy_m @ b_t, a2), a.shape)
         if need_b:
-            gb = xp.reshape(xp.sum_to(xp.transpose(a_m, _swap_last(len(a2))) @ gy_m, b2), b.shape)
+            a_t = xp.transpose(xp.reshape(a, a2), _swap_last(len(a2)))
+            gb = xp.reshape(xp.sum_to(a_t @ gy_m, b2), b.shape)
         return ga, gb
 
 
@@ -124,6 +133,13 @@ def matmul(a: Operand, b: Operand) -> Variable:
 
 class Linear(Function):
     """y = x @ W^T + b;  gx = gy @ W,  gW = gy^T @ x,  gb = sum of gy over the batch."""
+
+    saves = ("inputs",)
+
+    def saves_input(
+        self, i: int
+    ) -> bool:  # gx reads W, gW reads x (an MLP's data batch needs no gx: W kept); never b
+        return i < 2 and self.needs_input_grad[1 - i]
 
     def forward(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         _check_linear(x, W, b)

@@ -113,6 +113,8 @@ def factors(xp: Ops, a: Value, y: tuple[Value, ...], again: Function) -> Any:
 class Cholesky(Function):
     """L = chol(A);  dL = L Phi(L^-1 dA L^-T),  gA = sym(L^-T Phi(L^T gL) L^-1)."""
 
+    saves = ("output",)
+
     def forward(self, a: np.ndarray) -> np.ndarray:
         check_matrices("cholesky", a)
         try:
@@ -297,6 +299,8 @@ class SVD(Function):
 
 class SingularValues(Function):
     """s = svd(A, compute_uv=False);  ds = diag(U^T dA V),  gA = U diag(gs) V^T."""
+
+    saves = ("inputs",)
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         check_matrices("svd", a, square=False)

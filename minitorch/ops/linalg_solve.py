@@ -70,6 +70,8 @@ def trace_of_product(xp: Ops, a: Value, b: Value) -> Value:
 class Inv(Function):
     """C = A^-1;  dC = -C dA C,  gA = -C^T gC C^T."""
 
+    saves = ("output",)
+
     def forward(self, a: np.ndarray) -> np.ndarray:
         check_matrices("inv", a)
         try:
@@ -231,6 +233,8 @@ def det(a: Operand) -> Variable:
 
 class Slogdet(Function):
     """(s, l) = (sign det A, log |det A|);  dl = tr(A^-1 dA),  gA = gl A^-T;  s is constant."""
+
+    saves = ("inputs",)
 
     def forward(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         check_matrices("slogdet", a)

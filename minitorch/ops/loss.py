@@ -109,6 +109,8 @@ def _check_labels(
 class SoftmaxCrossEntropy(Function):
     """loss_i = logsumexp(x_i) - x_i[t_i];  gx_i = (softmax(x_i) - onehot(t_i)) * gy_i."""
 
+    saves = ("inputs",)
+
     def __init__(
         self, ignore_index: int | None, reduction: str, op: str = "softmax_cross_entropy"
     ) -> None:
@@ -449,6 +451,8 @@ def l1_loss(input: Operand, target: Operand, reduction: str = "mean") -> Variabl
 class BinaryCrossEntropy(Function):
     """y = -(t max(log p, -100) + (1 - t) max(log(1 - p), -100));
     gp = gy (p - t) / max(p (1 - p), 1e-12),  gt = gy (log(1 - p) - log p)."""
+
+    saves = ("inputs",)
 
     def forward(self, p: np.ndarray, t: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):

@@ -23,6 +23,8 @@ One = tuple[Value]  # the input of a unary op, as an ndarray or as a Variable
 class Exp(Function):
     """y = exp(x);  gx = gy * y."""
 
+    saves = ("output",)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.exp(x)
 
@@ -48,6 +50,8 @@ def exp(x: Operand) -> Variable:
 
 class Log(Function):
     """y = log(x);  gx = gy / x."""
+
+    saves = ("inputs",)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.log(x)
@@ -76,6 +80,8 @@ def log(x: Operand) -> Variable:
 class Sin(Function):
     """y = sin(x);  gx = gy * cos(x)."""
 
+    saves = ("inputs",)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sin(x)
 
@@ -100,6 +106,8 @@ def sin(x: Operand) -> Variable:
 class Cos(Function):
     """y = cos(x);  gx = -gy * sin(x)."""
 
+    saves = ("inputs",)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.cos(x)
 
@@ -123,6 +131,8 @@ def cos(x: Operand) -> Variable:
 
 class Tanh(Function):
     """y = tanh(x);  gx = gy * (1 - y**2), one :class:`TanhGrad` op."""
+
+    saves = ("output",)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x)
@@ -151,6 +161,11 @@ class TanhGrad(Function):
     Raises:
         ValueError: if y and gy have different shapes (the message names both).
     """
+
+    saves = ("inputs",)
+
+    def saves_input(self, i: int) -> bool:  # both gradients read t; gy only for t's
+        return i == 0 or self.needs_input_grad[0]
 
     def forward(self, y: np.ndarray, gy: np.ndarray) -> np.ndarray:
         if y.shape != gy.shape:
@@ -191,6 +206,8 @@ def tanh(x: Operand) -> Variable:
 class Sqrt(Function):
     """y = sqrt(x);  gx = gy / (2 y)."""
 
+    saves = ("output",)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sqrt(x)
 
@@ -213,6 +230,8 @@ def sqrt(x: Operand) -> Variable:
 
 class Square(Function):
     """y = x**2;  gx = 2 x gy."""
+
+    saves = ("inputs",)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.square(x)  # not x * x: np.square's dtype (a bool squares to int8)
@@ -240,6 +259,8 @@ def square(x: Operand) -> Variable:
 
 class Abs(Function):
     """y = |x|;  gx = gy * sign(x)  (subgradient 0 at x = 0, as NumPy's sign and PyTorch)."""
+
+    saves = ("inputs",)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.abs(x)
@@ -271,6 +292,8 @@ def _shifted(x0: _Base, shift: np.ndarray) -> _Base:
 
 class Pow(Function):
     """y = x0 ** x1;  gx0 = gy * x1 * x0**(x1 - 1),  gx1 = gy * y * log(x0)."""
+
+    saves = ("inputs",)
 
     ufunc = np.power
 

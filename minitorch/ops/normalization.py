@@ -26,6 +26,8 @@ from minitorch.ops.reshape import as_float, astype, reshape
 class Standardize(Function):
     """x_hat = (x - mean) / sqrt(var + eps) over axes;  closed-form gradient above."""
 
+    saves = ("inputs",)
+
     def __init__(self, axes: tuple[int, ...], eps: float) -> None:
         self.axes, self.eps = axes, eps
 

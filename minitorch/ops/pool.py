@@ -47,6 +47,8 @@ def _window(
 class MaxPool2d(Function):
     """y = the largest entry of each window;  gx = gy sent back to that entry."""
 
+    saves = ()
+
     def __init__(
         self, kernel: Pair, stride: Pair, padding: Pair, argmax: np.ndarray | None = None
     ) -> None:
@@ -75,6 +77,8 @@ class MaxPool2d(Function):
 
 class MaxPool2dGrad(Function):
     """gx = gy scattered to the argmax of each window;  ggy = ggx gathered from there."""
+
+    saves = ()
 
     def __init__(self, pool: MaxPool2d) -> None:
         self.pool = pool

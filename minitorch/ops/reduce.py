@@ -100,6 +100,8 @@ class _Reduction:
 class Sum(_Reduction, Function):
     """y = sum of x over ``axis``;  gx = gy broadcast back to x's shape."""
 
+    saves = ()
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.sum(x, axis=self.reduced_axes(x), keepdims=self.keepdims)
 
@@ -158,6 +160,8 @@ def mean(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
 
 class _Extremum(_Reduction, Function):
     """Shared machinery of Max and Min: the gradient goes to the extreme entries."""
+
+    saves = ("inputs",)
 
     name = "max"
     reducer: np.ufunc = np.maximum  # forward is its .reduce

@@ -99,6 +99,8 @@ def add_tangents(shape: Shape, *terms: Variable | None) -> Variable | None:
 class Reshape(Function):
     """y = x viewed with a new shape;  gx = gy reshaped back."""
 
+    saves = ()
+
     def __init__(self, shape: Shape) -> None:
         self.shape = shape
 
@@ -140,6 +142,8 @@ def reshape(x: Operand, shape: Shape | int) -> Variable:
 
 class Transpose(Function):
     """y = x with permuted axes;  gx = gy with the inverse permutation."""
+
+    saves = ()
 
     def __init__(self, axes: Shape | None) -> None:
         self.axes = axes
@@ -183,6 +187,8 @@ def transpose(x: Operand, axes: Sequence[int] | None = None) -> Variable:
 class BroadcastTo(Function):
     """y = x repeated along broadcast axes;  gx = sum_to(gy, x.shape)."""
 
+    saves = ()
+
     def __init__(self, shape: Shape) -> None:
         self.shape = shape
 
@@ -223,6 +229,8 @@ def broadcast_to(x: Operand, shape: Shape) -> Variable:
 
 class SumTo(Function):
     """y = x summed down to ``shape``;  gx = broadcast_to(gy, x.shape)."""
+
+    saves = ()
 
     def __init__(self, shape: Shape) -> None:
         self.shape = shape
@@ -366,6 +374,8 @@ def flatten(x: Operand, start_dim: int = 0, end_dim: int = -1) -> Variable:
 class Concatenate(Function):
     """y = [x0, x1, ...] joined along ``axis``;  gx_i = the slice of gy that x_i filled."""
 
+    saves = ()
+
     def __init__(self, axis: int) -> None:
         self.axis = axis
 
@@ -400,6 +410,8 @@ class Concatenate(Function):
 class SliceAxis(Function):
     """y = x[start:stop] along ``axis`` (a copy);  gx = gy placed in zeros of x's shape."""
 
+    saves = ()
+
     def __init__(self, start: int, stop: int, axis: int) -> None:
         self.start, self.stop, self.axis = start, stop, axis
 
@@ -416,6 +428,8 @@ class SliceAxis(Function):
 
 class SliceAxisGrad(Function):
     """gx = zeros(x_shape) with gy at ``start:stop`` along ``axis``;  ggy = ggx sliced."""
+
+    saves = ()
 
     def __init__(self, start: int, stop: int, axis: int, x_shape: Shape) -> None:
         self.start, self.stop, self.axis, self.x_shape = start, stop, axis, x_shape
@@ -526,6 +540,8 @@ def stack(xs: Sequence[Operand], axis: int = 0) -> Variable:
 
 class AsType(Function):
     """y = x converted to ``dtype``;  gx = gy converted back to x's dtype."""
+
+    saves = ()
 
     def __init__(self, dtype: np.dtype) -> None:
         self.dtype = dtype

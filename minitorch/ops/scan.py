@@ -115,6 +115,8 @@ def prod(x: Operand, axis: Axis = None, keepdims: bool = False) -> Variable:
 class Cumsum(Function):
     """y_i = x_0 + ... + x_i along ``axis``;  gx = running totals of gy from the end."""
 
+    saves = ()
+
     def __init__(self, axis: int, reverse: bool = False) -> None:
         self.axis, self.reverse = axis, reverse  # reverse: totals from the end (the vjp)
 

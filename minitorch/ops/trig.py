@@ -20,6 +20,8 @@ from minitorch.ops.elementwise import Binary, Unary
 class Tan(Unary):
     """y = tan(x);  dy/dx = 1 + y**2."""
 
+    saves = ("output",)
+
     name, ufunc = "tan", np.tan
 
     def derivative(self, xp: Ops, x: Value, y: Value) -> Value:
@@ -113,6 +115,8 @@ def arctan(x: Operand) -> Variable:
 
 class Arctan2(Binary):
     """y = arctan2(x0, x1);  dy/dx0 = x1 / (x0**2 + x1**2),  dy/dx1 = -x0 / (x0**2 + x1**2)."""
+
+    saves = ("inputs",)
 
     name, ufunc = "arctan2", np.arctan2
 

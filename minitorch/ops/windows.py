@@ -166,6 +166,8 @@ def col2im_array(
 class Im2col(Function):
     """col = the unfolded windows of x;  gx = col2im(gcol)."""
 
+    saves = ()
+
     def __init__(self, kernel: Pair, stride: Pair, padding: Pair) -> None:
         self.kernel, self.stride, self.padding = kernel, stride, padding
 
@@ -228,6 +230,8 @@ def im2col(
 
 class Col2im(Function):
     """x = columns added back into their windows;  gcol = im2col(gx)."""
+
+    saves = ()
 
     def __init__(
         self, x_shape: tuple[int, ...], kernel: Pair, stride: Pair, padding: Pair

@@ -34,7 +34,12 @@ from checks import (
     time_limit,
     traced,
 )
-from minitorch import Variable, no_grad
+from minitorch import Config, Variable, no_grad
+
+# The engines we write below look Variables up by identity (`id(u)`), so every Function
+# must keep its input Variables alive. minitorch's ops normally keep only what their
+# gradient rule reads and free the rest (docs/concepts/memory.md); this switch keeps all.
+Config.save_all = True
 
 # %% [markdown]
 # ## A diamond

@@ -32,7 +32,13 @@ from checks import (
     explain_errors,
     ok,
 )
-from minitorch import Variable, manual_seed, nn
+from minitorch import Config, Variable, manual_seed, nn
+
+# minitorch frees an intermediate value as soon as no gradient rule needs it (its ops
+# declare what they save: docs/concepts/memory.md), and a picture then shows it as
+# "freed". Here we want to see every value and every kept gradient, so every Function
+# keeps its input Variables alive:
+Config.save_all = True
 
 # %% [markdown]
 # ## Drawing a graph

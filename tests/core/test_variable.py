@@ -101,17 +101,30 @@ def test_forward_returning_a_list_names_the_class() -> None:
         ReturnsList()(Variable(np.ones(2)))
 
 
-def test_output_accessor_reports_a_freed_output() -> None:
+def test_output_accessor_reports_a_freed_output_that_was_not_saved() -> None:
     x = Variable(np.ones(2))
-    f = ReturnsTwice()
+    f = ReturnsTwiceSavingInputs()
     f(x)  # outputs are dropped at once
-    with pytest.raises(RuntimeError, match=r"ReturnsTwice.output\(0\)"):
+    with pytest.raises(RuntimeError, match=r"ReturnsTwiceSavingInputs.output\(0\)"):
         f.output(0)
+
+
+def test_output_accessor_unpacks_a_freed_saved_output() -> None:
+    x = Variable(np.ones(2))
+    f = ReturnsTwice()  # saves everything, the default
+    f(x)
+    y = f.output(0)
+    np.testing.assert_array_equal(y.data, [2.0, 2.0])
+    assert y.creator is f
 
 
 class ReturnsTwice(Function):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return 2 * x
+
+
+class ReturnsTwiceSavingInputs(ReturnsTwice):
+    saves = ("inputs",)
 
 
 def test_as_array_and_as_variable() -> None:

@@ -151,7 +151,8 @@ def test_constants_made_from_user_data_are_named_by_the_argument() -> None:
 @pytest.mark.parametrize("rankdir", ["TB", "LR"])
 def test_legend_and_note_render(rankdir: str) -> None:
     x = named(0.5, "x")
-    y = F.exp(F.sin(x))
+    h = F.sin(x)  # held here, so alive though Exp does not save it: its grad is not kept
+    y = F.exp(h)
     y.backward()
     dot = viz.to_dot(y, legend=True, show_grads=True, rankdir=rankdir)
     assert dot.count("not kept") == 1

@@ -23,7 +23,8 @@ N = 1000  # 1000 float64: 8,000 bytes per array
 
 
 def chain() -> tuple[Variable, Variable]:
-    """x (1000,) float64 -> exp -> tanh -> sum: each Function keeps one 8,000-byte array."""
+    """x (1000,) float64 -> exp -> tanh -> sum: exp and tanh keep their outputs (8,000
+    bytes each), sum keeps nothing (its gradient is gy broadcast to x's shape)."""
     x = Variable(np.linspace(-1.0, 1.0, N), name="x")
     return x, x.exp().tanh().sum()
 
@@ -33,20 +34,20 @@ def func_labels(dot: str) -> dict[str, str]:
     return dict(re.findall(r"<B>(\w+)</B><BR/>saved: ([^>]+?)>", dot))
 
 
-def test_each_function_keeps_its_inputs_bytes() -> None:
+def test_each_function_keeps_what_its_rule_reads() -> None:
     x, y = chain()
     exp = y.creator.inputs[0].creator.inputs[0].creator
     assert type(exp).__name__ == "Exp"
-    assert saved_bytes(exp) == 8 * N
-    assert saved_bytes(y.creator) == 8 * N  # Sum keeps tanh(exp(x))
-    assert graph_saved_bytes(walk([y])) == 3 * 8 * N
+    assert saved_bytes(exp) == 8 * N  # exp(x), its output
+    assert saved_bytes(y.creator) == 0  # Sum keeps nothing
+    assert graph_saved_bytes(walk([y])) == 2 * 8 * N
 
 
 def test_dot_labels_each_function_and_the_total() -> None:
     _, y = chain()
     dot = viz.to_dot(y, show_memory=True)
-    assert func_labels(dot) == {"Exp": "7.81 kB", "Tanh": "7.81 kB", "Sum": "7.81 kB"}
-    assert "saved for backward: 23.44 kB (24,000 bytes; each array once)" in dot
+    assert func_labels(dot) == {"Exp": "7.81 kB", "Tanh": "7.81 kB", "Sum": "0 B"}
+    assert "saved for backward: 15.62 kB (16,000 bytes; each array once)" in dot
 
 
 def test_an_array_used_twice_is_counted_once() -> None:
@@ -89,22 +90,23 @@ def test_the_stepper_holds_less_after_each_step_down_to_zero() -> None:
     _, y = chain()
     stepper = viz.BackwardStepper(viz.trace_backward(y), show_memory=True)
     held = [frame["held"] for frame in stepper.frames()]
-    # start: all three; after Sum, Tanh, Exp: two, one, none; end: none
-    assert held == [24000, 16000, 8000, 0, 0]
-    assert stepper.frames()[1]["memory"] == (
-        "held for backward: 15.62 kB of 23.44 kB (Sum.backward has run: 7.81 kB released)"
+    # start: exp's and tanh's outputs; after Sum (kept nothing), Tanh, Exp: two, one,
+    # none; end: none
+    assert held == [16000, 16000, 8000, 0, 0]
+    assert stepper.frames()[2]["memory"] == (
+        "held for backward: 7.81 kB of 15.62 kB (Tanh.backward has run: 7.81 kB released)"
     )
 
 
 def test_a_shared_array_is_held_until_its_last_user_has_run() -> None:
     x = Variable(np.ones(N), name="x")
-    y = (x.exp() * x).sum()  # Sum keeps e*x; Mul keeps e and x; Exp keeps x
+    y = (x.exp() * x).sum()  # Sum keeps nothing; Mul keeps e and x; Exp keeps e
     frames = viz.BackwardStepper(viz.trace_backward(y), show_memory=True).frames()
     assert [frame["counter"] for frame in frames][1:4] == ["step 1 of 3"] + [
         "step 2 of 3", "step 3 of 3"
     ]  # fmt: skip
-    # after Sum: e, x; after Mul: x (Exp still needs it); after Exp: nothing
-    assert [frame["held"] for frame in frames] == [24000, 16000, 8000, 0, 0]
+    # after Sum: e, x; after Mul: e (Exp still needs it); after Exp: nothing
+    assert [frame["held"] for frame in frames] == [16000, 16000, 8000, 0, 0]
 
 
 def test_held_falls_monotonically_to_zero_on_an_mlp() -> None:
@@ -129,7 +131,7 @@ def test_the_stepper_page_has_the_line_only_with_show_memory() -> None:
     _, y = chain()
     shown = viz.BackwardStepper(viz.trace_backward(y), show_memory=True)
     html = shown.to_html()
-    assert '<span class="mts-memory-text">held for backward: 23.44 kB, what the' in html
+    assert '<span class="mts-memory-text">held for backward: 15.62 kB, what the' in html
     assert "minitorchMemory(root, parsed)" in html
     assert "saved: 7.81 kB" in shown.dot()  # the Functions' labels in the drawing
 

@@ -1,0 +1,283 @@
+"""What a Function keeps for backward, and the stand-in for what it does not.
+
+Each op declares what its gradient rule reads (``Function.saves``): its inputs, its
+output, or nothing (``x + c`` needs nothing, ``exp`` its output, ``sin`` its input). The
+Function keeps only that, so an intermediate array nobody needs is freed during the
+forward pass, as in PyTorch (``ctx.save_for_backward``).
+
+A value the Function did not keep is an :class:`Unsaved` in its place: it knows the
+shape and dtype (rules need them: ``sum_to(gy, x.shape)``) and, in ``Function.inputs``,
+the edge of the graph (the ``creator`` that made the value and which of its outputs it
+was), but holds no data. Any other use raises an error naming the op, the input and
+its ``saves`` declaration, so a wrong declaration can never give a silently wrong
+gradient. Because the Variable may be gone, the engine keys an intermediate gradient
+by its edge (:func:`grad_key`), never by the id of the Variable.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Sequence
+
+    import numpy as np
+
+    from minitorch.core.function import Function
+    from minitorch.core.variable import Variable
+
+
+class Unsaved:
+    """The place of an input or output a Function did not save: shape and dtype, no data.
+
+    Attributes:
+        creator: the Function whose output the value was (``None`` for a leaf): the edge
+            the engine and the graph walks follow.
+        index: which output of ``creator`` it was.
+        shape, dtype: those of the value; ``ndim``, ``size`` from them, as NumPy's.
+        generation, requires_grad: as the Variable's (``creator.generation + 1``; an
+            op's recorded output requires a gradient).
+        op, position, role: the Function that did not save it, its input (or output)
+            index and ``"input"`` (or ``"output"``): the error message names them.
+
+    Raises:
+        RuntimeError: on any use of the value (arithmetic, NumPy functions, ``.data``,
+            ``.T`` ...): the op's ``saves`` declaration leaves it out.
+    """
+
+    __slots__ = ("creator", "dtype", "index", "op", "position", "shape")
+    __array_priority__ = 1e9  # NumPy leaves the binary operators to us (they raise)
+    name = grad = None  # what graph pictures read of a Variable (viz shows it "freed")
+    role = "input"
+    requires_grad = True
+
+    def __init__(self, x: Variable, op: Function, position: int) -> None:
+        # Once per op whose input is not saved: kept short (no list, no lookups).
+        data = x.data
+        self.shape: tuple[int, ...] = data.shape
+        self.dtype: np.dtype[Any] = data.dtype
+        self.creator = creator = x.creator
+        self.index = 0 if creator is None or len(creator.outputs) == 1 else output_index(x)
+        self.op, self.position = type(op), position
+
+    @property
+    def generation(self) -> int:
+        """``creator.generation + 1``, as the Variable's (0 once the edge is cut)."""
+        return 0 if self.creator is None else self.creator.generation + 1
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions, ``len(shape)``."""
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """The number of elements, the product of ``shape``."""
+        return math.prod(self.shape)
+
+    def live(self) -> Variable | None:
+        """The Variable this stands for if it still exists (someone holds it), else None."""
+        if self.creator is None:
+            return None
+        y = self.creator.outputs[self.index]()
+        return y if y is not None and y.creator is self.creator else None
+
+    def unchain(self) -> None:
+        """Cut the edge (``Variable.unchain_backward`` cuts every edge of a graph)."""
+        self.creator = None
+
+    def refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        """Every use of the value lands here: say which declaration left it out."""
+        op = self.op.__name__
+        raise RuntimeError(
+            f"{op}'s gradient rule used the value of its {self.role} {self.position}, but "
+            f"{op} does not save it for backward ({op}.saves = {self.op.saves!r}); only its "
+            "shape and dtype are kept. Add what the rule reads to `saves` (or override "
+            "saves_input) so that the Function keeps it"
+        )
+
+    def __getattr__(self, name: str) -> Any:  # a missing attribute: .data, .T, .reshape ...
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            self.refuse()
+        except RuntimeError as err:  # an AttributeError, so getattr(x, name, default) works
+            raise AttributeError(f"{name}: {err}") from None
+
+    def __repr__(self) -> str:
+        return f"<{self.role} not saved for backward: shape={self.shape} dtype={self.dtype}>"
+
+    __array__ = __array_ufunc__ = __array_function__ = refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = refuse
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = refuse
+    __neg__ = __pos__ = __abs__ = __getitem__ = __iter__ = __len__ = __float__ = refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __bool__ = refuse
+
+
+class UnsavedOutput(Unsaved):
+    """The ``y`` a rule gets from a Function whose ``saves`` leaves out the output: one
+    per class and output index, made once (``gy`` has the output's shape and dtype)."""
+
+    __slots__ = ()
+    role = "output"
+    shape = dtype = property(Unsaved.refuse)  # type: ignore[assignment]
+
+    def __init__(self, op: type[Function], position: int) -> None:  # noqa: D107
+        self.creator, self.index, self.op, self.position = None, 0, op, position
+
+    def __repr__(self) -> str:
+        return f"<output {self.position} of {self.op.__name__}: not saved for backward>"
+
+
+def output_index(y: Variable) -> int:
+    """Which output of its creator ``y`` is (``0`` for the usual single output)."""
+    refs = y.creator.outputs  # type: ignore[union-attr]
+    return next((i for i, ref in enumerate(refs) if ref() is y), 0)
+
+
+def grad_key(x: Variable | Unsaved) -> Hashable:
+    """Where the engine accumulates ``x``'s gradient.
+
+    A leaf by its id (the graph holds every leaf, so the id is never reused meanwhile);
+    an op's output by its edge, the creator (or ``(creator, index)`` for one of several
+    outputs), because the Variable itself may be gone.
+    """
+    creator = x.creator
+    if creator is None:
+        return id(x)
+    if len(creator.outputs) == 1:
+        return creator
+    return (creator, x.index if isinstance(x, Unsaved) else output_index(x))
+
+
+def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
+    """``func.inputs`` for a Function that does not save every input.
+
+    A saved input, and every leaf, stays a Variable (the engine writes the leaves'
+    ``.grad``); any other input is kept as its edge, an :class:`Unsaved`. For a class
+    with its own ``saves_input`` the answers are kept in ``func._kept`` (and cached per
+    class and ``needs_input_grad``: the hook must depend on nothing else).
+    """
+    if func._input_rule:  # saves_input depends on needs_input_grad only: asked once each
+        cache = type(func)._kept_for
+        kept = cache.get(func.needs_input_grad)
+        if kept is None:
+            kept = cache[func.needs_input_grad] = tuple(map(func.saves_input, range(len(xs))))
+        func._kept = kept
+    else:
+        kept = (False,) * len(xs)
+    if len(xs) == 2:  # x + c, x * c: inline, no lists
+        x0, x1 = xs
+        return [
+            x0 if kept[0] or x0.creator is None else Unsaved(x0, func, 0),
+            x1 if kept[1] or x1.creator is None else Unsaved(x1, func, 1),
+        ]
+    return [
+        x if keep or x.creator is None else Unsaved(x, func, i)
+        for i, (x, keep) in enumerate(zip(xs, kept))
+    ]
+
+
+def rule_inputs(func: Function, arrays: bool) -> tuple[Any, ...]:
+    """The ``xs`` a rule gets: each saved input as its array (``arrays``) or Variable,
+    the others as :class:`Unsaved` stand-ins (a leaf too, though ``inputs`` holds it: a
+    wrong declaration must fail whatever the input was)."""
+    xs: list[Any] = func.inputs
+    kept = func._kept
+    if kept is None and func._saves_inputs:  # every input saved: the default
+        if not arrays:
+            return tuple(xs)
+        if len(xs) == 1:  # the usual one or two inputs, inline
+            return (xs[0].data,)
+        return (xs[0].data, xs[1].data) if len(xs) == 2 else tuple([x.data for x in xs])
+    if len(xs) == 2 and kept is None:  # x + c: nothing saved
+        x0, x1 = xs
+        return (x0 if type(x0) is Unsaved else Unsaved(x0, func, 0),
+                x1 if type(x1) is Unsaved else Unsaved(x1, func, 1))  # fmt: skip
+    if len(xs) == 2 and kept is not None:  # x * c: one saved, one not
+        x0, x1 = xs
+        x0 = (x0.data if arrays else x0) if kept[0] else _stand_in(x0, func, 0)
+        x1 = (x1.data if arrays else x1) if kept[1] else _stand_in(x1, func, 1)
+        return (x0, x1)
+    kept = kept or (False,) * len(xs)
+    return tuple(
+        [
+            (x.data if arrays else x) if keep else _stand_in(x, func, i)
+            for i, (x, keep) in enumerate(zip(xs, kept))
+        ]
+    )
+
+
+def _stand_in(x: Any, func: Function, i: int) -> Unsaved:
+    return x if type(x) is Unsaved else Unsaved(x, func, i)
+
+
+def declare(cls: type[Function], base: type[Function]) -> None:
+    """Read a Function class's ``saves`` once, when the class is defined.
+
+    Raises:
+        TypeError: if ``saves`` is not a tuple of ``"inputs"`` and/or ``"output"``.
+    """
+    if isinstance(cls.saves, str) or not set(cls.saves) <= {"inputs", "output"}:
+        raise TypeError(
+            f"{cls.__name__}.saves = {cls.saves!r}: give a tuple of 'inputs' and/or "
+            "'output', e.g. saves = ('output',) or saves = ()"
+        )
+    cls._saves_inputs = "inputs" in cls.saves
+    cls._saves_output = "output" in cls.saves
+    cls._input_rule = cls.saves_input is not base.saves_input  # decided per call
+    cls._kept_for = {}  # needs_input_grad -> what saves_input answered, per class
+    cls._unsaved_y = None if cls._saves_output else UnsavedOutput(cls, 0)
+
+
+def rule_outputs(func: Function, gys: tuple[Any, ...], arrays: bool) -> Any:
+    """The ``y`` a rule gets (a tuple for several outputs).
+
+    Saved: the output array, or under ``create_graph`` the output Variable: the one the
+    user holds or, if it is gone, a new Variable over the saved array whose creator is
+    ``func``, so second derivatives through ``y`` stay connected (PyTorch unpacks a
+    saved output the same way). Not saved: :class:`UnsavedOutput` stand-ins.
+    """
+    if not func._saves_output:
+        if len(gys) == 1:
+            return func._unsaved_y
+        return tuple(UnsavedOutput(type(func), i) for i in range(len(gys)))
+    if arrays:
+        return func.saved_output
+    arrays_ = (func.saved_output,) if len(func.outputs) == 1 else func.saved_output
+    ys = [_output_variable(func, i, y) for i, y in enumerate(arrays_)]
+    return ys[0] if len(ys) == 1 else tuple(ys)
+
+
+def rule_output(func: Function, i: int) -> Variable:
+    """Output ``i`` of ``func`` as a Variable, unpacked from the saved array if it is gone."""
+    saved = func.saved_output
+    return _output_variable(func, i, saved if len(func.outputs) == 1 else saved[i])
+
+
+def _output_variable(func: Function, i: int, array: np.ndarray) -> Variable:
+    from minitorch.core.variable import Variable  # (variable.py imports this module)
+
+    y = func.outputs[i]()
+    if y is None or y.creator is not func:  # gone (or unchained): unpack the saved array
+        y = Variable(array)
+        y.creator, y.generation = func, func.generation + 1
+        func.outputs[i] = weakref.ref(y)  # its output index (grad_key) is found again
+    return y
+
+
+def saved_arrays(func: Function) -> list[Any]:
+    """The arrays ``func`` keeps for its backward: its saved inputs' and output(s).
+
+    What the profiler and ``viz``'s ``show_memory`` count as "saved for backward"
+    (leaves an op does not save are held by the graph, but they belong to the user).
+    """
+    xs = func.inputs or ()
+    kept = func._kept if func._kept is not None else (func._saves_inputs,) * len(xs)
+    arrays = [x.data for x, keep in zip(xs, kept) if keep and type(x) is not Unsaved]
+    out = func.saved_output
+    if out is not None:
+        arrays += list(out) if isinstance(out, tuple) else [out]
+    return [a for a in arrays if a is not None]

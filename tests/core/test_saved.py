@@ -1,0 +1,172 @@
+"""Issue 32, item 1: each op keeps only what its gradient rule reads (``Function.saves``).
+
+Memory is measured, not assumed: the arrays of a chain's size that are still alive are
+counted through weak references. Expected values are counted by hand or come from
+closed forms (d/dx exp = exp, d/dx tanh = 1 - tanh², d/dx sigmoid = s (1 - s)).
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import minitorch.ops as F
+from minitorch import Config, Function, Variable, autograd, using_config
+from minitorch.core.saved import Unsaved
+
+N = 10_000  # the chain's arrays: 80,000 bytes each
+
+
+def alive(refs: list[weakref.ref]) -> int:
+    return sum(ref() is not None for ref in refs)
+
+
+def chain(x: Variable, refs: list[weakref.ref]) -> Variable:
+    """exp, + 1, * 0.5, five times; a weak reference to each op's output array."""
+    y = x
+    for _ in range(5):
+        for op in (F.exp, lambda v: v + 1.0, lambda v: v * 0.5):
+            y = op(y)
+            refs.append(weakref.ref(y.data))
+    return y
+
+
+def test_a_chain_keeps_only_the_outputs_of_exp() -> None:
+    refs: list[weakref.ref] = []
+    x = Variable(np.linspace(-1.0, 0.0, N))
+    y = chain(x, refs)
+    gc.collect()
+    # alive: the 5 outputs of exp (its rule reads y) and y itself; the outputs of + 1 and
+    # * 0.5 are read by no rule (x * 0.5 needs 0.5, not x) and were freed in forward
+    assert alive(refs) == 5 + 1
+    y.sum().backward()
+    values, v = [], x.data  # the chain rule by hand: each step v -> (exp(v) + 1) / 2
+    for _ in range(5):
+        values.append(v)
+        v = (np.exp(v) + 1.0) * 0.5
+    grad = np.ones(N)
+    for v in reversed(values):
+        grad = grad * 0.5 * np.exp(v)
+    np.testing.assert_allclose(x.grad.data, grad, rtol=1e-12)
+
+
+def test_save_all_keeps_every_intermediate() -> None:
+    refs: list[weakref.ref] = []
+    with using_config("save_all", True):
+        y = chain(Variable(np.linspace(-1.0, 0.0, N)), refs)
+    gc.collect()
+    assert alive(refs) == 15
+    assert not Config.save_all
+    del y
+
+
+def test_an_unsaved_input_is_an_edge_with_shape_and_creator() -> None:
+    x = Variable(np.ones((2, 3)))
+    h = F.exp(x)
+    y = h + 1.0
+    (edge, constant) = y.creator.inputs
+    assert type(edge) is Unsaved and type(constant) is Variable  # leaves stay held
+    assert edge.creator is h.creator and edge.index == 0
+    assert (edge.shape, edge.dtype, edge.ndim, edge.size) == ((2, 3), np.float64, 2, 6)
+    assert edge.generation == h.generation and edge.requires_grad
+    assert edge.live() is h  # the user still holds h
+    del h
+    gc.collect()
+    assert edge.live() is None
+
+
+def test_a_wrong_declaration_raises_naming_the_op_the_input_and_saves() -> None:
+    class BadSin(Function):
+        saves = ()  # wrong: the rule reads x
+
+        def forward(self, x):
+            return np.sin(x)
+
+        def vjp(self, xp, xs, y, gy):
+            (x,) = xs
+            return gy * xp.cos(x)
+
+    x = Variable(np.array([0.3, 0.4]))
+    y = BadSin()(x * 1.0)
+    with pytest.raises(RuntimeError, match=r"BadSin.*input 0.*BadSin.saves = \(\)"):
+        y.sum().backward()
+    # a leaf input is a stand-in for the rule too: the declaration fails on any input
+    with pytest.raises(RuntimeError, match="does not save it for backward"):
+        BadSin()(x).sum().backward()
+
+
+def test_an_unsaved_output_refuses_use() -> None:
+    class BadExp(Function):
+        saves = ("inputs",)  # wrong: the rule reads y
+
+        def forward(self, x):
+            return np.exp(x)
+
+        def vjp(self, xp, xs, y, gy):
+            return gy * y
+
+    with pytest.raises(RuntimeError, match=r"BadExp.*output 0"):
+        BadExp()(Variable(np.array([1.0]))).sum().backward()
+
+
+def test_saves_must_be_a_tuple_of_inputs_and_output() -> None:
+    with pytest.raises(TypeError, match="saves"):
+
+        class Wrong(Function):
+            saves = "output"
+
+
+@pytest.mark.parametrize(
+    ("op", "second"),
+    [
+        (F.exp, lambda x: np.exp(x)),
+        (F.tanh, lambda x: -2 * np.tanh(x) * (1 - np.tanh(x) ** 2)),
+        (F.sigmoid, lambda x: (s := 1 / (1 + np.exp(-x))) * (1 - s) * (1 - 2 * s)),
+    ],
+)
+def test_second_derivative_through_a_dropped_output(op, second) -> None:
+    x = Variable(np.array([-0.7, 0.2, 1.5]))
+    y = (op(x) * 1.0).sum()  # op's output is dropped: * 1.0 does not save it
+    gc.collect()
+    (gx,) = autograd.grad(y, x, create_graph=True)
+    (ggx,) = autograd.grad(gx.sum(), x)
+    np.testing.assert_allclose(ggx.data, second(x.data), rtol=1e-10)
+
+
+def test_retain_grad_and_grad_of_a_held_intermediate() -> None:
+    x = Variable(np.array([0.5, 1.0]))
+    h = F.exp(x)  # held by the user; Add below does not save it
+    y = (h + 2.0).sum()
+    (gh,) = autograd.grad(y, h, retain_graph=True)
+    np.testing.assert_array_equal(gh.data, [1.0, 1.0])
+    y.backward(retain_grad=True)
+    np.testing.assert_array_equal(h.grad.data, [1.0, 1.0])
+    np.testing.assert_allclose(x.grad.data, np.exp(x.data))
+
+
+def test_a_user_function_keeps_everything_and_its_output() -> None:
+    class Cube(Function):
+        def forward(self, x):
+            return x**3
+
+        def backward(self, gy):
+            (x,) = self.inputs
+            y = self.output()  # unpacked from the saved array if the output is gone
+            return 3 * y / x * gy
+
+    x = Variable(np.array([2.0]))
+    y = (Cube()(x * 1.0) * 1.0).sum()  # Cube's output is dropped (Mul does not save it)
+    gc.collect()
+    y.backward()
+    np.testing.assert_allclose(x.grad.data, [12.0])
+
+
+def test_unchain_backward_cuts_unsaved_edges() -> None:
+    x = Variable(np.array(1.0))
+    h = F.exp(x)
+    y = h + 1.0
+    y.unchain_backward()
+    assert y.creator is None and h.creator is None
