@@ -377,3 +377,20 @@ def check_forward_anomaly(func: Function, outputs: list[Variable]) -> None:
                 f"detect_anomaly: {type(func).__name__}.forward produced NaN/inf in output {i} "
                 f"at positions {where} (shape {data.shape}), created at {user_frame()}"
             )
+
+
+def pass_on_gradient_marks(xs: Any, outputs: list[Any]) -> None:
+    """Constants computed from gradients keep the engine's marks on those gradients.
+
+    ``_first_order_grad``: made by a first-order backward (or the func transform named),
+    so ``backward()`` on it says why it has no graph. ``_constant_grad_of``: a
+    ``create_graph`` gradient that depends on no input (relu, abs): its backward gives 0.
+    """
+    for x in xs:
+        if mark := getattr(x, "_first_order_grad", False):
+            for y in outputs:
+                y._first_order_grad = mark
+        leaf = getattr(x, "_constant_grad_of", None)
+        if leaf is not None:
+            for y in outputs:
+                y._constant_grad_of = leaf

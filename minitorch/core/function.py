@@ -227,7 +227,7 @@ class Function:
         for y in outputs:
             y.requires_grad = False
         if state.enable_backprop:
-            _pass_on_gradient_marks(xs, outputs)
+            diagnose.pass_on_gradient_marks(xs, outputs)
         if state.forward_mode:  # forward mode is not switched off by no_grad(), as in PyTorch
             push_tangents(self, xs, outputs)
         return outputs[0] if len(outputs) == 1 else outputs
@@ -271,19 +271,15 @@ class Function:
         """Raise if a leaf input was edited in place since the forward call.
 
         The engine calls this before running this Function's backward. Detected: a
-        change to the shape or dtype of a leaf input's ``data``, an optimizer step, and a
-        change of its values — a write into the array through ``x.data`` or any other
-        view of its memory, or a replacement ``x.data = new`` with different values —
-        every one for a small array (under 64 kB), and for a large one every change its
-        fingerprint sees (all but edits below rounding that cancel within a block of 512
-        elements: ``minitorch/core/inplace.py`` says exactly which). Not checked:
-        intermediate results (outputs of other ops), which only ``y.data`` reaches; see
+        changed shape or dtype, an optimizer step, and changed values (a write through
+        any view of the array, or ``x.data = new``) — every change for a small leaf, and
+        for a large one every change its fingerprint sees (``minitorch/core/inplace.py``
+        says exactly which). Intermediate results are not checked; see
         ``docs/when-things-go-wrong.md``.
 
         Args:
-            checked: the large leaves already found unchanged in this backward pass, as
-                ``(id(array), id(fingerprint))``: a leaf used by many Functions (a weight
-                at every step of an RNN) is checked once per pass.
+            checked: ``(id(array), id(fingerprint))`` of the large leaves already found
+                unchanged in this pass (a weight used at every RNN step is checked once).
 
         Raises:
             RuntimeError: naming the Function, the input and what to do instead.
@@ -395,23 +391,6 @@ def _backward_on_constants(func: Function, *gys: np.ndarray) -> Any:
     if isinstance(gxs, (tuple, list)):
         return tuple([gx.data if isinstance(gx, Variable) else gx for gx in gxs])
     return gxs.data if isinstance(gxs, Variable) else gxs
-
-
-def _pass_on_gradient_marks(xs: Any, outputs: list[Variable]) -> None:
-    """Constants computed from gradients keep the engine's marks on those gradients.
-
-    ``_first_order_grad``: made by a first-order backward (or the func transform named),
-    so ``backward()`` on it says why it has no graph. ``_constant_grad_of``: a
-    ``create_graph`` gradient that depends on no input (relu, abs): its backward gives 0.
-    """
-    for x in xs:
-        if mark := getattr(x, "_first_order_grad", False):
-            for y in outputs:
-                y._first_order_grad = mark
-        leaf = getattr(x, "_constant_grad_of", None)
-        if leaf is not None:
-            for y in outputs:
-                y._constant_grad_of = leaf
 
 
 def _as_outputs(ys: Any, func: Function) -> list[Variable]:
