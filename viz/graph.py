@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from minitorch import Function, Variable
 from minitorch.core import Unsaved
+from minitorch.core.graph import functions
 
 #: Node kinds of Variables, in legend order.
 VAR_KINDS = ("leaf", "intermediate", "output", "constant", "backward")
@@ -190,26 +190,26 @@ def _walk(
     hide_constants: bool,
     names: dict[int, str],
 ) -> Graph:
+    """The drawn nodes: the core's one walk (breadth first, so a cut keeps the nodes
+    nearest the outputs), each Function with its inputs, then the output edges."""
     graph = Graph()
     output_ids = {id(y) for y in outputs}
-    queue: deque[Variable] = deque()
     for y in outputs:
         if id(y) not in graph.var_ids:
             _add_var(graph, y, "output", names)
-            queue.append(y)
-    while queue:
-        y = queue.popleft()
-        func = y.creator
-        if func is None:
+    for func in functions(*outputs, breadth_first=True):
+        if max_nodes is not None and _count(graph) >= max_nodes:
+            break
+        _add_inputs(graph, func, _add_func(graph, func), output_ids, hide_constants, names)
+    for vn in graph.variables:  # each drawn value after the Function that made it
+        creator = vn.var.creator
+        if creator is None:
             continue
-        fid = graph.func_ids.get(id(func))
+        fid = graph.func_ids.get(id(creator))
         if fid is None:
-            if max_nodes is not None and _count(graph) >= max_nodes:
-                graph.cut.append(graph.var_ids[id(y)])
-                continue
-            fid = _add_func(graph, func)
-            _add_inputs(graph, func, fid, queue, output_ids, hide_constants, names)
-        graph.edges.append((fid, graph.var_ids[id(y)]))
+            graph.cut.append(vn.id)  # its creator is beyond max_nodes
+        else:
+            graph.edges.append((fid, vn.id))
     return graph
 
 
@@ -293,7 +293,6 @@ def _add_inputs(
     graph: Graph,
     func: Function,
     fid: str,
-    queue: deque[Variable],
     output_ids: set[int],
     hide_constants: bool,
     names: dict[int, str],
@@ -306,7 +305,6 @@ def _add_inputs(
             continue
         if id(x) not in graph.var_ids:
             _add_var(graph, x, kind, names)
-            queue.append(x)
         graph.edges.append((graph.var_ids[id(x)], fid))
 
 

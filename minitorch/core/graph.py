@@ -8,6 +8,7 @@ must count every edge, not visit every node.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,9 @@ if TYPE_CHECKING:
 
 
 def functions(
-    *outputs: Variable | None, stop: Callable[[Variable], bool] | None = None
+    *outputs: Variable | None,
+    stop: Callable[[Variable], bool] | None = None,
+    breadth_first: bool = False,
 ) -> Iterator[Function]:
     """Yield every Function of the graph behind ``outputs``, each once (iteratively).
 
@@ -32,6 +35,8 @@ def functions(
     Args:
         *outputs: the Variables whose history to walk (``None`` entries are skipped).
         stop: if given, the walk does not go past a Variable for which it is true.
+        breadth_first: nearest the outputs first instead (level by level, inputs in
+            argument order): a picture cut at ``max_nodes`` keeps what is nearest.
 
     Example:
         >>> import numpy as np
@@ -41,16 +46,18 @@ def functions(
         ['Add', 'Mul']
     """
     seen: set[int] = set()
-    stack = [y.creator for y in reversed(outputs) if y is not None and y.creator is not None]
-    while stack:
-        func = stack.pop()
+    order = (lambda xs: xs) if breadth_first else reversed
+    todo = deque(y.creator for y in order(outputs) if y is not None and y.creator is not None)
+    take = todo.popleft if breadth_first else todo.pop
+    while todo:
+        func = take()
         if id(func) in seen:
             continue
         seen.add(id(func))
         yield func
-        stack.extend(
+        todo.extend(
             x.creator
-            for x in reversed(func.inputs)
+            for x in order(func.inputs)
             if x.creator is not None and (stop is None or not stop(x))
         )
 
