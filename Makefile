@@ -164,7 +164,7 @@ demo: | $(PY)
 MILESTONES_ARGS ?=
 milestones: | $(PY)
 	@$(call need,$(MILESTONES_EXTRAS))
-	$(PY) -m examples.milestones run --json build/milestones/results.json $(MILESTONES_ARGS)
+	$(ONE_BLAS_THREAD) $(PY) -m examples.milestones run --json build/milestones/results.json $(MILESTONES_ARGS)
 
 # The peers are pinned (the bench extra): DeZero 0.0.13 (the book's release) and torch
 # 2.13.0, a CPU build from local disk (any other torch version downloads gigabytes).
