@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from checks import check_close, check_is_array, check_is_variable, explain_errors
+from checks import CheckFailed, check_close, check_is_array, check_is_variable, explain_errors
 
 Mistakes = list[tuple[str, Any]]  # (what the mistake is, the array it gives)
 
@@ -21,14 +21,14 @@ def diagnose(name: str, got: Any, expected: Any, mistakes: Mistakes, hint: str =
     """Pass if ``got`` is ``expected``; else name the first mistake whose result it matches.
 
     Raises:
-        AssertionError: "<name> looks like <mistake>" for a known mistake, else the
+        CheckFailed: "<name> looks like <mistake>" for a known mistake, else the
             first differing element (:func:`checks.check_close`).
 
     Example:
         >>> diagnose("y", np.ones(2), np.zeros(2), [("the ones mistake", np.ones(2))])
         Traceback (most recent call last):
         ...
-        AssertionError: y is wrong: the ones mistake
+        checks.CheckFailed: y is wrong: the ones mistake
     """
     got_array = np.asarray(getattr(got, "data", got), dtype=np.float64)
     expected_array = np.asarray(expected, dtype=np.float64)
@@ -41,7 +41,7 @@ def diagnose(name: str, got: Any, expected: Any, mistakes: Mistakes, hint: str =
         if wrong.shape == got_array.shape and np.allclose(
             got_array, wrong, rtol=1e-5, atol=1e-7, equal_nan=True
         ):
-            raise AssertionError(f"{name} is wrong: {mistake}")
+            raise CheckFailed(f"{name} is wrong: {mistake}")
     check_close(name, got_array, expected_array, hint=hint)
 
 
@@ -86,7 +86,7 @@ def check_causal_attention(causal_attention: Callable[..., Any]) -> None:
     ):
         result = causal_attention(Variable(q), Variable(k), Variable(v))
     if not isinstance(result, tuple) or len(result) != 2:
-        raise AssertionError("causal_attention should return two things: (out, weights)")
+        raise CheckFailed("causal_attention should return two things: (out, weights)")
     out, weights = result
     check_is_variable("out", out)
     check_is_variable("weights", weights)
@@ -102,7 +102,7 @@ def check_causal_attention(causal_attention: Callable[..., Any]) -> None:
             else "the last row has no key left: the mask is applied the wrong way round — "
             "masked_fill replaces where the mask is True, so pass the *future* positions (~allowed)"
         )
-        raise AssertionError(f"weights has NaN in rows {rows}: {which}")
+        raise CheckFailed(f"weights has NaN in rows {rows}: {which}")
     mistakes = [
         ("the scores are not scaled: divide q @ k.T by sqrt(d)", _attention(q, k, v, 1, tril)[1]),
         (
@@ -219,12 +219,12 @@ def check_split_heads(split_heads: Callable[..., Any]) -> None:
     expected = x.reshape(n, t, h, dh).transpose(0, 2, 1, 3)
     shape = tuple(np.shape(got.data))
     if shape == (n, t, h, dh):
-        raise AssertionError(
+        raise CheckFailed(
             f"split_heads(x, 3) has shape {shape}, (N, T, H, D // H): the heads are split "
             "but not moved in front of the time axis: transpose(0, 2, 1, 3)"
         )
     if shape == (h, n, t, dh):
-        raise AssertionError(
+        raise CheckFailed(
             f"split_heads(x, 3) has shape {shape}: the batch axis comes first, (N, H, T, D // H)"
         )
     mistakes = [

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from checks import check_is_array, explain_errors
+from checks import CheckFailed, check_is_array, explain_errors
 from checks_nb14 import diagnose
 
 WORDS = ["emma", "ava", "ana", "bob"]
@@ -104,9 +104,9 @@ def check_nll(nll: Callable[..., Any]) -> None:
     ]
     got_value = np.asarray(getattr(got, "data", got), dtype=np.float64)
     if got_value.shape != ():
-        raise AssertionError(f"nll should return one number, got shape {got_value.shape}")
+        raise CheckFailed(f"nll should return one number, got shape {got_value.shape}")
     if np.isnan(got_value):
-        raise AssertionError(
+        raise CheckFailed(
             "nll is nan: the row of a character never seen in training ('z') is all zeros and "
             "0/0 is nan — smoothing is added after normalising, or not at all; add it to the "
             "counts before normalising"
@@ -123,7 +123,7 @@ def check_next_token_batch(next_token_batch: Callable[..., Any]) -> None:
     with explain_errors("next_token_batch(ids, [3, 17, 1], 5)"):
         got = next_token_batch(ids.copy(), starts.copy(), block)
     if not isinstance(got, tuple) or len(got) != 2:
-        raise AssertionError("next_token_batch should return two arrays: (x, y)")
+        raise CheckFailed("next_token_batch should return two arrays: (x, y)")
     x, y = got
     check_is_array("x", x)
     check_is_array("y", y)
@@ -138,7 +138,7 @@ def check_next_token_batch(next_token_batch: Callable[..., Any]) -> None:
     ])
     y_last = ids[starts + block]
     if np.shape(y) == y_last.shape:
-        raise AssertionError(
+        raise CheckFailed(
             "y holds one target per row (the token after the block): a GPT predicts at every "
             "position, so y = ids[s + 1 : s + block + 1], shape (batch, block)"
         )
@@ -186,7 +186,7 @@ def check_next_token_probs(next_token_probs: Callable[..., Any]) -> None:
                 if np.isclose(np.sum(got), 1.0 / temperature)
                 else ""
             )
-            raise AssertionError(f"{what} sums to {np.sum(got):.4g}, not 1{hint}")
+            raise CheckFailed(f"{what} sums to {np.sum(got):.4g}, not 1{hint}")
         mistakes = [
             ("the logits are multiplied by the temperature: divide them (T < 1 sharpens)",
              _probs(logits, temperature, top_k, times=True)),
@@ -238,7 +238,7 @@ def check_merge_pair(merge_pair: Callable[..., Any]) -> None:
         with explain_errors(what):
             got = merge_pair(list(ids), pair, new)
         if not isinstance(got, list | tuple | np.ndarray):
-            raise AssertionError(f"{what} should return the new list of ids, got {type(got).__name__}")
+            raise CheckFailed(f"{what} should return the new list of ids, got {type(got).__name__}")
         got = [int(g) for g in got]
         expected = _merge(ids, pair, new)
         if got == expected:
@@ -259,8 +259,8 @@ def check_merge_pair(merge_pair: Callable[..., Any]) -> None:
         ]
         for mistake, wrong in mistakes:
             if got == wrong:
-                raise AssertionError(f"{what} gave {got}, expected {expected}: {mistake}")
-        raise AssertionError(f"{what} gave {got}, expected {expected}")
+                raise CheckFailed(f"{what} gave {got}, expected {expected}: {mistake}")
+        raise CheckFailed(f"{what} gave {got}, expected {expected}")
 
 
 # -- Exercise 6: the KV cache ------------------------------------------------------------------
@@ -293,7 +293,7 @@ def check_cached_attention(cached_attention: Callable[..., Any]) -> None:
     ):
         got = cached_attention(cache_k.copy(), cache_v.copy(), q, k, v)
     if not isinstance(got, tuple) or len(got) != 3:
-        raise AssertionError("cached_attention should return three arrays: (out, cache_k, cache_v)")
+        raise CheckFailed("cached_attention should return three arrays: (out, cache_k, cache_v)")
     out, new_k, new_v = got
     for name, value in (("out", out), ("cache_k", new_k), ("cache_v", new_v)):
         check_is_array(name, value)
@@ -301,7 +301,7 @@ def check_cached_attention(cached_attention: Callable[..., Any]) -> None:
     for name, value in (("cache_k", new_k), ("cache_v", new_v)):
         shape = np.shape(value)
         if shape != ref_k.shape:
-            raise AssertionError(
+            raise CheckFailed(
                 f"{name} has shape {shape}, expected {ref_k.shape} (N, H, T + 1, head_dim): "
                 "append the new position on the time axis, axis 2"
                 + (" — this replaced the cache by the new position" if shape == k.shape else "")
