@@ -312,11 +312,14 @@ def check_layer_norm_backward(layer_norm_backward: Callable[..., Any]) -> None:
         got = layer_norm_backward(x.copy(), gy.copy(), eps)
     check_is_array("layer_norm_backward's result", got)
 
-    def grad(sigma_ddof=0, axis=-1, mean_term=True, xhat_term=True, sign=1.0, e=eps, times=False):
+    def grad(
+        sigma_ddof=0, axis=-1, mean_term=True, xhat_term=True, sign=1.0, e=eps, times=False,
+        xhat_times=False,
+    ):
         mu = x.mean(axis=axis, keepdims=True)
         var = ((x - mu) ** 2).sum(axis=axis, keepdims=True) / (x.shape[axis] - sigma_ddof)
         sigma = np.sqrt(var + e)
-        xhat = (x - mu) / sigma
+        xhat = (x - mu) * sigma if xhat_times else (x - mu) / sigma
         inner = gy.copy()
         if mean_term:
             inner = inner - gy.mean(axis=axis, keepdims=True)
@@ -339,6 +342,11 @@ def check_layer_norm_backward(layer_norm_backward: Callable[..., Any]) -> None:
         ("sigma uses the unbiased variance (n - 1): LayerNorm divides by n", grad(sigma_ddof=1)),
         ("the means run over axis 0: use the last axis, with keepdims=True", grad(axis=0)),
         ("it multiplies by sigma: divide by sigma = sqrt(var + eps)", grad(times=True)),
+        ("x̂ is (x - mu) * sigma: divide, x̂ = (x - mu) / sigma", grad(xhat_times=True)),
+        (
+            "x̂ is (x - mu) * sigma and the result is multiplied by sigma: divide by sigma, both",
+            grad(xhat_times=True, times=True),
+        ),
         ("eps is left out of sigma = sqrt(var + eps)", grad(e=0.0)),
     ]
     diagnose("layer_norm_backward(x, gy, 0.1)", got, grad(), mistakes)
@@ -349,15 +357,18 @@ def _ln(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * w + b
 
 
-def _mha(h: np.ndarray, p: dict[str, np.ndarray], heads: int, causal: bool) -> np.ndarray:
+def _mha(h: np.ndarray, p: dict[str, np.ndarray], heads: int, causal: bool | str) -> np.ndarray:
     n, t, d = h.shape
     qkv = h @ p["self_attn.in_proj_weight"].T + p["self_attn.in_proj_bias"]
     q, k, v = (
         a.reshape(n, t, heads, d // heads).transpose(0, 2, 1, 3) for a in np.split(qkv, 3, -1)
     )
     scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d // heads)
+    allowed = np.tril(np.ones((t, t), dtype=bool))
+    if causal == "inverted":  # the allowed positions passed as the mask: only the future kept
+        allowed = ~allowed
     if causal:
-        scores = np.where(np.tril(np.ones((t, t), dtype=bool)), scores, -np.inf)
+        scores = np.where(allowed, scores, -np.inf)
     out = (_softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
     return out @ p["self_attn.out_proj.weight"].T + p["self_attn.out_proj.bias"]
 
@@ -442,6 +453,11 @@ def check_pre_ln_block(block_class: type, layer: Any) -> None:
             variant(add_normed=True),
         ),
         ("the causal mask is not applied: pass attn_mask=self.future(T)", variant(causal=False)),
+        (
+            "the mask is the wrong way round: attn_mask is True where a key is *blocked*, so "
+            "pass self.future(T) itself, not its negation",
+            variant(causal="inverted"),
+        ),
         ("ln1 is used twice: the MLP's input goes through ln2", variant(same_norm=True)),
         ("the MLP reads x, not ln2(x)", variant(mlp_on_x=True)),
     ]
