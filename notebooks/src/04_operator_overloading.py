@@ -288,6 +288,10 @@ for text, op in [("Dual(2, 1) * 3", lambda: Dual(2.0, 1.0) * 3), ("3 * Dual(2, 1
         "a number is a constant: lift it to Dual(c, 0), derivative 0": 5.0,
         "the derivative was not multiplied by the number: 3 * Dual(a, b) = Dual(3a, 3b)": 1.0,
     })
+shifted = dual_op("Dual(2, 1) + 3", lambda: Dual(2.0, 1.0) + 3)
+check_close("(Dual(2, 1) + 3).value", shifted.value, 5.0)
+check_close("(Dual(2, 1) + 3).deriv", shifted.deriv, 1.0, mistakes={
+    "a number is a constant: lift it to Dual(c, 0), derivative 0": 2.0})
 for t0 in [2.0, -0.5]:
     with explain_errors(f"poly(Dual({t0}, 1.0))", *dual_hints):
         result = poly(Dual(t0, 1.0))

@@ -342,6 +342,8 @@ check_true(isinstance(norms, list) and len(norms) == len(deep_trace),
            f"{norms!r:.100}")
 check_true(all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in norms),
            f"each item should be a pair (name, norm), got {norms[0]!r:.60}")
+check_true(not all(isinstance(b, str) and not isinstance(a, str) for a, b in norms),
+           "each pair is (name, norm); yours are (norm, name): put step.name first")
 check_true([name for name, _ in norms] == [step.name for step in deep_trace],
            "the names should follow the trace's order: [step.name for step in trace]")
 expected = [float(np.sqrt(np.sum(step.grads_in[0] ** 2))) for step in deep_trace]

@@ -693,6 +693,12 @@ CATALOGUE[(NB04, 2)] = [
     ),
     M("numbers lifted with 1", "Dual(other, 0.0)", "Dual(other, 1.0)", "a number is a constant"),
     M(
+        "a number lifted with 1 in __add__ only (blind trial)",
+        "Dual(other, 0.0)\n        return Dual(self.value + other.value",
+        "Dual(other, 1.0)\n        return Dual(self.value + other.value",
+        "a number is a constant",
+    ),
+    M(
         "in place",
         "return Dual(self.value * other.value, self.value * other.deriv + self.deriv * other.value)",
         "self.value, self.deriv = self.value * other.value, self.value * other.deriv + self.deriv * other.value\n        return self",
@@ -897,6 +903,12 @@ CATALOGUE[(NB05, 3)] = [
 ]
 
 CATALOGUE[(NB05, 4)] = [
+    M(
+        "pairs (norm, name) (blind trial)",
+        "(step.name, float(np.linalg.norm(step.grads_in[0])))",
+        "(float(np.linalg.norm(step.grads_in[0])), step.name)",
+        "yours are (norm, name)",
+    ),
     M(
         "sent instead of received",
         "step.grads_in[0]",

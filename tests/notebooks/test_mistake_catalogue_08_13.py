@@ -81,6 +81,8 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ("added", [("return x * F.sigmoid(x)", "return x + F.sigmoid(x)")], "don't add"),
         ("numpy", [("return x * F.sigmoid(x)", "return x / (1 + np.exp(-x))")], "NumPy functions need arrays"),
         ("ndarray", [("return x * F.sigmoid(x)", "return x.data / (1 + np.exp(-x.data))")], "this is an ndarray"),
+        ("re-wrapped (blind trial)", [("return x * F.sigmoid(x)", "return Variable(x.data / (1 + np.exp(-x.data)))")],
+         "cuts the graph"),
         ("new Function", [("return x * F.sigmoid(x)", "return _Swish()(x)\n\n\nclass _Swish(Function):\n"
                            "    def forward(self, x):\n        return x / (1 + np.exp(-x))\n\n"
                            "    def backward(self, gy):\n        (x,) = self.inputs\n        s = F.sigmoid(x)\n"
@@ -188,6 +190,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
             "zero_grad",
         ),
         ("too short", [("lr=0.05), 1500)", "lr=0.05), 20)")], "train longer"),
+        (
+            "SGD, lr too large (blind trial)",
+            [("optim.Adam(trained.parameters(), lr=0.05), 1500)",
+              "optim.SGD(trained.parameters(), lr=5.0), 300)")],
+            "the learning rate is too large",
+        ),
         ("tiny lr", [("lr=0.05), 1500)", "lr=1e-5), 1500)")], "larger learning rate"),
         (
             "other model",
