@@ -104,6 +104,13 @@ CATALOGUE[(NB01, 2)] = [
 ]
 
 CATALOGUE[(NB01, 3)] = [
+    M("minus the slope (blind trial)", "order = np.polyfit", "order = -np.polyfit", "sign is flipped"),
+    M(
+        "np.log against np.log10 (blind trial)",
+        "np.polyfit(np.log10(hs[mask]),",
+        "np.polyfit(np.log(hs[mask]),",
+        "two log bases are mixed",
+    ),
     M(
         "no mask",
         "np.log10(hs[mask]), np.log10(err_central[mask])",
@@ -1269,6 +1276,12 @@ SUM_TO = """    lead = g.ndim - len(shape)
     axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
     return g.sum(axis=axes, keepdims=True)"""
 CATALOGUE[(NB07, 1)] = [
+    M(
+        "the grand total everywhere (blind trial)",
+        "    lead = g.ndim - len(shape)\n",
+        "    return np.full(shape, g.sum())\n",
+        "the sum of all of g",
+    ),
     M(
         "no keepdims",
         "return g.sum(axis=axes, keepdims=True)",

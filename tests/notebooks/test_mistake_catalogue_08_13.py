@@ -58,6 +58,9 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
                                     "        return np.tanh(x)")], "that is tanh(x), the derivative"),
     ],
     ("08", 2): [
+        ("/ y**2 (blind trial)", [("gy * x0 / y, x0.shape", "gy * x0 / y**2, x0.shape"),
+                                  ("gy * x1 / y, x1.shape", "gy * x1 / y**2, x1.shape")],
+         "divided by the output y once more"),
         ("swapped", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape"), ("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
          "the gradients are swapped"),
         ("x0 in gx1", [("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
@@ -1582,6 +1585,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
                 )
             ],
             "rebinds a local name",
+        ),
+        (
+            "m alone rebound (blind trial)",
+            [("            m *= b1\n            m += (1 - b1) * p.grad\n",
+              "            m = b1 * m + (1 - b1) * p.grad\n")],
+            "the stored m never changes",
         ),
         (
             "betas swapped",
