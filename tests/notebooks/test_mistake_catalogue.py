@@ -1383,10 +1383,10 @@ CATALOGUE[(NB07, 3)] = [
         "these are means over the rows",
     ),
     M(
-        "wrong axis",
+        "wrong axis (also the blind trial's)",
         "return gy, F.sum_to(gy, b.shape)",
         "return gy, F.sum(gy, axis=1)",
-        "has shape (5,)",
+        "summed over axis 1, but the input was repeated along axis 0",
     ),
     M(
         "both reduced",

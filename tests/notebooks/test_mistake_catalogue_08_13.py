@@ -1133,6 +1133,7 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ],
     # -- 12 -----------------------------------------------------------------------------
     ("12", 1): [
+        ("tx * y (blind trial)", [("return tx * F.tanh(xs[0])", "return tx * y")], "the tangent times the output"),
         ("sign", [("return tx * F.tanh(xs[0])", "return -tx * F.tanh(xs[0])")], "the sign is flipped"),
         ("no tx", [("return tx * F.tanh(xs[0])", "return F.tanh(xs[0])")], "the tangent tx is left out"),
         ("tanh(y)", [("return tx * F.tanh(xs[0])", "return tx * F.tanh(y)")], "tanh of the *input* x"),
