@@ -77,7 +77,8 @@ def check_optimizer(
         f"your {name}",
         (
             "broadcast",
-            "the shapes don't fit: keep one state array per parameter (a list, like self.params)",
+            "the shapes don't fit: keep one state array per parameter, of its shape: "
+            "[np.zeros_like(p.data) for p in params] ([a] * n is n times the same array)",
         ),
     ):
         got = run_optimizer(yours, steps)

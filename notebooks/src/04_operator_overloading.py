@@ -201,6 +201,9 @@ check_true(isinstance(result.creator, Cube),
            "cube(x) computed x**3 without the Cube Function: return Cube()(x)")
 check_true(hasattr(Variable, "cube"),
            "Variable has no attribute 'cube': bind it with Variable.cube = cube")
+check_true(not isinstance(vars(Variable).get("cube"), type),
+           "Variable.cube is a class, so x.cube() builds that class with x: bind the wrapper "
+           "function, Variable.cube = cube")
 with explain_errors("x.cube()"):
     bound = v.cube()
 check_is_variable("x.cube()", bound)

@@ -650,7 +650,12 @@ CATALOGUE[(NB04, 1)] = [
     ),
     M("no Cube", "return Cube()(x)", "return x**3", "without the Cube Function"),
     M("returns the data", "return Cube()(x)", "return Cube()(x).data", "not a Variable"),
-    M("bound the class", "Variable.cube = cube", "Variable.cube = Cube", "not its result"),
+    M(
+        "bound the class (also the blind trial's)",
+        "Variable.cube = cube",
+        "Variable.cube = Cube",
+        "bind the wrapper function",
+    ),
 ]
 
 CATALOGUE[(NB04, 2)] = [

@@ -587,14 +587,15 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
         ("no lr", [("p.data -= self.lr * v", "p.data -= v")], "lr times the velocity"),
         (
-            "one buffer",
+            "one buffer (also the blind trial's)",
             [
                 (
                     "self.velocities = [np.zeros_like(p.data) for p in self.params]",
                     "self.velocities = [np.zeros_like(self.params[0].data)] * len(self.params)",
                 )
             ],
-            "one state array per parameter",
+            "one state array per parameter, of its shape: [np.zeros_like(p.data) for p in params] "
+            "([a] * n is n times the same array)",
         ),
         (
             "lr in buffer",
