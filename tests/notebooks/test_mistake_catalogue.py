@@ -324,10 +324,10 @@ CATALOGUE[(NB02, 5)] = [
         "seed y.grad = Variable(np.ones_like(y.data))",
     ),
     M(
-        "seed is an ndarray",
+        "seed is an ndarray (also the blind trial's)",
         "y.grad = Variable(np.ones_like(y.data))",
         "y.grad = np.ones_like(y.data)",
-        "is an ndarray, not a Variable",
+        "the seed y.grad is an ndarray: wrap it",
     ),
     M(
         "recursion",
@@ -350,10 +350,10 @@ def backward_chain(y):
         "x.grad is None after backward_chain",
     ),
     M(
-        "always y's gradient",
+        "always y's gradient (also the blind trial's)",
         "x.grad = v.creator.backward(v.grad)",
         "x.grad = v.creator.backward(y.grad)",
-        "stores the creator's backward result",
+        "every step got the seed y.grad",
     ),
     M("seed of zeros", "np.ones_like(y.data)", "np.zeros_like(y.data)", "not zeros"),
     M(
@@ -532,14 +532,14 @@ def evaluate(f, x):
         "no_grad not entered",
         "    with no_grad():\n        return f(x)",
         "    no_grad()\n    return f(x)",
-        "use `with no_grad():`",
+        "inside the `with no_grad():` block",
     ),
     M("no parentheses", "with no_grad():", "with no_grad:", "call the function, with no_grad():"),
     M(
         "graph afterwards",
         "    with no_grad():\n        return f(x)",
         "    out = f(x)\n    with no_grad():\n        return out",
-        "use `with no_grad():`",
+        "inside the `with no_grad():` block",
     ),
     M("no return", "return f(x)", "f(x)", "did you forget to `return` f(x)"),
     M(
@@ -549,10 +549,10 @@ def evaluate(f, x):
         "removing the creator afterwards is too late",
     ),
     M(
-        "empty block",
+        "empty block (also the blind trial's)",
         "    with no_grad():\n        return f(x)",
         "    with no_grad():\n        pass\n    return f(x)",
-        "use `with no_grad():`",
+        "inside the `with no_grad():` block",
     ),
 ]
 
