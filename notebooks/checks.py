@@ -281,7 +281,7 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         name = next(c.__name__ for c in classes if re.search(rf"\b{c.__name__}\([^)]", code))
         return f"{name}() makes a Function and a second call applies it: {name}()(x)"
     if isinstance(err, ValueError) and ("@" in code or "matmul" in code):
-        return (
+        return _backward_shapes(frame) or (
             "the shapes do not fit the product: (a, b) @ (b, c) gives (a, c); check order and .T"
         )
     if isinstance(err, ValueError) and re.search(r"[^*]\*[^*]", code):
@@ -307,6 +307,22 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
     if re.search(r"(\.data|\])\s*[-+*/]?=(?!=)", code):
         return "this is a Variable: an ndarray can only take arrays; use its .data"
     return ""
+
+
+def _backward_shapes(frame: Any) -> str:
+    """In a Function's backward: the shapes of gy and of the inputs, which the gradients
+    must have (``""`` elsewhere)."""
+    if frame is None or frame.f_code.co_name != "backward":
+        return ""
+    inputs = getattr(frame.f_locals.get("self"), "inputs", None)
+    gy = frame.f_locals.get("gy")
+    if not inputs or gy is None:
+        return ""
+    shapes = ", ".join(str(tuple(np.shape(getattr(u, "data", u)))) for u in inputs)
+    return (
+        f"(a, b) @ (b, c) gives (a, c): gy is {tuple(np.shape(getattr(gy, 'data', gy)))}, and "
+        f"each gradient has its input's shape, {shapes}"
+    )
 
 
 def _attribute_hint(err: AttributeError) -> str:

@@ -1333,7 +1333,13 @@ CATALOGUE[(NB07, 2)] = [
         "order of the product",
         "return gy @ W.T, x.T @ gy",
         "return W.T @ gy, x.T @ gy",
-        "the shapes do not fit the product",
+        "gy is (2, 3), and each gradient has its input's shape, (2, 3), (3, 3)",
+    ),
+    M(
+        "no transposes (blind trial)",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W, x @ gy",
+        "gy is (2, 3), and each gradient has its input's shape, (2, 3), (3, 3)",
     ),
     M(
         "gW transposed",

@@ -856,6 +856,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ],
     ("11", 5): [
         (
+            "channels read last (blind trial)",
+            [("return y.reshape(n, W.shape[0], h_out, w_out)",
+              "return y.reshape(n, h_out, w_out, W.shape[0]).transpose(0, 3, 1, 2)")],
+            "reshape it to (N, C_out, H_out, W_out), channels first",
+        ),
+        (
             "first image",
             [
                 (
