@@ -365,11 +365,14 @@ def _mha(h: np.ndarray, p: dict[str, np.ndarray], heads: int, causal: bool | str
     )
     scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d // heads)
     allowed = np.tril(np.ones((t, t), dtype=bool))
-    if causal == "inverted":  # the allowed positions passed as the mask: only the future kept
+    if causal in ("inverted", "inverted, nan"):  # the allowed positions passed as the mask
         allowed = ~allowed
     if causal:
         scores = np.where(allowed, scores, -np.inf)
-    out = (_softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
+    w = _softmax(scores)
+    if causal == "inverted":  # need_weights=False: a query with no key left gets zeros
+        w = np.nan_to_num(w, nan=0.0)
+    out = (w @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
     return out @ p["self_attn.out_proj.weight"].T + p["self_attn.out_proj.bias"]
 
 
@@ -457,6 +460,11 @@ def check_pre_ln_block(block_class: type, layer: Any) -> None:
             "the mask is the wrong way round: attn_mask is True where a key is *blocked*, so "
             "pass self.future(T) itself, not its negation",
             variant(causal="inverted"),
+        ),
+        (
+            "the mask is the wrong way round: attn_mask is True where a key is *blocked*, so "
+            "pass self.future(T) itself, not its negation",
+            variant(causal="inverted, nan"),
         ),
         ("ln1 is used twice: the MLP's input goes through ln2", variant(same_norm=True)),
         ("the MLP reads x, not ln2(x)", variant(mlp_on_x=True)),

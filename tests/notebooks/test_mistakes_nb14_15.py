@@ -420,7 +420,15 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
         ),
         ("MLP on x", _block("x = x + attn(self.ln1(x)); return x + mlp(x)"), "MLP reads x"),
         (
-            "inverted mask (blind trial)",
+            "inverted mask, need_weights=False (blind trial)",
+            _block(
+                "h = self.ln1(x); a = self.attn(h, h, h, attn_mask=~self.future(T), "
+                "need_weights=False)[0]; x = x + a; return x + mlp(self.ln2(x))"
+            ),
+            "not its negation",
+        ),
+        (
+            "inverted mask",
             _block(
                 "h = self.ln1(x); a = self.attn(h, h, h, attn_mask=~self.future(T))[0]; "
                 "x = x + a; return x + mlp(self.ln2(x))"
