@@ -1363,6 +1363,7 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
     ],
     ("13", 3): [
+        ("x >= 0 (blind trial)", [("return gy * (x > 0)", "return gy * (x >= 0)")], "the mask is x > 0, not x >= 0"),
         (
             "x.T @ gy",
             [
