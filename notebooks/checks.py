@@ -281,7 +281,7 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         name = next(c.__name__ for c in classes if re.search(rf"\b{c.__name__}\([^)]", code))
         return f"{name}() makes a Function and a second call applies it: {name}()(x)"
     if isinstance(err, ValueError) and ("@" in code or "matmul" in code):
-        return (
+        return _backward_shapes(frame) or (
             "the shapes do not fit the product: (a, b) @ (b, c) gives (a, c); check order and .T"
         )
     if isinstance(err, ValueError) and re.search(r"[^*]\*[^*]", code):
@@ -307,6 +307,22 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
     if re.search(r"(\.data|\])\s*[-+*/]?=(?!=)", code):
         return "this is a Variable: an ndarray can only take arrays; use its .data"
     return ""
+
+
+def _backward_shapes(frame: Any) -> str:
+    """In a Function's backward: the shapes of gy and of the inputs, which the gradients
+    must have (``""`` elsewhere)."""
+    if frame is None or frame.f_code.co_name != "backward":
+        return ""
+    inputs = getattr(frame.f_locals.get("self"), "inputs", None)
+    gy = frame.f_locals.get("gy")
+    if not inputs or gy is None:
+        return ""
+    shapes = ", ".join(str(tuple(np.shape(getattr(u, "data", u)))) for u in inputs)
+    return (
+        f"(a, b) @ (b, c) gives (a, c): gy is {tuple(np.shape(getattr(gy, 'data', gy)))}, and "
+        f"each gradient has its input's shape, {shapes}"
+    )
 
 
 def _attribute_hint(err: AttributeError) -> str:
@@ -969,8 +985,11 @@ def _check_direct_gradients(name: str, f: Callable[..., Any], arrays: list[np.nd
         hint = "each gradient must have the shape of its input"
         given = [np.shape(v.data if isinstance(v, Variable) else v) for v in gxs]
         swapped = [j for j in range(n) if j != k and shapes[j] == shape and given[j] == u.shape]
+        wrong_axis = _summed_wrong_axis(u.shape, shape, tuple(outputs[0].shape))
         if _broadcasts(u.shape, shape):
             hint = "this input was broadcast: reduce gy to its shape, F.sum_to(gy, b.shape) for b"
+        elif wrong_axis:
+            hint = wrong_axis
         elif swapped:
             hint = (
                 f"this has input {swapped[0]}'s shape and that one this one's: return the "
@@ -982,6 +1001,25 @@ def _check_direct_gradients(name: str, f: Callable[..., Any], arrays: list[np.nd
             f"gradient of your {name}{_which(k, tuple(arrays))} has shape {shape} but the "
             f"input has shape {u.shape}\n  hint: {hint}"
         )
+
+
+def _summed_wrong_axis(
+    shape: tuple[int, ...], got: tuple[int, ...], out: tuple[int, ...]
+) -> str:
+    """A hint if ``got`` is the output's shape ``out`` less one axis along which an input of
+    ``shape`` was *not* broadcast: gy was summed over the wrong axis."""
+    lead = len(out) - len(shape)
+    if lead < 0 or len(got) != len(out) - 1 or not _broadcasts(shape, out):
+        return ""
+    spread = [i for i in range(len(out)) if i < lead or shape[i - lead] == 1 != out[i]]
+    summed = [i for i in range(len(out)) if out[:i] + out[i + 1 :] == got]
+    if not summed or any(i in spread for i in summed) or not spread:
+        return ""
+    axes = ", ".join(str(i) for i in spread)
+    return (
+        f"gy was summed over axis {summed[0]}, but the input was repeated along axis {axes}: "
+        "sum over that, F.sum_to(gy, its shape)"
+    )
 
 
 def _broadcasts(small: tuple[int, ...], big: tuple[int, ...]) -> bool:

@@ -189,7 +189,7 @@ def check_backward(
                 continue
             unweighted = _numeric_gradient(lambda *xs: make()(*xs), arrays, k)
             given = [None if u.grad is None else u.grad.data for u in variables]
-            kind = diagnose_gradient(
+            kind = _divided_by_output(got, numeric[k], np.asarray(y.data)) or diagnose_gradient(
                 got, numeric, k, unweighted, swaps[k] if swaps else None, given
             )
             index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -201,6 +201,15 @@ def check_backward(
                 f"your {name}'s gradient{which(k)} is wrong on a {path}: "
                 + (f"{kind} ({values})" if kind else values)
             )
+
+
+def _divided_by_output(got: np.ndarray, right: np.ndarray, y: np.ndarray) -> str:
+    """A hint if ``got`` is the right gradient divided by the output ``y`` once more."""
+    if got.shape != y.shape or np.any(y == 0):
+        return ""
+    if np.allclose(got * y, right, atol=1e-5, rtol=1e-4) and not np.allclose(y, 1.0):
+        return "it is the right one divided by the output y once more (y**2 where y belongs?)"
+    return ""
 
 
 def check_skips_constant(name: str, make: Callable[[], Any], x: np.ndarray, c: np.ndarray) -> None:

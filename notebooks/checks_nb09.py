@@ -14,9 +14,11 @@ from checks_build import check_close_diagnosed, exercise, require, short_errors
 def diagnose_history(history: Any) -> str:
     """Say what a training loss history shows: ``""`` if nothing odd, else a hint.
 
-    A loss that turns nan/inf, or ends well above its lowest value, is the signature of
-    gradients that pile up between steps: without ``zero_grad()`` every ``backward()``
-    adds to the old gradients, and the steps grow until training diverges.
+    A loss that turns nan/inf without ever falling is the signature of a learning rate too
+    large for the optimizer. One that falls and then turns nan/inf, or ends well above its
+    lowest value, is the signature of gradients that pile up between steps: without
+    ``zero_grad()`` every ``backward()`` adds to the old gradients, and the steps grow
+    until training diverges.
 
     Example:
         >>> diagnose_history([1.0, 0.5, 0.2, 0.9, 3.0])  # doctest: +ELLIPSIS
@@ -26,9 +28,18 @@ def diagnose_history(history: Any) -> str:
     if values.size < 2:
         return "history should hold the loss of every step (a list of floats)"
     if not np.all(np.isfinite(values)):
+        first_bad = int(np.flatnonzero(~np.isfinite(values))[0])
+        before = values[:first_bad]
+        if first_bad <= 5 or before.min() > 0.9 * values[0]:  # it never learnt anything
+            return (
+                f"the loss became nan/inf after {first_bad} steps without ever falling: each "
+                "step overshoots — the learning rate is too large for this optimizer; lower "
+                "it (Adam with lr=0.05 works)"
+            )
         return (
-            "the loss became nan/inf: the steps blew up. Did you call optimizer.zero_grad() "
-            "before each backward()? Without it the gradients add up from step to step"
+            "the loss fell, then became nan/inf: the steps blew up. Did you call "
+            "optimizer.zero_grad() before each backward()? Without it the gradients add up "
+            "from step to step"
         )
     if np.allclose(values, values[0]):
         return (

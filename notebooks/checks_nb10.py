@@ -77,7 +77,8 @@ def check_optimizer(
         f"your {name}",
         (
             "broadcast",
-            "the shapes don't fit: keep one state array per parameter (a list, like self.params)",
+            "the shapes don't fit: keep one state array per parameter, of its shape: "
+            "[np.zeros_like(p.data) for p in params] ([a] * n is n times the same array)",
         ),
     ):
         got = run_optimizer(yours, steps)
@@ -224,6 +225,14 @@ def adam_variants(
         m, v = (1 - b1) * g, (1 - b2) * g * g  # the stored m, v stay zero
         return p - lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
 
+    def m_rebound(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        _, v = moments(g, s)
+        return p - lr * ((1 - b1) * g / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
+
+    def v_rebound(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
+        m, _ = moments(g, s)
+        return p - lr * (m / (1 - b1**t)) / (np.sqrt((1 - b2) * g * g / (1 - b2**t)) + eps)
+
     def betas_swapped(p: np.ndarray, g: np.ndarray, s: dict[str, Any], t: int) -> np.ndarray:
         s["m"] = b2 * s.get("m", 0) + (1 - b2) * g
         s["v"] = b1 * s.get("v", 0) + (1 - b1) * g * g
@@ -252,6 +261,10 @@ def adam_variants(
         "over the parameters": t_per_parameter,
         "m and v start from zero at every step: `m = ...` rebinds a local name, so the "
         "stored state never changes; update it in place (m *= beta1; m += ...)": rebound,
+        "m starts from zero at every step: `m = ...` makes a new local array, so the "
+        "stored m never changes; update it in place (m *= beta1; m += ...)": m_rebound,
+        "v starts from zero at every step: `v = ...` makes a new local array, so the "
+        "stored v never changes; update it in place (v *= beta2; v += ...)": v_rebound,
         "beta1 = 0.9 goes with m (the gradient), beta2 = 0.999 with v (its square)": (
             betas_swapped
         ),

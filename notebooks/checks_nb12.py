@@ -71,6 +71,8 @@ def check_tangent_rule(make: Callable[[], Any]) -> None:
                 "that is tanh(y), the output's: the derivative is tanh of the *input* x",
                 np.tanh(y) * direction,
             ),
+            ("that is tx * y, the tangent times the output log(cosh x): the derivative is "
+             "tanh(x), of the input x = xs[0]", y * direction),
             ("that is 1 - tanh(x)**2, the second derivative", (1 - slope**2) * direction),
             ("that is the tangent tx itself: multiply by dy/dx = tanh(x)", direction),
             (

@@ -257,6 +257,22 @@ def _matches_any(g: Any, known: dict[str, Any]) -> bool:
     )
 
 
+def check_relu_at_zero(make: Callable[[], Any], tensor_class: type) -> None:
+    """ReLU's gradient at exactly 0 is 0, the convention of minitorch and PyTorch."""
+    require("ReLU", make)
+    f = make()
+    with exercise("ReLU.forward"):
+        _set_graph(f, tensor_class, [np.array([0.0, 2.0, -2.0])])
+    with exercise("ReLU.backward"):
+        grads = f.backward(np.ones(3))
+    g = grads[0] if isinstance(grads, (tuple, list)) else grads
+    if np.shape(g) == (3,) and np.asarray(g, dtype=np.float64)[0] != 0:
+        raise CheckFailed(
+            "ReLU's gradient at x = 0 is not 0: by convention (minitorch's, PyTorch's) it is 0 "
+            "there, so the mask is x > 0, not x >= 0"
+        )
+
+
 def check_function_backward(
     name: str,
     make: Callable[[], Any],

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from checks import check_close, check_is_array, check_is_variable, explain_errors
+from checks import CheckFailed, check_close, check_is_array, check_is_variable, explain_errors
 
 Mistakes = list[tuple[str, Any]]  # (what the mistake is, the array it gives)
 
@@ -21,14 +21,14 @@ def diagnose(name: str, got: Any, expected: Any, mistakes: Mistakes, hint: str =
     """Pass if ``got`` is ``expected``; else name the first mistake whose result it matches.
 
     Raises:
-        AssertionError: "<name> looks like <mistake>" for a known mistake, else the
+        CheckFailed: "<name> looks like <mistake>" for a known mistake, else the
             first differing element (:func:`checks.check_close`).
 
     Example:
         >>> diagnose("y", np.ones(2), np.zeros(2), [("the ones mistake", np.ones(2))])
         Traceback (most recent call last):
         ...
-        AssertionError: y is wrong: the ones mistake
+        checks.CheckFailed: y is wrong: the ones mistake
     """
     got_array = np.asarray(getattr(got, "data", got), dtype=np.float64)
     expected_array = np.asarray(expected, dtype=np.float64)
@@ -41,7 +41,7 @@ def diagnose(name: str, got: Any, expected: Any, mistakes: Mistakes, hint: str =
         if wrong.shape == got_array.shape and np.allclose(
             got_array, wrong, rtol=1e-5, atol=1e-7, equal_nan=True
         ):
-            raise AssertionError(f"{name} is wrong: {mistake}")
+            raise CheckFailed(f"{name} is wrong: {mistake}")
     check_close(name, got_array, expected_array, hint=hint)
 
 
@@ -86,7 +86,7 @@ def check_causal_attention(causal_attention: Callable[..., Any]) -> None:
     ):
         result = causal_attention(Variable(q), Variable(k), Variable(v))
     if not isinstance(result, tuple) or len(result) != 2:
-        raise AssertionError("causal_attention should return two things: (out, weights)")
+        raise CheckFailed("causal_attention should return two things: (out, weights)")
     out, weights = result
     check_is_variable("out", out)
     check_is_variable("weights", weights)
@@ -102,7 +102,7 @@ def check_causal_attention(causal_attention: Callable[..., Any]) -> None:
             else "the last row has no key left: the mask is applied the wrong way round — "
             "masked_fill replaces where the mask is True, so pass the *future* positions (~allowed)"
         )
-        raise AssertionError(f"weights has NaN in rows {rows}: {which}")
+        raise CheckFailed(f"weights has NaN in rows {rows}: {which}")
     mistakes = [
         ("the scores are not scaled: divide q @ k.T by sqrt(d)", _attention(q, k, v, 1, tril)[1]),
         (
@@ -219,12 +219,12 @@ def check_split_heads(split_heads: Callable[..., Any]) -> None:
     expected = x.reshape(n, t, h, dh).transpose(0, 2, 1, 3)
     shape = tuple(np.shape(got.data))
     if shape == (n, t, h, dh):
-        raise AssertionError(
+        raise CheckFailed(
             f"split_heads(x, 3) has shape {shape}, (N, T, H, D // H): the heads are split "
             "but not moved in front of the time axis: transpose(0, 2, 1, 3)"
         )
     if shape == (h, n, t, dh):
-        raise AssertionError(
+        raise CheckFailed(
             f"split_heads(x, 3) has shape {shape}: the batch axis comes first, (N, H, T, D // H)"
         )
     mistakes = [
@@ -312,11 +312,14 @@ def check_layer_norm_backward(layer_norm_backward: Callable[..., Any]) -> None:
         got = layer_norm_backward(x.copy(), gy.copy(), eps)
     check_is_array("layer_norm_backward's result", got)
 
-    def grad(sigma_ddof=0, axis=-1, mean_term=True, xhat_term=True, sign=1.0, e=eps, times=False):
+    def grad(
+        sigma_ddof=0, axis=-1, mean_term=True, xhat_term=True, sign=1.0, e=eps, times=False,
+        xhat_times=False,
+    ):
         mu = x.mean(axis=axis, keepdims=True)
         var = ((x - mu) ** 2).sum(axis=axis, keepdims=True) / (x.shape[axis] - sigma_ddof)
         sigma = np.sqrt(var + e)
-        xhat = (x - mu) / sigma
+        xhat = (x - mu) * sigma if xhat_times else (x - mu) / sigma
         inner = gy.copy()
         if mean_term:
             inner = inner - gy.mean(axis=axis, keepdims=True)
@@ -339,6 +342,11 @@ def check_layer_norm_backward(layer_norm_backward: Callable[..., Any]) -> None:
         ("sigma uses the unbiased variance (n - 1): LayerNorm divides by n", grad(sigma_ddof=1)),
         ("the means run over axis 0: use the last axis, with keepdims=True", grad(axis=0)),
         ("it multiplies by sigma: divide by sigma = sqrt(var + eps)", grad(times=True)),
+        ("x̂ is (x - mu) * sigma: divide, x̂ = (x - mu) / sigma", grad(xhat_times=True)),
+        (
+            "x̂ is (x - mu) * sigma and the result is multiplied by sigma: divide by sigma, both",
+            grad(xhat_times=True, times=True),
+        ),
         ("eps is left out of sigma = sqrt(var + eps)", grad(e=0.0)),
     ]
     diagnose("layer_norm_backward(x, gy, 0.1)", got, grad(), mistakes)
@@ -349,16 +357,22 @@ def _ln(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * w + b
 
 
-def _mha(h: np.ndarray, p: dict[str, np.ndarray], heads: int, causal: bool) -> np.ndarray:
+def _mha(h: np.ndarray, p: dict[str, np.ndarray], heads: int, causal: bool | str) -> np.ndarray:
     n, t, d = h.shape
     qkv = h @ p["self_attn.in_proj_weight"].T + p["self_attn.in_proj_bias"]
     q, k, v = (
         a.reshape(n, t, heads, d // heads).transpose(0, 2, 1, 3) for a in np.split(qkv, 3, -1)
     )
     scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d // heads)
+    allowed = np.tril(np.ones((t, t), dtype=bool))
+    if causal in ("inverted", "inverted, nan"):  # the allowed positions passed as the mask
+        allowed = ~allowed
     if causal:
-        scores = np.where(np.tril(np.ones((t, t), dtype=bool)), scores, -np.inf)
-    out = (_softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
+        scores = np.where(allowed, scores, -np.inf)
+    w = _softmax(scores)
+    if causal == "inverted":  # need_weights=False: a query with no key left gets zeros
+        w = np.nan_to_num(w, nan=0.0)
+    out = (w @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
     return out @ p["self_attn.out_proj.weight"].T + p["self_attn.out_proj.bias"]
 
 
@@ -442,6 +456,16 @@ def check_pre_ln_block(block_class: type, layer: Any) -> None:
             variant(add_normed=True),
         ),
         ("the causal mask is not applied: pass attn_mask=self.future(T)", variant(causal=False)),
+        (
+            "the mask is the wrong way round: attn_mask is True where a key is *blocked*, so "
+            "pass self.future(T) itself, not its negation",
+            variant(causal="inverted"),
+        ),
+        (
+            "the mask is the wrong way round: attn_mask is True where a key is *blocked*, so "
+            "pass self.future(T) itself, not its negation",
+            variant(causal="inverted, nan"),
+        ),
         ("ln1 is used twice: the MLP's input goes through ln2", variant(same_norm=True)),
         ("the MLP reads x, not ln2(x)", variant(mlp_on_x=True)),
     ]

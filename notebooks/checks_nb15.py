@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from checks import check_is_array, explain_errors
+from checks import CheckFailed, check_is_array, explain_errors
 from checks_nb14 import diagnose
 
 WORDS = ["emma", "ava", "ana", "bob"]
@@ -60,16 +60,18 @@ def check_bigram_counts(bigram_counts: Callable[..., Any]) -> None:
         ("it pairs characters two apart: zip(chars, chars[1:])", _counts(WORDS, stoi, gap=2)),
         ("the pairs run backwards (b, a): zip(chars, chars[1:]) gives (previous, next)",
          _counts([w[::-1] for w in WORDS], stoi)),
+        ("a pair seen twice counts 1: add one for each occurrence, counts[a, b] += 1",
+         (expected > 0).astype(expected.dtype)),
     ]
     diagnose("bigram_counts", got, expected, mistakes)
 
 
 # -- Exercise 2: negative log-likelihood ----------------------------------------------------
 def _nll(counts, words, stoi, smoothing=1.0, mean=True, log=np.log, sign=-1.0,
-         after=False, end=True, per_word=False, normalise=True):
+         after=False, end=True, per_word=False, normalise=True, axis=1):
     n = counts + (0 if after else smoothing)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = n / n.sum(axis=1, keepdims=True) if normalise else n
+        p = n / n.sum(axis=axis, keepdims=True) if normalise else n
     if after:
         p = p + smoothing
     with np.errstate(divide="ignore"):
@@ -81,38 +83,59 @@ def _nll(counts, words, stoi, smoothing=1.0, mean=True, log=np.log, sign=-1.0,
 
 
 def check_nll(nll: Callable[..., Any]) -> None:
-    """Exercise 2: ``nll(counts, words, stoi, smoothing)``, the mean NLL per predicted character."""
+    """Exercise 2: ``nll(counts, words, stoi, smoothing)``, the mean NLL per predicted character.
+
+    Twice: with the counts of the training words and smoothing 1, then with other counts
+    (their rows and columns sum differently, which the counts of whole words never do) and
+    smoothing 0.5.
+    """
     stoi = _stoi(WORDS + ["zed"])
-    counts = _counts(WORDS, stoi)
     test = ["emma", "zed", "ada"]
-    with explain_errors("nll(counts, words, stoi, 1.0)"):
-        got = nll(counts.copy(), list(test), dict(stoi), 1.0)
-    mistakes = [
-        ("it is infinite: 'zed' has pairs never counted; add smoothing to the counts "
-         "before normalising", _nll(counts, test, stoi, smoothing=0.0)),
-        ("the counts are not normalised: p = smoothed / smoothed.sum(axis=1, keepdims=True)",
-         _nll(counts, test, stoi, normalise=False)),
-        ("this is the sum over the characters: take the mean", _nll(counts, test, stoi, mean=False)),
-        ("this is the log-likelihood: the negative log-likelihood is -mean(log p)",
-         _nll(counts, test, stoi, sign=1.0)),
-        ("this uses log2 (bits): use the natural log (nats), np.log", _nll(counts, test, stoi, log=np.log2)),
-        ("smoothing is added after normalising: add it to the counts", _nll(counts, test, stoi, after=True)),
-        ("the end token '.' is not predicted: every word ends with a prediction of '.'",
-         _nll(counts, test, stoi, end=False)),
-        ("this is the mean per word: average over the predicted characters",
-         _nll(counts, test, stoi, per_word=True)),
-    ]
-    got_value = np.asarray(getattr(got, "data", got), dtype=np.float64)
-    if got_value.shape != ():
-        raise AssertionError(f"nll should return one number, got shape {got_value.shape}")
-    if np.isnan(got_value):
-        raise AssertionError(
-            "nll is nan: the row of a character never seen in training ('z') is all zeros and "
-            "0/0 is nan — smoothing is added after normalising, or not at all; add it to the "
-            "counts before normalising"
-        )
-    diagnose("nll(counts, ['emma', 'zed', 'ada'], stoi, 1.0)", got_value, _nll(counts, test, stoi),
-             [(m, np.asarray(v)) for m, v in mistakes])
+    other = np.random.default_rng(2).integers(0, 6, size=(len(stoi), len(stoi)))
+    for counts, smoothing in ((_counts(WORDS, stoi), 1.0), (other, 0.5)):
+        what = f"nll(counts, words, stoi, {smoothing})"
+        with explain_errors(what):
+            got = nll(counts.copy(), list(test), dict(stoi), smoothing)
+        mistakes = [
+            ("it is infinite: 'zed' has pairs never counted; add smoothing to the counts "
+             "before normalising", _nll(counts, test, stoi, smoothing=0.0)),
+            ("the counts are not normalised: p = smoothed / smoothed.sum(axis=1, keepdims=True)",
+             _nll(counts, test, stoi, smoothing, normalise=False)),
+            ("this is the sum over the characters: take the mean",
+             _nll(counts, test, stoi, smoothing, mean=False)),
+            ("this is the log-likelihood: the negative log-likelihood is -mean(log p)",
+             _nll(counts, test, stoi, smoothing, sign=1.0)),
+            ("this uses log2 (bits): use the natural log (nats), np.log",
+             _nll(counts, test, stoi, smoothing, log=np.log2)),
+            ("smoothing is added after normalising: add it to the counts",
+             _nll(counts, test, stoi, smoothing, after=True)),
+            ("the end token '.' is not predicted: every word ends with a prediction of '.'",
+             _nll(counts, test, stoi, smoothing, end=False)),
+            ("this is the mean per word: average over the predicted characters",
+             _nll(counts, test, stoi, smoothing, per_word=True)),
+            ("the columns are normalised: each row p[a] (what follows a) must sum to 1, "
+             "smoothed.sum(axis=1, keepdims=True)", _nll(counts, test, stoi, smoothing, axis=0)),
+            (f"the smoothing argument is ignored (this adds 1, not {smoothing}): "
+             "counts + smoothing", _nll(counts, test, stoi, 1.0)),
+        ]
+        got_value = np.asarray(getattr(got, "data", got), dtype=np.float64)
+        if got_value.shape != ():
+            raise CheckFailed(f"nll should return one number, got shape {got_value.shape}")
+        if np.isnan(got_value):
+            raise CheckFailed(
+                "nll is nan: the row of a character never seen in training ('z') is all zeros "
+                "and 0/0 is nan — smoothing is added after normalising, or not at all; add it to "
+                "the counts before normalising"
+            )
+        diagnose(f"{what} with words {test}", got_value, _nll(counts, test, stoi, smoothing),
+                 [(m, np.asarray(v)) for m, v in mistakes if _applies(m, v, smoothing)])
+
+
+def _applies(mistake: str, value: float, smoothing: float) -> bool:
+    """A mistake that these counts and this smoothing can tell from the right answer."""
+    if "infinite" in mistake:
+        return not np.isfinite(value)
+    return smoothing != 1.0 or "ignored" not in mistake
 
 
 # -- Exercise 3: next-token batches -----------------------------------------------------------
@@ -123,7 +146,7 @@ def check_next_token_batch(next_token_batch: Callable[..., Any]) -> None:
     with explain_errors("next_token_batch(ids, [3, 17, 1], 5)"):
         got = next_token_batch(ids.copy(), starts.copy(), block)
     if not isinstance(got, tuple) or len(got) != 2:
-        raise AssertionError("next_token_batch should return two arrays: (x, y)")
+        raise CheckFailed("next_token_batch should return two arrays: (x, y)")
     x, y = got
     check_is_array("x", x)
     check_is_array("y", y)
@@ -133,12 +156,14 @@ def check_next_token_batch(next_token_batch: Callable[..., Any]) -> None:
 
     diagnose("x", x, take(0), [
         ("x has block + 1 tokens: x = ids[s : s + block]", take(0, block + 1)),
+        ("x has block - 1 tokens: x = ids[s : s + block], block tokens per row",
+         take(0, block - 1)),
         ("x and y are swapped: x = ids[s : s + block], y one further", take(1)),
         ("the starts are ignored: x[i] begins at starts[i]", np.stack([ids[i : i + block] for i in range(3)])),
     ])
     y_last = ids[starts + block]
     if np.shape(y) == y_last.shape:
-        raise AssertionError(
+        raise CheckFailed(
             "y holds one target per row (the token after the block): a GPT predicts at every "
             "position, so y = ids[s + 1 : s + block + 1], shape (batch, block)"
         )
@@ -181,12 +206,18 @@ def check_next_token_probs(next_token_probs: Callable[..., Any]) -> None:
             got = next_token_probs(logits.copy(), temperature, top_k)
         check_is_array(what, got)
         if np.all(np.isfinite(got)) and not np.isclose(np.sum(got), 1.0):
-            hint = (
-                " — the temperature is applied after the softmax: divide the *logits* by it"
-                if np.isclose(np.sum(got), 1.0 / temperature)
-                else ""
-            )
-            raise AssertionError(f"{what} sums to {np.sum(got):.4g}, not 1{hint}")
+            if np.isclose(np.sum(got), 1.0 / temperature):
+                hint = " — the temperature is applied after the softmax: divide the *logits* by it"
+            elif top_k is not None and np.allclose(
+                got, _probs(logits, temperature, top_k, renorm=False)
+            ):
+                hint = (
+                    " — the tokens outside the top k are zeroed after the softmax, so the rest "
+                    "no longer sum to 1: set their *logits* to -inf before the softmax"
+                )
+            else:
+                hint = ""
+            raise CheckFailed(f"{what} sums to {np.sum(got):.4g}, not 1{hint}")
         mistakes = [
             ("the logits are multiplied by the temperature: divide them (T < 1 sharpens)",
              _probs(logits, temperature, top_k, times=True)),
@@ -202,6 +233,17 @@ def check_next_token_probs(next_token_probs: Callable[..., Any]) -> None:
                  _probs(logits, temperature, top_k, fill=0.0)),
             ]
         diagnose(what, got, _probs(logits, temperature, top_k), mistakes)
+    large = logits * 400  # exp(1200 / 0.5) overflows float64 unless the largest logit is subtracted
+    what = "next_token_probs(logits * 400, temperature=0.5, top_k=None)"
+    with np.errstate(over="ignore", invalid="ignore"), explain_errors(what):
+        got = next_token_probs(large.copy(), 0.5, None)
+    check_is_array(what, got)
+    if not np.all(np.isfinite(got)):
+        raise CheckFailed(
+            f"{what} has nan or inf: np.exp of a large logit overflows; subtract the largest "
+            "logit first, np.exp(z - z.max()) (the same probabilities, no overflow)"
+        )
+    diagnose(what, got, _probs(large, 0.5), [])
 
 
 # -- Exercise 5: one BPE merge ------------------------------------------------------------------
@@ -235,10 +277,16 @@ def check_merge_pair(merge_pair: Callable[..., Any]) -> None:
     ]
     for ids, pair, new in cases:
         what = f"merge_pair({ids}, {pair}, {new})"
+        given = list(ids)
         with explain_errors(what):
-            got = merge_pair(list(ids), pair, new)
+            got = merge_pair(given, pair, new)
         if not isinstance(got, list | tuple | np.ndarray):
-            raise AssertionError(f"{what} should return the new list of ids, got {type(got).__name__}")
+            raise CheckFailed(f"{what} should return the new list of ids, got {type(got).__name__}")
+        if given != ids:
+            raise CheckFailed(
+                f"{what} changed the list it was given (now {given}): build a new list "
+                "(out = []) and return it; leave ids as it is"
+            )
         got = [int(g) for g in got]
         expected = _merge(ids, pair, new)
         if got == expected:
@@ -259,8 +307,8 @@ def check_merge_pair(merge_pair: Callable[..., Any]) -> None:
         ]
         for mistake, wrong in mistakes:
             if got == wrong:
-                raise AssertionError(f"{what} gave {got}, expected {expected}: {mistake}")
-        raise AssertionError(f"{what} gave {got}, expected {expected}")
+                raise CheckFailed(f"{what} gave {got}, expected {expected}: {mistake}")
+        raise CheckFailed(f"{what} gave {got}, expected {expected}")
 
 
 # -- Exercise 6: the KV cache ------------------------------------------------------------------
@@ -293,15 +341,21 @@ def check_cached_attention(cached_attention: Callable[..., Any]) -> None:
     ):
         got = cached_attention(cache_k.copy(), cache_v.copy(), q, k, v)
     if not isinstance(got, tuple) or len(got) != 3:
-        raise AssertionError("cached_attention should return three arrays: (out, cache_k, cache_v)")
+        raise CheckFailed("cached_attention should return three arrays: (out, cache_k, cache_v)")
     out, new_k, new_v = got
     for name, value in (("out", out), ("cache_k", new_k), ("cache_v", new_v)):
         check_is_array(name, value)
     ref_out, ref_k, ref_v = _step(cache_k, cache_v, q, k, v)
     for name, value in (("cache_k", new_k), ("cache_v", new_v)):
         shape = np.shape(value)
+        if shape == cache_k.shape:
+            raise CheckFailed(
+                f"{name} has shape {shape}, the shape of the cache passed in: return the caches "
+                "with the new position appended (the result of np.concatenate), "
+                "shape (N, H, T + 1, head_dim)"
+            )
         if shape != ref_k.shape:
-            raise AssertionError(
+            raise CheckFailed(
                 f"{name} has shape {shape}, expected {ref_k.shape} (N, H, T + 1, head_dim): "
                 "append the new position on the time axis, axis 2"
                 + (" — this replaced the cache by the new position" if shape == k.shape else "")
@@ -318,6 +372,11 @@ def check_cached_attention(cached_attention: Callable[..., Any]) -> None:
          _step(cache_k, cache_v, q, k, v, scale=1 / np.sqrt(h * dh))[0]),
         ("the scores are not scaled: multiply by 1/sqrt(head_dim)",
          _step(cache_k, cache_v, q, k, v, scale=1.0)[0]),
+        ("the scores are divided by head_dim: the scale is 1/sqrt(head_dim)",
+         _step(cache_k, cache_v, q, k, v, scale=1 / dh)[0]),
+        ("the new query attends only to the new position: the scores use the whole updated "
+         "cache, q @ cache_k^T, and weight cache_v",
+         _step(cache_k, cache_v, q, k, v, replace=True)[0]),
         ("a causal mask is applied to the one new query: it hides every cached key but the "
          "first; the newest query may see every cached position, so no mask is needed",
          _step(cache_k, cache_v, q, k, v, causal=True)[0]),

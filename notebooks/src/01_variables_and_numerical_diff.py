@@ -270,6 +270,12 @@ known = {  # wrong answers the numbers can recognise, each computed here
     "that is the slope of err_forward (order 1): fit err_central":
         np.polyfit(log_h, np.log10(err_forward[in_range]), 1)[0],
     "fit a straight line: np.polyfit(u, v, 1), degree 1": np.polyfit(log_h, log_err, 2)[0],
+    "the sign is flipped: the slope itself is the order, no minus sign":
+        -np.polyfit(log_h, log_err, 1)[0],
+    "two log bases are mixed (np.log and np.log10): use np.log10 on both axes":
+        np.polyfit(np.log(hs[in_range]), log_err, 1)[0],
+    "two log bases are mixed (np.log10 and np.log): use np.log10 on both axes":
+        np.polyfit(log_h, np.log(err_central[in_range]), 1)[0],
 }
 for text, value in known.items():
     check_true(not np.isclose(order, value, rtol=1e-9, atol=1e-12) or abs(value - 2.0) < 0.1,

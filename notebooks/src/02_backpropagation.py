@@ -402,11 +402,15 @@ a_ref = Square()(x_ref)
 Square()(Exp()(a_ref)).backward(retain_grad=True)
 check_close("x.grad after backward_chain", x_test.grad, x_ref.grad,
             hint="each step stores the creator's backward result on the creator's input",
-            mistakes={"x.grad is 0: seed y.grad with ones, not zeros": np.zeros(2)})
+            mistakes={"x.grad is 0: seed y.grad with ones, not zeros": np.zeros(2),
+                      "every step got the seed y.grad: pass the current Variable's v.grad":
+                          2 * x_test.data})
 check_close("a.grad (the middle of the chain)", a_test.grad, a_ref.grad)
 leaf = Variable(np.array([1.0, 2.0]))
 with explain_errors("backward_chain(leaf)", *chain_hints), time_limit(10, "a leaf: stop at once"):
     backward_chain(leaf)
+check_true(not isinstance(leaf.grad, np.ndarray), "the seed y.grad is an ndarray: wrap it, "
+           "y.grad = Variable(np.ones_like(y.data))")
 check_is_variable("a leaf's own gradient (the seed)", leaf.grad)
 check_close("a leaf's own gradient", leaf.grad, np.ones(2), hint="seed y.grad with ones")
 

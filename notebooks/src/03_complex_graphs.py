@@ -389,7 +389,8 @@ check_true(
     f"evaluate returned a {type(out).__name__}: return the Variable f(x), not its .data",
 )
 check_close("evaluate(diamond, x)", out, np.exp([0.25, 1.0]) + np.sin([0.25, 1.0]))
-check_true(out.creator is None, "the result still has a creator: use `with no_grad():`")
+check_true(out.creator is None, "the result still has a creator: call f(x) inside the "
+           "`with no_grad():` block (not before or after it)")
 recorded = []
 
 

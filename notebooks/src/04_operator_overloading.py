@@ -201,6 +201,9 @@ check_true(isinstance(result.creator, Cube),
            "cube(x) computed x**3 without the Cube Function: return Cube()(x)")
 check_true(hasattr(Variable, "cube"),
            "Variable has no attribute 'cube': bind it with Variable.cube = cube")
+check_true(not isinstance(vars(Variable).get("cube"), type),
+           "Variable.cube is a class, so x.cube() builds that class with x: bind the wrapper "
+           "function, Variable.cube = cube")
 with explain_errors("x.cube()"):
     bound = v.cube()
 check_is_variable("x.cube()", bound)
@@ -288,6 +291,10 @@ for text, op in [("Dual(2, 1) * 3", lambda: Dual(2.0, 1.0) * 3), ("3 * Dual(2, 1
         "a number is a constant: lift it to Dual(c, 0), derivative 0": 5.0,
         "the derivative was not multiplied by the number: 3 * Dual(a, b) = Dual(3a, 3b)": 1.0,
     })
+shifted = dual_op("Dual(2, 1) + 3", lambda: Dual(2.0, 1.0) + 3)
+check_close("(Dual(2, 1) + 3).value", shifted.value, 5.0)
+check_close("(Dual(2, 1) + 3).deriv", shifted.deriv, 1.0, mistakes={
+    "a number is a constant: lift it to Dual(c, 0), derivative 0": 2.0})
 for t0 in [2.0, -0.5]:
     with explain_errors(f"poly(Dual({t0}, 1.0))", *dual_hints):
         result = poly(Dual(t0, 1.0))

@@ -183,6 +183,8 @@ for shape, axes in [((4,), (0, 1)), ((3, 1), (0, 2)), ((2, 1, 4), (1,)), ((), (0
     check_close(f"sum_to_np(g, {shape})", got, right, mistakes={
         "these are means: sum_to adds the gradients up (g.sum, not g.mean)":
             g.mean(axis=axes).reshape(shape),
+        "every entry is the sum of all of g: sum only the extra leading axes and those where "
+        "shape has a 1": np.full(shape, g.sum()),
     }, hint=shape_hint if np.shape(got) != shape else "")
 ok("sum_to_np undoes broadcasting")
 

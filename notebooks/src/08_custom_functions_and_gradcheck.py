@@ -310,6 +310,8 @@ check_close_diagnosed("swish forward", out, x_test * sig, {
     "sigma is the sigmoid, not tanh": x_test * np.tanh(x_test),
     "sigmoid(x), not sigmoid(-x)": x_test * (1 - sig),
     "multiply x by sigmoid(x), don't add": x_test + sig})
+check_true(out.creator is not None, "swish(x) has no creator: NumPy on x.data, wrapped in a "
+           "new Variable, cuts the graph; build it from minitorch ops, x * F.sigmoid(x)")
 check_true(type(out.creator).__module__.startswith("minitorch."),
            "swish should be built from minitorch ops, not from a new Function")
 check_gradient("swish", swish, x_test)

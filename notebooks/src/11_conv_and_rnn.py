@@ -396,9 +396,13 @@ x_conv, w_conv = check_rng.standard_normal((2, 3, 5, 5)), check_rng.standard_nor
 with exercise("ConvIm2col forward", ("ValueError", "the flattened filters W2, (C_out, C*k*k), "
               "go on the left: W2 @ col, shape (N, C_out, H_out*W_out)")):
     y_conv = ConvIm2col()(x_conv, w_conv)
-check_close("ConvIm2col forward", y_conv, F.conv2d(x_conv, w_conv).data,
+y_ref = F.conv2d(x_conv, w_conv).data
+check_close("ConvIm2col forward", y_conv, y_ref,
             hint="flatten W to (C_out, C*k*k), multiply with col, reshape to "
-            "(N, C_out, H_out, W_out)")
+            "(N, C_out, H_out, W_out)", mistakes={
+                "W2 @ col is (N, C_out, L): reshape it to (N, C_out, H_out, W_out), channels "
+                "first":
+                    y_ref.reshape(2, 4, -1).reshape(2, 3, 3, 4).transpose(0, 3, 1, 2)})
 check_conv_backward(ConvIm2col, x_conv, w_conv)
 ok(f"your im2col convolution matches conv2d, forward and backward "
    f"({pieces_used('im2col_np')} in forward)")

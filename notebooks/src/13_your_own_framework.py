@@ -40,8 +40,8 @@ from checks import check_true, ok
 from checks_build import pieces_used, yours_or_reference
 from checks_nb09 import check_registration
 from checks_nb13 import (check_batch_gradients, check_call, check_capstone_adam, check_engine,
-                         check_function_backward, check_no_minitorch, check_softmax_ce,
-                         diagnose_training, record_training)
+                         check_function_backward, check_no_minitorch, check_relu_at_zero,
+                         check_softmax_ce, diagnose_training, record_training)
 from checks_nb13_reference import reference_pieces
 from minitorch.data import DataLoader, Digits  # the only thing taken from minitorch
 
@@ -204,6 +204,7 @@ check_function_backward("ReLU", globals().get("ReLU"), Tensor, [x_relu], ["x"], 
     "that is gy * x: the derivative of max(x, 0) is 1 where x > 0, 0 elsewhere": gy * x_relu,
     "that is gy * max(x, 0), the output: the derivative is the mask (x > 0)":
     gy * np.maximum(x_relu, 0)}})
+check_relu_at_zero(globals().get("ReLU"), Tensor)
 ok("Linear and ReLU give the right gradients for every input")
 
 # %% [markdown]

@@ -1,4 +1,4 @@
-"""A failing check shows only its message: at most three lines, no frames (issue 29).
+"""A failing check shows only its message: at most three lines, no frames (issues 28, 29).
 
 In a real kernel, as Jupyter and nbgrader's autograde run check cells: the error output
 of a failing check is the message alone (``CheckFailed._render_traceback_``), at most
@@ -39,6 +39,15 @@ CELLS = {
     "check_hessian_vector_product(globals().get('hessian_vector_product'))",
     "08-13 plain error in a check": "from checks_nb12 import check_jacobian_by_columns\n"
     "check_jacobian_by_columns(42)",
+    # notebooks 14 and 15 (issue 28): a known mistake, a wrong result shape, a plain raise
+    "14 known mistake": "from checks_nb14 import check_softmax_backward\n"
+    "check_softmax_backward(lambda w, gw: w * gw)",
+    "14 wrong result": "from checks_nb14 import check_causal_attention\n"
+    "check_causal_attention(lambda q, k, v: (q, k, v))",
+    "15 known mistake": "from checks_nb15 import check_merge_pair\n"
+    "check_merge_pair(lambda ids, pair, new: list(ids))",
+    "15 wrong result": "from checks_nb15 import check_next_token_batch\n"
+    "check_next_token_batch(lambda ids, starts, block: (ids, ids, ids))",
 }
 
 

@@ -104,6 +104,13 @@ CATALOGUE[(NB01, 2)] = [
 ]
 
 CATALOGUE[(NB01, 3)] = [
+    M("minus the slope (blind trial)", "order = np.polyfit", "order = -np.polyfit", "sign is flipped"),
+    M(
+        "np.log against np.log10 (blind trial)",
+        "np.polyfit(np.log10(hs[mask]),",
+        "np.polyfit(np.log(hs[mask]),",
+        "two log bases are mixed",
+    ),
     M(
         "no mask",
         "np.log10(hs[mask]), np.log10(err_central[mask])",
@@ -317,10 +324,10 @@ CATALOGUE[(NB02, 5)] = [
         "seed y.grad = Variable(np.ones_like(y.data))",
     ),
     M(
-        "seed is an ndarray",
+        "seed is an ndarray (also the blind trial's)",
         "y.grad = Variable(np.ones_like(y.data))",
         "y.grad = np.ones_like(y.data)",
-        "is an ndarray, not a Variable",
+        "the seed y.grad is an ndarray: wrap it",
     ),
     M(
         "recursion",
@@ -343,10 +350,10 @@ def backward_chain(y):
         "x.grad is None after backward_chain",
     ),
     M(
-        "always y's gradient",
+        "always y's gradient (also the blind trial's)",
         "x.grad = v.creator.backward(v.grad)",
         "x.grad = v.creator.backward(y.grad)",
-        "stores the creator's backward result",
+        "every step got the seed y.grad",
     ),
     M("seed of zeros", "np.ones_like(y.data)", "np.zeros_like(y.data)", "not zeros"),
     M(
@@ -525,14 +532,14 @@ def evaluate(f, x):
         "no_grad not entered",
         "    with no_grad():\n        return f(x)",
         "    no_grad()\n    return f(x)",
-        "use `with no_grad():`",
+        "inside the `with no_grad():` block",
     ),
     M("no parentheses", "with no_grad():", "with no_grad:", "call the function, with no_grad():"),
     M(
         "graph afterwards",
         "    with no_grad():\n        return f(x)",
         "    out = f(x)\n    with no_grad():\n        return out",
-        "use `with no_grad():`",
+        "inside the `with no_grad():` block",
     ),
     M("no return", "return f(x)", "f(x)", "did you forget to `return` f(x)"),
     M(
@@ -542,10 +549,10 @@ def evaluate(f, x):
         "removing the creator afterwards is too late",
     ),
     M(
-        "empty block",
+        "empty block (also the blind trial's)",
         "    with no_grad():\n        return f(x)",
         "    with no_grad():\n        pass\n    return f(x)",
-        "use `with no_grad():`",
+        "inside the `with no_grad():` block",
     ),
 ]
 
@@ -643,7 +650,12 @@ CATALOGUE[(NB04, 1)] = [
     ),
     M("no Cube", "return Cube()(x)", "return x**3", "without the Cube Function"),
     M("returns the data", "return Cube()(x)", "return Cube()(x).data", "not a Variable"),
-    M("bound the class", "Variable.cube = cube", "Variable.cube = Cube", "not its result"),
+    M(
+        "bound the class (also the blind trial's)",
+        "Variable.cube = cube",
+        "Variable.cube = Cube",
+        "bind the wrapper function",
+    ),
 ]
 
 CATALOGUE[(NB04, 2)] = [
@@ -692,6 +704,12 @@ CATALOGUE[(NB04, 2)] = [
         "calls itself without end",
     ),
     M("numbers lifted with 1", "Dual(other, 0.0)", "Dual(other, 1.0)", "a number is a constant"),
+    M(
+        "a number lifted with 1 in __add__ only (blind trial)",
+        "Dual(other, 0.0)\n        return Dual(self.value + other.value",
+        "Dual(other, 1.0)\n        return Dual(self.value + other.value",
+        "a number is a constant",
+    ),
     M(
         "in place",
         "return Dual(self.value * other.value, self.value * other.deriv + self.deriv * other.value)",
@@ -897,6 +915,12 @@ CATALOGUE[(NB05, 3)] = [
 ]
 
 CATALOGUE[(NB05, 4)] = [
+    M(
+        "pairs (norm, name) (blind trial)",
+        "(step.name, float(np.linalg.norm(step.grads_in[0])))",
+        "(float(np.linalg.norm(step.grads_in[0])), step.name)",
+        "yours are (norm, name)",
+    ),
     M(
         "sent instead of received",
         "step.grads_in[0]",
@@ -1258,6 +1282,12 @@ SUM_TO = """    lead = g.ndim - len(shape)
     return g.sum(axis=axes, keepdims=True)"""
 CATALOGUE[(NB07, 1)] = [
     M(
+        "the grand total everywhere (blind trial)",
+        "    lead = g.ndim - len(shape)\n",
+        "    return np.full(shape, g.sum())\n",
+        "the sum of all of g",
+    ),
+    M(
         "no keepdims",
         "return g.sum(axis=axes, keepdims=True)",
         "return g.sum(axis=axes)",
@@ -1303,7 +1333,13 @@ CATALOGUE[(NB07, 2)] = [
         "order of the product",
         "return gy @ W.T, x.T @ gy",
         "return W.T @ gy, x.T @ gy",
-        "the shapes do not fit the product",
+        "gy is (2, 3), and each gradient has its input's shape, (2, 3), (3, 3)",
+    ),
+    M(
+        "no transposes (blind trial)",
+        "return gy @ W.T, x.T @ gy",
+        "return gy @ W, x @ gy",
+        "gy is (2, 3), and each gradient has its input's shape, (2, 3), (3, 3)",
     ),
     M(
         "gW transposed",
@@ -1358,10 +1394,10 @@ CATALOGUE[(NB07, 3)] = [
         "these are means over the rows",
     ),
     M(
-        "wrong axis",
+        "wrong axis (also the blind trial's)",
         "return gy, F.sum_to(gy, b.shape)",
         "return gy, F.sum(gy, axis=1)",
-        "has shape (5,)",
+        "summed over axis 1, but the input was repeated along axis 0",
     ),
     M(
         "both reduced",

@@ -58,6 +58,9 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
                                     "        return np.tanh(x)")], "that is tanh(x), the derivative"),
     ],
     ("08", 2): [
+        ("/ y**2 (blind trial)", [("gy * x0 / y, x0.shape", "gy * x0 / y**2, x0.shape"),
+                                  ("gy * x1 / y, x1.shape", "gy * x1 / y**2, x1.shape")],
+         "divided by the output y once more"),
         ("swapped", [("gy * x0 / y, x0.shape", "gy * x1 / y, x0.shape"), ("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
          "the gradients are swapped"),
         ("x0 in gx1", [("gy * x1 / y, x1.shape", "gy * x0 / y, x1.shape")],
@@ -81,6 +84,8 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ("added", [("return x * F.sigmoid(x)", "return x + F.sigmoid(x)")], "don't add"),
         ("numpy", [("return x * F.sigmoid(x)", "return x / (1 + np.exp(-x))")], "NumPy functions need arrays"),
         ("ndarray", [("return x * F.sigmoid(x)", "return x.data / (1 + np.exp(-x.data))")], "this is an ndarray"),
+        ("re-wrapped (blind trial)", [("return x * F.sigmoid(x)", "return Variable(x.data / (1 + np.exp(-x.data)))")],
+         "cuts the graph"),
         ("new Function", [("return x * F.sigmoid(x)", "return _Swish()(x)\n\n\nclass _Swish(Function):\n"
                            "    def forward(self, x):\n        return x / (1 + np.exp(-x))\n\n"
                            "    def backward(self, gy):\n        (x,) = self.inputs\n        s = F.sigmoid(x)\n"
@@ -188,6 +193,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
             "zero_grad",
         ),
         ("too short", [("lr=0.05), 1500)", "lr=0.05), 20)")], "train longer"),
+        (
+            "SGD, lr too large (blind trial)",
+            [("optim.Adam(trained.parameters(), lr=0.05), 1500)",
+              "optim.SGD(trained.parameters(), lr=5.0), 300)")],
+            "the learning rate is too large",
+        ),
         ("tiny lr", [("lr=0.05), 1500)", "lr=1e-5), 1500)")], "larger learning rate"),
         (
             "other model",
@@ -576,14 +587,15 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
         ("no lr", [("p.data -= self.lr * v", "p.data -= v")], "lr times the velocity"),
         (
-            "one buffer",
+            "one buffer (also the blind trial's)",
             [
                 (
                     "self.velocities = [np.zeros_like(p.data) for p in self.params]",
                     "self.velocities = [np.zeros_like(self.params[0].data)] * len(self.params)",
                 )
             ],
-            "one state array per parameter",
+            "one state array per parameter, of its shape: [np.zeros_like(p.data) for p in params] "
+            "([a] * n is n times the same array)",
         ),
         (
             "lr in buffer",
@@ -843,6 +855,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
     ],
     ("11", 5): [
+        (
+            "channels read last (blind trial)",
+            [("return y.reshape(n, W.shape[0], h_out, w_out)",
+              "return y.reshape(n, h_out, w_out, W.shape[0]).transpose(0, 3, 1, 2)")],
+            "reshape it to (N, C_out, H_out, W_out), channels first",
+        ),
         (
             "first image",
             [
@@ -1122,6 +1140,7 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ],
     # -- 12 -----------------------------------------------------------------------------
     ("12", 1): [
+        ("tx * y (blind trial)", [("return tx * F.tanh(xs[0])", "return tx * y")], "the tangent times the output"),
         ("sign", [("return tx * F.tanh(xs[0])", "return -tx * F.tanh(xs[0])")], "the sign is flipped"),
         ("no tx", [("return tx * F.tanh(xs[0])", "return F.tanh(xs[0])")], "the tangent tx is left out"),
         ("tanh(y)", [("return tx * F.tanh(xs[0])", "return tx * F.tanh(y)")], "tanh of the *input* x"),
@@ -1344,6 +1363,7 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
     ],
     ("13", 3): [
+        ("x >= 0 (blind trial)", [("return gy * (x > 0)", "return gy * (x >= 0)")], "the mask is x > 0, not x >= 0"),
         (
             "x.T @ gy",
             [
@@ -1574,6 +1594,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
                 )
             ],
             "rebinds a local name",
+        ),
+        (
+            "m alone rebound (blind trial)",
+            [("            m *= b1\n            m += (1 - b1) * p.grad\n",
+              "            m = b1 * m + (1 - b1) * p.grad\n")],
+            "the stored m never changes",
         ),
         (
             "betas swapped",

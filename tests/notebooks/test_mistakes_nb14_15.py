@@ -365,6 +365,13 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
         ),
         ("times sigma", _ln_backward("(gy - gm - xhat * gx) * sigma"), "multiplies by sigma"),
         (
+            "x-hat times sigma (blind trial)",
+            _ln_backward("(gy - gm - xhat * gx) / sigma").replace(
+                "xhat = (x - mu) / sigma", "xhat = (x - mu) * sigma"
+            ),
+            "x̂ is (x - mu) * sigma",
+        ),
+        (
             "no eps",
             _ln_backward(
                 "(gy - gm - xhat * gx) / sigma",
@@ -413,6 +420,22 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
         ),
         ("MLP on x", _block("x = x + attn(self.ln1(x)); return x + mlp(x)"), "MLP reads x"),
         (
+            "inverted mask, need_weights=False (blind trial)",
+            _block(
+                "h = self.ln1(x); a = self.attn(h, h, h, attn_mask=~self.future(T), "
+                "need_weights=False)[0]; x = x + a; return x + mlp(self.ln2(x))"
+            ),
+            "not its negation",
+        ),
+        (
+            "inverted mask",
+            _block(
+                "h = self.ln1(x); a = self.attn(h, h, h, attn_mask=~self.future(T))[0]; "
+                "x = x + a; return x + mlp(self.ln2(x))"
+            ),
+            "not its negation",
+        ),
+        (
             "kept the tuple",
             _block(
                 "h = self.ln1(x); a = self.attn(h, h, h, attn_mask=self.future(T)); return x + a"
@@ -434,6 +457,7 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
         ("self pairs", _counts(pairs="zip(w, w)"), "with itself"),
         ("two apart", _counts(pairs="zip(chars, chars[2:])"), "two apart"),
         ("backwards", _counts(pairs="zip(chars[1:], chars)"), "transposed"),
+        ("= 1, not += 1 (blind trial)", _counts(add="counts[stoi[a], stoi[b]] = 1"), "+= 1"),
     ],
     ("15_language_models", 2): [
         ("no smoothing", _nll(smoothed="counts"), "before normalising"),
@@ -456,6 +480,12 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
             "per word",
         ),
         ("an array", _nll(ret="-np.array(logs)"), "one number"),
+        (
+            "columns normalised (blind trial)",
+            _nll(p="smoothed / smoothed.sum(axis=0, keepdims=True)"),
+            "columns are normalised",
+        ),
+        ("smoothing ignored (blind trial)", _nll(smoothed="counts + 1"), "smoothing argument"),
     ],
     ("15_language_models", 3): [
         ("no shift", _batch(y="ids[s : s + block]"), "y is x"),
@@ -480,6 +510,11 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
         ("y too short", _batch(y="ids[s + 1 : s + block]"), "one token too few"),
         ("y too long", _batch(y="ids[s + 1 : s + block + 2]"), "one token too many"),
         ("starts ignored", _batch(over="range(len(starts))"), "starts are ignored"),
+        (
+            "x too short (blind trial)",
+            _batch(x="ids[s : s + block - 1]", y="ids[s + 1 : s + block]"),
+            "block - 1 tokens",
+        ),
     ],
     ("15_language_models", 4): [
         (
@@ -499,6 +534,17 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
         ("no top-k", _probs(keep="z"), "top-k is not applied"),
         ("fill 0", _probs(keep="np.where(z < np.sort(z)[-top_k], 0.0, z)"), "set to 0"),
         ("not renormalised", _probs(ret="p"), "sums to"),
+        (
+            "top-k after the softmax (blind trial)",
+            _probs(keep="z", ret="np.where(p / p.sum() < np.sort(p / p.sum())[-top_k], 0.0, "
+                   "p / p.sum()) if top_k else p / p.sum()"),
+            "-inf before the softmax",
+        ),
+        (
+            "no max shift (blind trial)",
+            _probs().replace("np.exp(z - z.max())", "np.exp(z)"),
+            "np.exp(z - z.max())",
+        ),
     ],
     ("15_language_models", 5): [
         ("moves on by one", _merge(step="i += 1"), "skip both"),
@@ -550,6 +596,12 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
             "def merge_pair(ids, pair, new_id):\n    ids.append(new_id)\n",
             "should return the new list",
         ),
+        (
+            "empties and refills its input (blind trial)",
+            _merge().replace("    out, i = [], 0\n", "    out, i = ids, 0\n    ids = list(ids)\n"
+                             "    out.clear()\n"),
+            "changed the list it was given",
+        ),
     ],
     ("15_language_models", 6): [
         ("head axis", _cached(axis="1"), "time axis"),
@@ -577,6 +629,24 @@ MISTAKES: dict[tuple[str, int], list[tuple[str, str, str]]] = {
                 "dtype=bool)), scores, -np.inf)\n"
             ),
             "no mask is needed",
+        ),
+        ("divided by head_dim (blind trial)", _cached(scale="q.shape[-1]"), "divided by head_dim"),
+        (
+            "new position only (blind trial)",
+            _cached(keys="k"),
+            "only to the new position",
+        ),
+        (
+            "returns the caches passed in (blind trial)",
+            _cached().replace("    cache_k = np.concatenate", "    new_k = np.concatenate")
+            .replace("    cache_v = np.concatenate", "    new_v = np.concatenate")
+            .replace("q @ cache_k", "q @ new_k").replace("@ cache_v, cache_k", "@ new_v, cache_k"),
+            "the shape of the cache passed in",
+        ),
+        (
+            "returns the caches cut back (blind trial)",
+            _cached().replace("cache_k, cache_v\n", "cache_k[:, :, :-1], cache_v[:, :, :-1]\n"),
+            "return the caches with the new position",
         ),
     ],
 }
