@@ -30,11 +30,13 @@ def diagnose_history(history: Any) -> str:
     if not np.all(np.isfinite(values)):
         first_bad = int(np.flatnonzero(~np.isfinite(values))[0])
         before = values[:first_bad]
-        if first_bad <= 5 or before.min() > 0.9 * values[0]:  # it never learnt anything
+        never_fell = before.min() > 0.9 * values[0]
+        if first_bad <= 5 or never_fell:  # it never learnt anything, or blew up at once
+            how = "without ever falling" if never_fell else "almost at once"
             return (
-                f"the loss became nan/inf after {first_bad} steps without ever falling: each "
-                "step overshoots — the learning rate is too large for this optimizer; lower "
-                "it (Adam with lr=0.05 works)"
+                f"the loss became nan/inf after {first_bad} steps, {how}: each step "
+                "overshoots — the learning rate is too large for this optimizer; lower it "
+                "(Adam with lr=0.05 works)"
             )
         return (
             "the loss fell, then became nan/inf: the steps blew up. Did you call "

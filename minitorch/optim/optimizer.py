@@ -6,7 +6,7 @@ gradient, then applies the update rule to each of them under ``no_grad()``.
 
 Updates are **in place** on ``param.data`` (``param.data -= ...``): fast, and every
 reference to the parameter sees the new value. Each update counts a new version of the
-parameter (``minitorch.core.inplace.bump_version``), so a graph recorded before the step
+parameter (``minitorch.core.bump_version``), so a graph recorded before the step
 refuses to backpropagate through it. Gradients are never modified in place —
 a hook that changes a gradient assigns a new ``param.grad`` Variable — because the
 engine may share one gradient array between several Variables of the graph.
@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.core import Variable, no_grad
-from minitorch.core.inplace import bump_version
+from minitorch.core import Variable, bump_version, no_grad
 
 #: A hook receives the parameters that have a gradient, before the update.
 Hook = Callable[[list[Variable]], None]

@@ -213,7 +213,10 @@ def test_08_explains_the_weighted_numbers_of_gradcheck() -> None:
 # -- 09 ----------------------------------------------------------------------------------
 def test_09_diverging_loss_names_zero_grad() -> None:
     assert "zero_grad" in cb09.diagnose_history([0.7, 0.4, 0.3, 2.0, 800.0])
-    assert "zero_grad" in cb09.diagnose_history([0.7, float("nan")])
+    assert "zero_grad" in cb09.diagnose_history([0.7, 0.5, 0.4, 0.3, 0.25, 0.2, 3.0, np.nan])
+    # nan at once: each step overshoots (the learning rate), not stale gradients
+    assert "without ever falling: " in cb09.diagnose_history([0.7, float("nan")])
+    assert "almost at once: " in cb09.diagnose_history([0.7, 0.4, float("nan")])
     assert cb09.diagnose_history([0.7, 0.4, 0.2, 0.08]) == ""
 
 
