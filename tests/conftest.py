@@ -11,6 +11,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
+from minitorch.core.config import _state
+
+#: minitorch's global switches as the suite starts (before any notebook set one).
+_DEFAULT_SWITCHES = _state.get()
+
 
 @dataclass(frozen=True)
 class Tolerances:
@@ -86,15 +91,18 @@ def _numpy_print_options_restored():
 
 
 @pytest.fixture(autouse=True)
-def _minitorch_config_restored():
-    """Restore minitorch's global switches after each test.
+def _minitorch_config_restored(request: pytest.FixtureRequest):
+    """Give each test outside ``tests/notebooks`` minitorch's default global switches.
 
-    Notebooks 03, 05 and 06 set ``Config.save_all = True`` at their top, and some tests
-    execute a notebook's source in the test process; without this, a later test in the
-    same worker (a golden picture that shows a freed value) would see every input kept.
+    Notebooks 03, 05 and 06 set ``Config.save_all = True`` at their top, and the course's
+    tests execute notebook sources in the test process (their later tests rely on that
+    setting, so they are left alone); without this, a later test of another folder in
+    the same worker (a golden picture that shows a freed value) would see every input kept.
     """
-    from minitorch.core.config import _state
-
+    if "notebooks" in request.node.path.parts:
+        yield
+        return
     saved = _state.get()
+    _state.set(_DEFAULT_SWITCHES)
     yield
     _state.set(saved)
