@@ -68,8 +68,15 @@ class Tab:
             ),
         )
         self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
-        self.page.on("requestfailed", lambda req: self.errors.append(f"failed request: {req.url}"))
+        self.page.on("requestfailed", self._failed)
         self.page.on("request", self._record)
+
+    def _failed(self, request: Any) -> None:
+        # A request the browser cancelled because the test moved on to the next page (the
+        # search worker still loading: net::ERR_ABORTED) is not a defect of the site; a
+        # missing file (net::ERR_FILE_NOT_FOUND) or a refused one is.
+        if "ERR_ABORTED" not in (request.failure or ""):
+            self.errors.append(f"failed request: {request.url} ({request.failure})")
 
     def _record(self, request: Any) -> None:
         if not request.url.startswith(("file://", "data:", "blob:", "about:")):
