@@ -8,11 +8,28 @@ Function kept (``saved_arrays``), the fact the exercise is about.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from checks import CheckFailed, explain_errors
+
+from minitorch import using_config
+
+
+def _as_the_library_saves(check: Callable[..., None]) -> Callable[..., None]:
+    """Run a check with ``Config.save_all`` off: what a Function keeps is the lesson, and
+    a kernel that ran notebook 03, 05 or 06 first (they keep every input) must not
+    change it."""
+
+    @functools.wraps(check)
+    def run(*args: Any, **kwargs: Any) -> None:
+        with using_config("save_all", False):
+            check(*args, **kwargs)
+
+    return run
+
 
 OPS = ("Exp", "Add", "Sin", "Sum")
 
@@ -22,6 +39,7 @@ def _per_op(exp: int, add: int, sin: int, total: int) -> dict[str, int]:
     return {"Exp": exp, "Add": add, "Sin": sin, "Sum": total}
 
 
+@_as_the_library_saves
 def check_predicted_saved_bytes(predicted_saved_bytes: Callable[[int], Any]) -> None:
     """Exercise 1: ``predicted_saved_bytes(n)`` for ``F.sum(F.sin(F.exp(x) + 1.0))``."""
     n = 1000
@@ -92,6 +110,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
+@_as_the_library_saves
 def check_sigmoid_function(Sigmoid: type) -> None:
     """Exercise 2: ``class Sigmoid(Function)`` keeping only its output (``saves_input`` False)."""
     from minitorch import Variable
@@ -176,6 +195,7 @@ def _plain(blocks: list[Any], x: Any) -> Any:
     return x
 
 
+@_as_the_library_saves
 def check_checkpointed(checkpointed: Callable[..., Any]) -> None:
     """Exercise 3: ``checkpointed(blocks, x)`` runs each block under ``minitorch.checkpoint``."""
     from minitorch import Variable
@@ -247,6 +267,7 @@ def check_checkpointed(checkpointed: Callable[..., Any]) -> None:
 
 
 # -- Exercise 4: what an optimizer keeps ---------------------------------------------------------
+@_as_the_library_saves
 def check_state_bytes(state_bytes: Callable[..., Any]) -> None:
     """Exercise 4: ``state_bytes(n_params, optimizer, itemsize)``, the optimizer state's bytes."""
     n = 1000
