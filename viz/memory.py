@@ -92,7 +92,7 @@ def held_per_frame(trace: BackwardTrace) -> list[int]:
         >>> from viz import trace_backward
         >>> x = Variable(np.ones(1000), name="x")
         >>> held_per_frame(trace_backward(x.exp().tanh().sum()))
-        [24000, 16000, 8000, 0, 0]
+        [16000, 16000, 8000, 0, 0]
     """
     n = len(trace.steps)
     last_use: dict[int, int] = {}  # id(array) -> the last step that needs it (n: never ran)
@@ -120,9 +120,9 @@ def frame_lines(trace: BackwardTrace, held: list[int]) -> list[str]:
         >>> import numpy as np
         >>> from minitorch import Variable
         >>> from viz import trace_backward
-        >>> trace = trace_backward(Variable(np.ones(1000), name="x").exp().sum())
-        >>> frame_lines(trace, held_per_frame(trace))[1]
-        'held for backward: 7.81 kB of 15.62 kB (Sum.backward has run: 7.81 kB released)'
+        >>> trace = trace_backward(Variable(np.ones(1000), name="x").exp().exp().sum())
+        >>> frame_lines(trace, held_per_frame(trace))[2]
+        'held for backward: 7.81 kB of 15.62 kB (Exp.backward has run: 7.81 kB released)'
     """
     total = held[0]
     lines = [f"held for backward: {format_bytes(total)}, what the forward pass saved"]
