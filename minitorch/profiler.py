@@ -223,13 +223,18 @@ def profile() -> Iterator[Profile]:
         prof._forward(func, inputs, time.perf_counter() - start, out)
         return out
 
-    def timed(dispatch: Any) -> Any:
-        def backward(func: Function, gys: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return dispatch(func, gys)
-            finally:
-                prof._row(func).backward_seconds += time.perf_counter() - start
+    def timed(method: Any) -> Any:  # method(func): the bound backward the engine calls
+        def backward(func: Function) -> Any:
+            run = method(func)
+
+            def timed_run(*gys: Any) -> Any:
+                start = time.perf_counter()
+                try:
+                    return run(*gys)
+                finally:
+                    prof._row(func).backward_seconds += time.perf_counter() - start
+
+            return timed_run
 
         return staticmethod(backward)
 

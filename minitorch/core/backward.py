@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -53,10 +54,11 @@ class ArrayMode:
 
     create_graph = False
     grad_type = np.ndarray
-
-    @staticmethod
-    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
-        return func.backward_array(*gys)
+    #: ``backward(func)`` is the method the pass calls with the output gradients (a C-level
+    #: attribute lookup: no Python frame per node). ``minitorch.profile`` swaps it.
+    backward: Callable[[Function], Callable[..., Any]] = staticmethod(
+        attrgetter("backward_array")
+    )
 
     @staticmethod
     def constant(array: np.ndarray) -> Grad:
@@ -72,10 +74,11 @@ class GraphMode:
 
     create_graph = True
     grad_type = Variable
-
-    @staticmethod
-    def backward(func: Function, gys: tuple[Grad, ...]) -> Any:
-        return func.graph_backward(*gys)  # backward; a user's is checked (diagnose.py)
+    #: ``backward``; for a class written outside minitorch, that backward checked for a
+    #: graph back to ``gy`` (``diagnose.checked_graph_backward``).
+    backward: Callable[[Function], Callable[..., Any]] = staticmethod(
+        attrgetter("graph_backward")
+    )
 
     @staticmethod
     def constant(array: np.ndarray) -> Grad:
@@ -116,14 +119,15 @@ def backpropagate(
     ready = [func for func, count in pending.items() if count == 0]
     unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
     anomaly = current_state().detect_anomaly
-    backward, grad_type = mode.backward, mode.grad_type  # decided once for the pass
+    backward, grad_type, add = mode.backward, mode.grad_type, mode.add  # once per pass
     with _backward_context(mode.create_graph):
         while ready:
             func = ready.pop()
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
                 func.check_leaves_unchanged(unchanged)
-            gys = _output_grads(func, grads, mode, keep, kept)
-            gxs = backward(func, gys)
+            gy = grads.pop(func, None) if keep is None and len(func.outputs) == 1 else None
+            gys = (gy,) if gy is not None else _output_grads(func, grads, mode, keep, kept)
+            gxs = backward(func)(*gys)
             if type(gxs) is not tuple or len(gxs) != len(func.inputs):
                 gxs = diagnose.checked_gradients(func, gxs)
             if on_step is not None:
@@ -134,22 +138,21 @@ def backpropagate(
                 if not func.needs_input_grad[i]:
                     continue
                 gx, creator = gxs[i], x.creator  # x's gradient adds up under grad_key(x)
-                key = creator if creator is not None and len(creator.outputs) == 1 else grad_key(x)
+                key: Any = id(x) if creator is None else creator  # a leaf; most op outputs
+                if creator is not None and len(creator.outputs) > 1:
+                    key = grad_key(x)
                 if gx is not None:  # one of x's shape and dtype passes; others are checked
                     meta = x if type(x) is Unsaved else x.data
-                    if (
-                        type(gx) is not grad_type
-                        or gx.shape != meta.shape
-                        or gx.dtype != meta.dtype
-                    ):
+                    wrong = type(gx) is not grad_type or gx.shape != meta.shape
+                    if wrong or gx.dtype != meta.dtype:
                         gx = diagnose.checked_gradient(func, i, x, gx, mode.create_graph)
                     old = grads.get(key)
-                    grads[key] = gx if old is None else mode.add(old, gx)
+                    grads[key] = gx if old is None else add(old, gx)
                 elif creator is not None and key not in grads:  # no contribution: zeros
                     grads[key] = mode.constant(np.zeros(x.shape, x.dtype))
                 if creator is not None:
-                    pending[creator] -= 1
-                    if pending[creator] == 0:
+                    count = pending[creator] = pending[creator] - 1
+                    if count == 0:
                         ready.append(creator)
     return kept
 
@@ -202,10 +205,6 @@ def _output_grads(
     keyed by ``func`` or ``(func, i)`` (``grad_key``; one made a leaf keeps its own)."""
     refs = func.outputs
     single = len(refs) == 1
-    if single and keep is None:  # almost every op: one output, one gradient
-        gy = grads.pop(func, None)
-        if gy is not None:
-            return (gy,)
     gys: list[Grad] = []
     for i, ref in enumerate(refs):
         gy = grads.pop(func if single else (func, i), None)

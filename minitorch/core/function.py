@@ -129,9 +129,11 @@ class Function:
     #: (the default) or neither (``()``: ``x + c``); shapes and dtypes are always kept.
     saves: ClassVar[tuple[str, ...]] = ("inputs", "output")
     _saves_inputs = _saves_output = True  # from saves, per class (saved.declare)
+    _keeps_inputs = True  # every input kept: saves has "inputs" and no saves_input hook
     _input_rule = False  # the class overrides saves_input: asked per call, kept in _kept
     _kept: tuple[bool, ...] | None = None
     _kept_for: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]] = {}
+    _trusted = False  # minitorch's own op: its declaration is tested (saved.rule_inputs)
     _unsaved_y: Any = None  # the y stand-in of a class that does not save its output
     saved_output: Any = None
     #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``
@@ -156,12 +158,11 @@ class Function:
         """
         super().__init_subclass__(**kwargs)
         saved.declare(cls, Function)  # what backward keeps: from cls.saves, checked
-        if (
-            cls.backward_array is Function.backward_array
-            and cls.vjp is Function.vjp
-            and cls.backward is not Function.backward
-        ):
-            cls.backward_array = _backward_on_constants  # type: ignore[method-assign, assignment]
+        if getattr(cls.backward_array, "default_array_rule", False):  # not written here
+            only_backward = cls.vjp is Function.vjp and cls.backward is not Function.backward
+            cls.backward_array = (  # type: ignore[method-assign]
+                _backward_on_constants if only_backward else saved.array_rule(cls)
+            )
         owner = next(k for k in cls.__mro__ if "backward" in k.__dict__)  # create_graph runs
         mine = owner.__module__.startswith("minitorch.")  # graph_backward: a user's checked
         cls.graph_backward = cls.backward if mine else diagnose.checked_graph_backward
@@ -243,19 +244,24 @@ class Function:
         """Link the graph: inputs (only what ``saves`` declares; the others as their edges,
         ``saved.edges``), generation, the saved output array, weak refs to the outputs."""
         self.needs_input_grad = needs
-        if self._saves_inputs and not self._input_rule or state.save_all:  # all kept
+        if self._keeps_inputs or state.save_all:  # every input kept (the default)
             self.inputs = xs if type(xs) is list else list(xs)
         else:
             self.inputs = saved.edges(self, xs)
-        if self._saves_output:
-            ys = [y.data for y in outputs]
-            self.saved_output = ys[0] if len(ys) == 1 else tuple(ys)
         self.generation = generation
-        for y in outputs:
-            y.creator = self
-            y.generation = generation + 1
-        self.outputs = [_weak(y) for y in outputs]
-        if len(outputs) > 1:  # so backward can make zeros for an output that was dropped
+        if len(outputs) == 1:  # almost every op: no loops
+            y = outputs[0]
+            y.creator, y.generation = self, generation + 1
+            self.outputs = [_weak(y)]
+            if self._saves_output:
+                self.saved_output = y.data
+        else:
+            for y in outputs:
+                y.creator, y.generation = self, generation + 1
+            self.outputs = [_weak(y) for y in outputs]
+            if self._saves_output:
+                self.saved_output = tuple([y.data for y in outputs])
+            # so backward can make zeros for an output that was dropped
             self.output_meta = [(y.data.shape, y.data.dtype) for y in outputs]
         if state.in_backward:
             self.created_in_backward = True
@@ -305,6 +311,7 @@ class Function:
         xs, y = saved.rule_inputs(self, False), saved.rule_outputs(self, gys, False)
         return self.vjp(self.graph_ops, xs, y, *gys)
 
+    @saved.default_rule
     def backward_array(self, *gys: Any, **kwargs: Any) -> Any:
         """Fast path of ``backward`` on raw ndarrays (no graph is built).
 
@@ -312,16 +319,7 @@ class Function:
         class that defines only ``backward`` runs that ``backward`` on constants instead
         (decided when the class is defined).
         """
-        xs: tuple[Any, ...]
-        inputs = self.inputs  # the usual all-saved one or two inputs inline, else rule_inputs
-        if self._kept is None and self._saves_inputs and len(inputs) <= 2:
-            xs = (inputs[0].data,) if len(inputs) == 1 else (inputs[0].data, inputs[1].data)
-        else:
-            xs = saved.rule_inputs(self, True)
-        if self._saves_output:
-            return self.vjp(self.array_ops, xs, self.saved_output, *gys)
-        ys = self._unsaved_y if len(gys) == 1 else saved.rule_outputs(self, gys, True)
-        return self.vjp(self.array_ops, xs, ys, *gys)
+        return saved.vjp_on_arrays(self, *gys)
 
     def vjp(self, *args: Any, **kwargs: Any) -> Any:
         """``vjp(xp, xs, y, *gys)``: the vector-Jacobian product, written once.
@@ -381,6 +379,7 @@ class Function:
 _weak = weakref.ref  # read once per op in _record
 
 
+@saved.default_rule
 def _backward_on_constants(func: Function, *gys: np.ndarray) -> Any:
     """First-order backward of a Function that defines only ``backward``.
 
