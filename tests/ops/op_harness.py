@@ -13,6 +13,10 @@ class over the rows:
   fast path, usually the ``vjp`` on NumPy), its ``backward`` on constants (forced by
   :func:`force_fallback`) and the ``create_graph`` gradients (the ``vjp`` on ops);
 * second order: ``gradgradcheck`` where the op is twice differentiable;
+* the op's ``saves`` declaration holds: on intermediate inputs (``x + 0.0``, which the
+  op does not keep unless it declares it) the gradients, first order and
+  ``create_graph``, equal the leaf inputs' (minitorch's own ops get an unsaved leaf as
+  its array, so only an intermediate input shows a wrong declaration), ``save_all`` off;
 * PyTorch 2.13 agrees, when installed;
 * ``no_grad()`` builds no graph;
 * float32 inputs give float32 outputs and float32 gradients.
@@ -27,7 +31,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from minitorch import Function, Variable, no_grad
+from minitorch import Config, Function, Variable, no_grad, using_config
 from minitorch.core.graph import functions
 from minitorch.gradcheck import gradcheck, gradgradcheck
 
@@ -94,12 +98,32 @@ def force_fallback(monkeypatch: pytest.MonkeyPatch, classes: set[type[Function]]
         monkeypatch.setattr(cls, "backward_array", via_backward)
 
 
-def _grads(case: OpCase, arrays: list[np.ndarray], create_graph: bool = False) -> list[Any]:
+def _grads(
+    case: OpCase, arrays: list[np.ndarray], create_graph: bool = False, via: str = "leaf"
+) -> list[Any]:
+    """The gradients of ``sum(fn(*xs) * weight)`` for leaves ``xs`` over ``arrays``.
+
+    ``via="intermediate"`` hands the op ``x + 0.0`` instead of each floating ``x`` (an
+    Add, which saves nothing: the same values, no copy kept) and drops those Variables
+    before backward, so the op's rule can read only what its ``saves`` kept. Integer
+    inputs (labels, indices) stay as they are.
+    """
     xs = [Variable(a.copy()) for a in arrays]
-    y = case.fn(*xs)
+    ins = [_intermediate(x) if via == "intermediate" else x for x in xs]
+    y = case.fn(*ins)
+    del ins  # nothing but the graph holds the intermediates now
     weight = np.linspace(-1.0, 2.0, y.size).reshape(y.shape)  # every output element matters
     (y * weight).sum().backward(create_graph=create_graph)
     return [None if x.grad is None else x.grad.data for x in xs]
+
+
+def _intermediate(x: Variable) -> Variable:
+    """``x + 0.0`` for a floating ``x`` (an op's output: it has a creator), else ``x``."""
+    if not np.issubdtype(x.dtype, np.floating):
+        return x
+    u = x + 0.0
+    assert u.creator is not None and np.array_equal(u.data, x.data)
+    return u
 
 
 class OpTableTests:
@@ -138,6 +162,19 @@ class OpTableTests:
         for g_fast, g_diff, g_slow in zip(fast, differentiable, slow):
             np.testing.assert_allclose(g_fast, g_slow, **tol.float64)
             np.testing.assert_allclose(g_fast, g_diff, **tol.float64)
+
+    def test_saves_declaration_on_intermediate_inputs(
+        self, case: OpCase, rng: np.random.Generator, tol: Any
+    ):
+        arrays = case.inputs(rng)
+        with using_config("save_all", False):
+            assert Config.save_all is False  # else every input is kept: nothing is tested
+            for create_graph in (False, True):
+                leaf = _grads(case, arrays, create_graph)
+                inner = _grads(case, arrays, create_graph, via="intermediate")
+                for g_leaf, g_inner in zip(leaf, inner, strict=True):
+                    assert g_leaf is not None and g_inner is not None
+                    np.testing.assert_allclose(g_inner, g_leaf, **tol.float64)
 
     def test_second_order(self, case: OpCase, rng: np.random.Generator, tol: Any):
         if not case.second_order:
