@@ -118,7 +118,8 @@ def backpropagate(
     kept: dict[int, tuple[Variable, Grad]] = {}
     ready = [func for func, count in pending.items() if count == 0]
     unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
-    anomaly = current_state().detect_anomaly
+    if current_state().detect_anomaly:  # NaN/inf gradients: checked after each step
+        on_step = diagnose.checking_finite(on_step)
     backward, grad_type, add = mode.backward, mode.grad_type, mode.add  # once per pass
     with _backward_context(mode.create_graph):
         while ready:
@@ -132,8 +133,6 @@ def backpropagate(
                 gxs = diagnose.checked_gradients(func, gxs)
             if on_step is not None:
                 on_step(func, gys, gxs)
-            if anomaly:
-                diagnose.check_grads_finite(func, gxs)
             for i, x in enumerate(func.inputs):
                 if not func.needs_input_grad[i]:
                     continue
@@ -143,8 +142,9 @@ def backpropagate(
                     key = grad_key(x)
                 if gx is not None:  # one of x's shape and dtype passes; others are checked
                     meta = x if type(x) is Unsaved else x.data
-                    wrong = type(gx) is not grad_type or gx.shape != meta.shape
-                    if wrong or gx.dtype != meta.dtype:
+                    array = gx.data if type(gx) is Variable else gx  # create_graph: Variables
+                    wrong = type(gx) is not grad_type or array.shape != meta.shape
+                    if wrong or array.dtype != meta.dtype:
                         gx = diagnose.checked_gradient(func, i, x, gx, mode.create_graph)
                     old = grads.get(key)
                     grads[key] = gx if old is None else add(old, gx)

@@ -275,6 +275,18 @@ def check_grads_finite(func: Function, gxs: tuple[Grad, ...]) -> None:
             )
 
 
+def checking_finite(on_step: Any) -> Any:
+    """``on_step`` (an observer of the engine's steps, or None) followed by
+    :func:`check_grads_finite`: what the loop observes under ``detect_anomaly()``."""
+
+    def observe(func: Function, gys: tuple[Grad, ...], gxs: tuple[Grad, ...]) -> None:
+        if on_step is not None:
+            on_step(func, gys, gxs)
+        check_grads_finite(func, gxs)
+
+    return observe
+
+
 def check_jvp_signature(func: Function, n_inputs: int) -> None:
     """A tangent rule must take ``jvp(self, xs, y, *txs)``: say so, before a bare arity
     ``TypeError`` from the call (an old-style ``jvp(self, tx)``) can hide the contract."""

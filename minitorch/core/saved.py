@@ -291,6 +291,22 @@ def _vjp_as_kept(func: Function, gy: np.ndarray, *more: np.ndarray) -> Any:
     return func.vjp(func.array_ops, arrays, y, gy)
 
 
+def graph_rule(cls: type[Function], base: type[Function]) -> Any:
+    """What ``backward(create_graph=True)`` runs for one of minitorch's own classes: its
+    ``backward``, or for an op written as a ``vjp`` that vjp on its inputs as kept."""
+    if cls.backward is base.backward and cls.vjp is not base.vjp and cls._trusted:
+        return _graph_vjp_as_kept
+    return cls.backward
+
+
+def _graph_vjp_as_kept(func: Function, gy: Variable, *more: Variable) -> Any:
+    # Function.backward for one output and every input as kept (a Variable or an Unsaved).
+    if more:
+        return type(func).backward(func, gy, *more)
+    y = rule_output(func, 0) if func._saves_output else func._unsaved_y
+    return func.vjp(func.graph_ops, func.inputs, y, gy)
+
+
 def rule_outputs(func: Function, gys: tuple[Any, ...], arrays: bool) -> Any:
     """The ``y`` a rule gets (a tuple for several outputs).
 

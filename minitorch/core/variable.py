@@ -175,12 +175,14 @@ class Variable(Refusals):
     @property
     def shape(self) -> tuple[int, ...]:
         """The shape of ``data``."""
-        return self._array().shape
+        data = self.data  # inline: read on every op and every gradient
+        return data.shape if data is not None else self._array().shape
 
     @property
     def ndim(self) -> int:
         """The number of dimensions of ``data``."""
-        return self._array().ndim
+        data = self.data  # inline: read on every op and every gradient
+        return data.ndim if data is not None else self._array().ndim
 
     @property
     def size(self) -> int:
@@ -194,7 +196,8 @@ class Variable(Refusals):
     @property
     def dtype(self) -> np.dtype[Any]:
         """The dtype of ``data``."""
-        return self._array().dtype
+        data = self.data  # inline: read on every op and every gradient
+        return data.dtype if data is not None else self._array().dtype
 
     def __len__(self) -> int:
         return len(self._array())
