@@ -241,7 +241,7 @@ def run_backward(
         create_graph: differentiable gradients (Variables with a graph of their own).
         on_step: the observer of :func:`backpropagate`.
     """
-    diagnose.check_start(y)
+    diagnose.check_start(y, retain_grad, create_graph)
     if not y.requires_grad:  # no graph: a constant create_graph gradient, or an error
         _backward_of_a_constant(y, create_graph)
         return

@@ -27,10 +27,19 @@ Grad = Any  # np.ndarray on the first-order path, Variable with create_graph=Tru
 
 
 # -- the engine ------------------------------------------------------------------------
-def check_start(y: Variable) -> None:
-    """The errors of a backward that cannot start (inside no_grad, or no data)."""
+def check_start(y: Variable, retain_grad: Any = False, create_graph: Any = False) -> None:
+    """The errors of a backward that cannot start (no graph inside no_grad, no data, an
+    output gradient passed as PyTorch's ``y.backward(gradient)``)."""
+    for name, flag in (("retain_grad", retain_grad), ("create_graph", create_graph)):
+        if isinstance(flag, (np.ndarray, Variable)):
+            raise TypeError(
+                f"backward(): {name} must be True or False, got a {type(flag).__name__} "
+                f"of shape {flag.shape}. minitorch's backward takes no output gradient "
+                "(PyTorch's y.backward(gradient)): use autograd.grad(y, x, "
+                "grad_outputs=g), or (y * g).sum().backward()"
+            )
     state = current_state()
-    if not state.enable_backprop and not state.in_backward:
+    if not state.enable_backprop and not state.in_backward and y.creator is None:
         raise RuntimeError(
             "backward() was called inside no_grad(): no graph was recorded; "
             "compute the loss outside the no_grad() block"
@@ -77,6 +86,12 @@ def check_grad_inputs(xs: list[Variable]) -> None:
             raise RuntimeError(
                 f"autograd.grad: input {i} does not require a gradient (requires_grad is "
                 "False); create it with requires_grad=True, or leave it out of inputs"
+            )
+        if x.data is not None and x.dtype.kind not in "fc":  # as backward() refuses it
+            raise TypeError(
+                f"autograd.grad: input {i} has dtype {x.dtype}, but only floating-point "
+                "Variables hold gradients; create it from floats, e.g. "
+                "Variable(data.astype(float))"
             )
 
 
@@ -311,11 +326,15 @@ def check_jvp_signature(func: Function, n_inputs: int) -> None:
 
 def as_variables(values: Variable | Sequence[Variable], what: str) -> list[Variable]:
     """``outputs`` or ``inputs`` of ``autograd.grad`` as a list of Variables, or an error."""
-    values = [values] if isinstance(values, Variable) else list(values)
+    one = isinstance(values, (Variable, np.ndarray))  # an ndarray is one (wrong) value
+    values = [values] if one else list(values)  # type: ignore[list-item, arg-type]
     for i, v in enumerate(values):
         if not isinstance(v, Variable):
+            kind = f"a {type(v).__name__}"
+            if isinstance(v, np.ndarray):
+                kind = f"an ndarray (dtype {v.dtype}, shape {v.shape})"
             raise TypeError(
-                f"autograd.grad: {what}[{i}] is a {type(v).__name__}, not a Variable; "
+                f"autograd.grad: {what}[{i}] is {kind}, not a Variable; "
                 f"pass the Variable(s) of the graph"
             )
     if not values:
