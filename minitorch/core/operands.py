@@ -48,11 +48,15 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
         x0, x1 = inputs  # a Python int or float next to a float array takes its dtype
         if type(x1) in _INT_OR_FLOAT and isinstance(x0, Variable) and x0.data.dtype.kind == "f":
             if func.ufunc is None or func.ufunc in _FLOAT_LOOPS:
-                constant = _number_array(func, 1, x1, x0.data.dtype)
+                constant = _CONSTANT_ARRAYS.get((type(x1), x1, x0.data.dtype))  # seen before
+                if constant is None:
+                    constant = _number_array(func, 1, x1, x0.data.dtype)
                 return [x0, Variable(constant, requires_grad=False)]
         elif type(x0) in _INT_OR_FLOAT and isinstance(x1, Variable) and x1.data.dtype.kind == "f":
             if func.ufunc is None or func.ufunc in _FLOAT_LOOPS:
-                constant = _number_array(func, 0, x0, x1.data.dtype)
+                constant = _CONSTANT_ARRAYS.get((type(x0), x0, x1.data.dtype))
+                if constant is None:
+                    constant = _number_array(func, 0, x0, x1.data.dtype)
                 return [Variable(constant, requires_grad=False), x1]
     xs: list[Any] = []
     has_number = False
