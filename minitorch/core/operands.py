@@ -16,7 +16,7 @@ import numpy as np
 
 from minitorch.core.config import _state
 from minitorch.core.numpy_hints import is_masked, masked_message
-from minitorch.core.variable import COMPLEX_HINT, NUMERIC_KINDS, Variable
+from minitorch.core.variable import COMPLEX_HINT, NUMERIC_KINDS, Variable, wrap
 
 if TYPE_CHECKING:
     from minitorch.core.function import Function
@@ -51,13 +51,13 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
                 constant = _CONSTANT_ARRAYS.get((type(x1), x1, x0.data.dtype))  # seen before
                 if constant is None:
                     constant = _number_array(func, 1, x1, x0.data.dtype)
-                return [x0, Variable(constant, requires_grad=False)]
+                return [x0, wrap(constant, False)]
         elif type(x0) in _INT_OR_FLOAT and isinstance(x1, Variable) and x1.data.dtype.kind == "f":
             if func.ufunc is None or func.ufunc in _FLOAT_LOOPS:
                 constant = _CONSTANT_ARRAYS.get((type(x0), x0, x1.data.dtype))
                 if constant is None:
                     constant = _number_array(func, 0, x0, x1.data.dtype)
-                return [Variable(constant, requires_grad=False), x1]
+                return [wrap(constant, False), x1]
     xs: list[Any] = []
     has_number = False
     for i, x in enumerate(inputs):

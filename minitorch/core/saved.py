@@ -156,18 +156,14 @@ def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
     """``func.inputs`` for a Function that does not save every input.
 
     A saved input, and every leaf, stays a Variable (the engine writes the leaves'
-    ``.grad``); any other input is kept as its edge, an :class:`Unsaved`. For a class
-    with its own ``saves_input`` the answers are kept in ``func._kept`` (and cached per
-    class and ``needs_input_grad``: the hook must depend on nothing else).
+    ``.grad``); any other input is kept as its edge, an :class:`Unsaved`. Which inputs
+    are saved (``func._kept``) is asked once per class and ``needs_input_grad``: a
+    class's own ``saves_input`` must depend on nothing else.
     """
-    if func._input_rule:  # saves_input depends on needs_input_grad only: asked once each
-        cache = type(func)._kept_for
-        kept = cache.get(func.needs_input_grad)
-        if kept is None:
-            kept = cache[func.needs_input_grad] = tuple(map(func.saves_input, range(len(xs))))
-        func._kept = kept
-    else:
-        kept = (False,) * len(xs)
+    kept = func._kept_for.get(func.needs_input_grad)
+    if kept is None:
+        kept = _kept(func, len(xs))
+    func._kept = kept
     if len(xs) == 2:  # x + c, x * c: inline, no lists
         x0, x1 = xs
         return [
@@ -178,6 +174,16 @@ def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
         x if keep or x.creator is None else Unsaved(x, func, i)
         for i, (x, keep) in enumerate(zip(xs, kept))
     ]
+
+
+def _kept(func: Function, n_inputs: int) -> tuple[bool, ...]:
+    """Which of ``n_inputs`` inputs ``func`` saves (its ``saves_input``), cached per class."""
+    if func._input_rule:
+        kept = tuple(map(func.saves_input, range(n_inputs)))
+    else:
+        kept = (func._saves_inputs,) * n_inputs
+    type(func)._kept_for[func.needs_input_grad] = kept
+    return kept
 
 
 def rule_inputs(func: Function, arrays: bool) -> tuple[Any, ...]:

@@ -393,15 +393,8 @@ class Variable(Refusals):
 
 #: What ``Variable.__getstate__`` leaves out: the graph link and the engine's marks.
 _NOT_COPIED = frozenset(
-    {
-        "__weakref__",
-        "creator",
-        "generation",
-        "_snapshot",
-        "_version",
-        "_first_order_grad",
-        "_constant_grad_of",
-    }
+    {"__weakref__", "creator", "generation", "_snapshot", "_version"}
+    | {"_first_order_grad", "_constant_grad_of"}
 )
 
 
@@ -439,3 +432,17 @@ def as_variable(obj: Any) -> Variable:
     if isinstance(obj, Variable):
         return obj
     return Variable(as_array(obj))
+
+
+def wrap(data: np.ndarray, requires_grad: bool) -> Variable:
+    """``Variable(data, requires_grad=...)`` for an array minitorch made itself (an op's
+    output, a constant): ``__init__``'s checks of the data's type skipped, paid per op."""
+    v = _new_object(Variable)
+    v.data = data
+    v.name = v.grad = v.creator = None
+    v.generation = 0
+    v.requires_grad = requires_grad
+    return v
+
+
+_new_object = object.__new__
