@@ -16,6 +16,10 @@ NumPy write (``x.data[0] = 5``) is invisible to Python, so minitorch looks at th
   two numbers per 512 elements (0.4% of the array), one pass over memory at the
   forward call and one before backward. A large array of another dtype (integers,
   bool, float16) is remembered as its bytes, as a small one.
+* A large leaf that the Function's rule does not read (``Function.saves``: ``w * 3.0``
+  keeps ``3.0``; a first layer keeps its data batch, not its weight) gets no
+  fingerprint: new values there cannot move a gradient (PyTorch, too, checks only what
+  it saved for backward). Its shape, dtype and version are checked.
 * The optimizers count their steps on each parameter (:func:`bump_version`), and a
   step between the forward call and backward is refused by that count alone for a
   large leaf, even one that changed nothing (a small one by its bytes: when it did).
@@ -115,13 +119,20 @@ def bump_version(x: Variable) -> None:
     x._version = getattr(x, "_version", 0) + 1
 
 
-def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | None:
+def record_leaves(
+    xs: Any, operands: tuple[Any, ...], kept: tuple[bool, ...] | None = None
+) -> tuple[Recorded, ...] | None:
     """Remember the leaf inputs of a Function that is recording its graph.
 
-    ``xs`` are its input Variables, ``operands`` what the caller passed. Constants that
+    ``xs`` are its input Variables, ``operands`` what the caller passed, ``kept`` which
+    inputs its rule reads (``None``: all; ``Function._kept``). Constants that
     ``as_inputs`` made from operands are private and skipped: numbers and lists become
     new arrays, and an ndarray operand was copied before forward (backward then uses the
-    forward point's values and nothing needs comparing).
+    forward point's values and nothing needs comparing). A large leaf the rule does not
+    read (the weight of a first layer, whose ``gW = gy.T @ x`` reads only the data) is
+    recorded without a fingerprint: new values there cannot move a gradient, so only its
+    version (an optimizer step), shape and dtype are checked, as PyTorch checks only
+    what it saved for backward.
     """
     recorded: list[Recorded] | None = None
     for i, x in enumerate(xs):
@@ -134,7 +145,8 @@ def record_leaves(xs: Any, operands: tuple[Any, ...]) -> tuple[Recorded, ...] | 
             record: Recorded = (i, data, data.shape, data.dtype, data.tobytes())
         else:
             version = getattr(x, "_version", 0)
-            record = (i, data, data.shape, data.dtype, _shared(x, data), version)
+            seen = kept is None or kept[i]
+            record = (i, data, data.shape, data.dtype, _shared(x, data) if seen else None, version)
         if recorded is None:
             recorded = [record]
         else:
@@ -182,6 +194,10 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
             raise RuntimeError(_modified_message(func, i, x, now is data))
         key = (id(now), id(blob))
         if checked is not None and key in checked:
+            continue
+        if blob is None:  # a leaf the rule does not read: no fingerprint was taken
+            if now.shape != shape or now.dtype != dtype:
+                raise RuntimeError(_modified_message(func, i, x, now is data))
             continue
         if now.shape != shape or now.dtype != dtype or fingerprint(now) != blob:
             raise RuntimeError(_modified_message(func, i, x, now is data))

@@ -46,9 +46,9 @@ def test_a_weight_changed_between_two_uses_fails_the_first_use_only_when_it_chan
     # backward must see that its values are gone, even though the current bytes match the
     # snapshot. A small w: each use keeps its own bytes.
     w = Variable(np.ones(shape), name="w")
-    first = F.sum(w * 3.0)
+    first = F.sum(F.sin(w))  # sin's rule reads w (cos w): a large w is fingerprinted
     w.data *= 2.0
-    second = F.sum(w * 3.0)
+    second = F.sum(F.sin(w))
     second.backward()
     with pytest.raises(RuntimeError, match="modified after the forward pass"):
         first.backward()
@@ -56,7 +56,7 @@ def test_a_weight_changed_between_two_uses_fails_the_first_use_only_when_it_chan
 
 def test_an_unchanged_weight_shares_one_fingerprint_across_uses() -> None:
     w = Variable(np.ones(BIG))
-    a, b = (w * 2.0).creator, (w * 3.0).creator
+    a, b = F.sin(w).creator, F.cos(w).creator  # both rules read w
     ((*_, print_a, version_a),) = a.leaf_snapshots
     ((*_, print_b, version_b),) = b.leaf_snapshots
     assert print_a is print_b and version_a == version_b == 0
@@ -358,7 +358,7 @@ def test_one_changed_element_of_a_block_holding_a_nan_is_still_caught() -> None:
     # The weighted sum of that block is NaN whatever changes; the integer sum is not.
     w = Variable(_weights(), name="w")
     w.data[0, 0] = np.nan
-    loss = F.sum(w * 2.0)
+    loss = F.sum(F.sin(w))
     w.data[0, 1] += 1.0
     with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
         loss.backward()
@@ -370,3 +370,40 @@ def test_block_weights_keep_swaps_visible() -> None:
     assert weights.shape == (BLOCK,) and np.all((1.0 <= abs(weights)) & (abs(weights) < 2.0))
     gaps = np.abs(weights[:, None] - weights[None, :]) + np.eye(BLOCK) * 9.0
     assert gaps.min() >= 0.5 / BLOCK
+
+
+def test_a_large_leaf_the_rule_does_not_read_is_not_fingerprinted_and_its_gradient_is_exact():
+    # w * 3.0 keeps 3.0, not w (gw = 3 gy); a first layer keeps the data batch, not W
+    # (gW = gy.T @ x). New values of w cannot move those gradients, so no pass over
+    # its memory is spent on them (PyTorch checks only what it saved for backward).
+    w = Variable(_weights(), name="w")
+    loss = F.sum(w * 3.0)
+    ((*_, blob, version),) = loss.creator.inputs[0].creator.leaf_snapshots
+    assert blob is None and version == 0
+    _edit("fill", w.data)
+    loss.backward()
+    np.testing.assert_array_equal(w.grad.data, np.full(w.shape, 3.0))
+    layer = nn.Linear(300, 200, rng=0, dtype=np.float64)
+    x = np.random.default_rng(2).normal(size=(4, 300))
+    loss = F.sum(layer(x) ** 2)
+    expected = 2 * (x @ layer.W.data.T + layer.b.data).T @ x  # at the forward point
+    layer.W.data[...] = 0.0  # an edit of W, which gW does not read
+    loss.backward()
+    np.testing.assert_allclose(layer.W.grad.data, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("change", ["optimizer step", "shape", "dtype"])
+def test_a_large_leaf_the_rule_does_not_read_still_refuses_steps_and_new_shapes(
+    change: str,
+) -> None:
+    w = Variable(_weights(), name="w")
+    loss = F.sum(w * 3.0)
+    if change == "optimizer step":
+        w.grad = Variable(np.zeros_like(w.data))
+        optim.SGD([w], lr=0.0).step()  # counted, whatever it changed
+    elif change == "shape":
+        w.data = w.data[:-1].copy()
+    else:
+        w.data = w.data.astype(np.float32)
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*modified after the forward pass"):
+        loss.backward()
