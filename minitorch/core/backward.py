@@ -20,12 +20,12 @@ No recursion anywhere, so a chain of a million ops needs no recursion-limit twea
 ``generation`` numbers are not needed for correctness with this counting; they are kept
 for graphs and teaching.
 
-One loop serves both kinds of backward, and the difference is decided once per pass, by
-the *mode*: first order (:data:`ARRAYS`) calls each Function's ``backward_array`` on raw
-ndarrays (no graph, no Variables); ``create_graph=True`` (:data:`GRAPH`) calls the
-differentiable ``backward`` with graph building on, so the gradients are Variables with
-their own graph. One rule (:func:`_hand_out`) decides when a gradient is copied as it is
-handed out: no two results ever share memory, on either path.
+One loop serves both kinds of backward, decided once per pass by the *mode*: first order
+(:class:`ArrayMode`) calls each Function's ``backward_array`` on raw ndarrays (no graph,
+no Variables); ``create_graph=True`` (:class:`GraphMode`) calls the differentiable
+``backward`` with graph building on, so the gradients are Variables with their own graph.
+One rule (:func:`_hand_out`) decides when a gradient is copied as it is handed out: no
+two results ever share memory, on either path.
 """
 
 from __future__ import annotations
@@ -115,11 +115,11 @@ def backpropagate(
     Returns:
         ``id(y) -> (y, gradient)`` of the intermediate Variables that ``keep`` asked for.
     """
-    kept: dict[int, tuple[Variable, Grad]] = {}
     ready = [func for func, count in pending.items() if count == 0]
+    kept: dict[int, tuple[Variable, Grad]] = {}
     unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
-    if current_state().detect_anomaly:  # NaN/inf gradients: checked after each step
-        on_step = diagnose.checking_finite(on_step)
+    # Under detect_anomaly(), NaN/inf gradients are checked after each step.
+    on_step = diagnose.checking_finite(on_step) if current_state().detect_anomaly else on_step
     backward, grad_type, add = mode.backward, mode.grad_type, mode.add  # once per pass
     with _backward_context(mode.create_graph):
         while ready:
@@ -129,8 +129,9 @@ def backpropagate(
             gy = grads.pop(func, None) if keep is None and len(func.outputs) == 1 else None
             gys = (gy,) if gy is not None else _output_grads(func, grads, mode, keep, kept)
             gxs = backward(func)(*gys)
-            if type(gxs) is not tuple or len(gxs) != len(func.inputs):
-                gxs = diagnose.checked_gradients(func, gxs)
+            if type(gxs) is not tuple or len(gxs) != len(func.inputs):  # one input: (gx,)
+                one = type(gxs) is grad_type and len(func.inputs) == 1
+                gxs = (gxs,) if one else diagnose.checked_gradients(func, gxs)
             if on_step is not None:
                 on_step(func, gys, gxs)
             for i, x in enumerate(func.inputs):
@@ -247,8 +248,11 @@ def run_backward(
         return
     mode = GraphMode if create_graph else ArrayMode
     pending, leaves = count_pending([y])
-    grads: dict[Any, Grad] = {grad_key(y): mode.constant(np.ones_like(y.data))}
-    kept = backpropagate(pending, grads, mode, _every if retain_grad else None, on_step)
+    seed = np.empty(y.data.shape, y.data.dtype)  # ones_like(y.data) without NumPy's Python
+    seed.fill(1)  # layer: backward() runs often on the tiny graphs of higher derivatives
+    grads: dict[Any, Grad] = {grad_key(y): mode.constant(seed)}
+    every = (lambda y: True) if retain_grad else None  # which intermediate grads to keep
+    kept = backpropagate(pending, grads, mode, every, on_step)
     # Each leaf's contributions were summed (PyTorch's AccumulateGrad also receives one
     # sum); now each leaf's .grad gets that sum once, or none does if one cannot.
     reached = [x for x in leaves if id(x) in grads]
@@ -260,10 +264,6 @@ def run_backward(
     for x, grad in [*zip(reached, new), *retained]:  # nothing here fails: all or none
         if grad is not None:
             x.grad = grad
-
-
-def _every(y: Variable) -> bool:
-    return True
 
 
 def _backward_of_a_constant(y: Variable, create_graph: bool) -> None:

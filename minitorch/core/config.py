@@ -199,11 +199,21 @@ def detect_anomaly() -> contextlib.AbstractContextManager[None]:
     return using_config("detect_anomaly", True)
 
 
-@contextlib.contextmanager
-def _backward_context(create_graph: bool) -> Iterator[None]:
-    """Engine helper: graph building on iff ``create_graph``; mark nodes made in backward."""
-    token = _state.set(_with(_state.get(), enable_backprop=create_graph, in_backward=True))
-    try:
-        yield
-    finally:
-        _state.reset(token)
+class _backward_context:  # noqa: N801 (used as a function: with _backward_context(...))
+    """Engine helper: graph building on iff ``create_graph``; mark nodes made in backward.
+
+    A class rather than a generator: it runs once per ``backward()``, and a higher-order
+    derivative calls ``backward()`` on graphs of a few nodes.
+    """
+
+    __slots__ = ("create_graph", "token")
+
+    def __init__(self, create_graph: bool) -> None:
+        self.create_graph = create_graph
+
+    def __enter__(self) -> None:
+        state = _with(_state.get(), enable_backprop=self.create_graph, in_backward=True)
+        self.token = _state.set(state)
+
+    def __exit__(self, *exc: object) -> None:
+        _state.reset(self.token)

@@ -30,7 +30,9 @@ Grad = Any  # np.ndarray on the first-order path, Variable with create_graph=Tru
 def check_start(y: Variable, retain_grad: Any = False, create_graph: Any = False) -> None:
     """The errors of a backward that cannot start (no graph inside no_grad, no data, an
     output gradient passed as PyTorch's ``y.backward(gradient)``)."""
-    for name, flag in (("retain_grad", retain_grad), ("create_graph", create_graph)):
+    flags = (("retain_grad", retain_grad), ("create_graph", create_graph))
+    usual = type(retain_grad) is bool and type(create_graph) is bool  # nothing to check
+    for name, flag in () if usual else flags:
         if isinstance(flag, (np.ndarray, Variable)):
             raise TypeError(
                 f"backward(): {name} must be True or False, got a {type(flag).__name__} "

@@ -309,7 +309,12 @@ def _graph_vjp_as_kept(func: Function, gy: Variable, *more: Variable) -> Any:
     # Function.backward for one output and every input as kept (a Variable or an Unsaved).
     if more:
         return type(func).backward(func, gy, *more)
-    y = rule_output(func, 0) if func._saves_output else func._unsaved_y
+    if func._saves_output:  # the output the user holds, else unpacked from its array
+        y = func.outputs[0]()
+        if y is None or y.creator is not func:
+            y = rule_output(func, 0)
+    else:
+        y = func._unsaved_y
     return func.vjp(func.graph_ops, func.inputs, y, gy)
 
 
