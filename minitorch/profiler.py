@@ -223,15 +223,16 @@ def profile() -> Iterator[Profile]:
         prof._forward(func, inputs, time.perf_counter() - start, out)
         return out
 
-    def timed(method: Any) -> Any:  # method(func): the bound backward the engine calls
-        def backward(func: Function) -> Any:
-            run = method(func)
+    def timed(method: Any) -> Any:  # method(owner): the rule of a Function or its class
+        def backward(owner: Any) -> Any:
+            run = method(owner)  # bound to a Function, or its class's: called with one
 
-            def timed_run(*gys: Any) -> Any:
+            def timed_run(*args: Any) -> Any:
                 start = time.perf_counter()
                 try:
-                    return run(*gys)
+                    return run(*args)
                 finally:
+                    func = owner if isinstance(owner, Function) else args[0]
                     prof._row(func).backward_seconds += time.perf_counter() - start
 
             return timed_run

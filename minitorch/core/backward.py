@@ -54,9 +54,10 @@ class ArrayMode:
 
     create_graph = False
     grad_type = np.ndarray
-    #: ``backward(func)`` is the method the pass calls with the output gradients (a C-level
-    #: attribute lookup: no Python frame per node). ``minitorch.profile`` swaps it.
-    backward: Callable[[Function], Callable[..., Any]] = staticmethod(
+    #: ``backward(type(func))`` is the rule the pass calls as ``rule(func, gy)``: a C-level
+    #: lookup on the class, so no Python frame and no bound method per node (the bound
+    #: ``backward(func)`` for several outputs). ``minitorch.profile`` swaps it.
+    backward: Callable[[Any], Callable[..., Any]] = staticmethod(
         attrgetter("backward_array")
     )
 
@@ -76,7 +77,7 @@ class GraphMode:
     grad_type = Variable
     #: ``backward``; for a class written outside minitorch, that backward checked for a
     #: graph back to ``gy`` (``diagnose.checked_graph_backward``).
-    backward: Callable[[Function], Callable[..., Any]] = staticmethod(
+    backward: Callable[[Any], Callable[..., Any]] = staticmethod(
         attrgetter("graph_backward")
     )
 
@@ -128,7 +129,7 @@ def backpropagate(
                 func.check_leaves_unchanged(unchanged)
             gy = grads.pop(func, None) if keep is None and len(func.outputs) == 1 else None
             gys = (gy,) if gy is not None else _output_grads(func, grads, mode, keep, kept)
-            gxs = backward(func)(*gys)
+            gxs = backward(type(func))(func, gy) if gy is not None else backward(func)(*gys)
             if type(gxs) is not tuple or len(gxs) != len(func.inputs):  # one input: (gx,)
                 one = type(gxs) is grad_type and len(func.inputs) == 1
                 gxs = (gxs,) if one else diagnose.checked_gradients(func, gxs)

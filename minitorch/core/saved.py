@@ -285,12 +285,12 @@ def _vjp_as_kept(func: Function, gy: np.ndarray, *more: np.ndarray) -> Any:
         return vjp_on_arrays(func, gy, *more)
     xs = func.inputs
     arrays: tuple[Any, ...]
-    if len(xs) == 1:
-        x = xs[0]
-        arrays = (x if type(x) is Unsaved else x.data,)
-    elif len(xs) == 2:
+    if len(xs) == 2:
         x0, x1 = xs
         arrays = (x0 if type(x0) is Unsaved else x0.data, x1 if type(x1) is Unsaved else x1.data)
+    elif len(xs) == 1:
+        x = xs[0]
+        arrays = (x if type(x) is Unsaved else x.data,)
     else:
         arrays = _as_given(xs)
     y = func.saved_output if func._saves_output else func._unsaved_y

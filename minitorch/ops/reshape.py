@@ -55,8 +55,8 @@ def sum_to_array(x: np.ndarray, shape: Shape) -> np.ndarray:
     Raises:
         ValueError: if ``shape`` does not broadcast to ``x.shape``.
     """
-    if x.shape == shape:
-        return x
+    if x.shape == shape:  # 0-d arithmetic gives a NumPy scalar: hand back an array
+        return x if type(x) is np.ndarray else np.asarray(x)
     lead = x.ndim - len(shape)
     if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, x.shape[lead:])):
         raise ValueError(f"sum_to: cannot sum an array of shape {x.shape} to shape {shape}")
