@@ -73,8 +73,8 @@ class Function:
     rules read (``Add.saves = ()``, ``Exp.saves = ("output",)``), so the rest is freed.
 
     Attributes:
-        inputs: one edge per input (a list), recorded with the graph: the Variable if it
-            is saved or a leaf, else an :class:`~minitorch.core.saved.Unsaved` with its
+        inputs: one edge per input (a list): the Variable if it is saved, a leaf, or small
+            in a graph recorded in backward (``saved.edges``), else an ``Unsaved`` with its
             ``creator``, ``generation``, ``shape``, ``dtype``, ``requires_grad``, no data.
         saved_output: the output array (a tuple for several), if ``saves`` has "output".
         outputs: weak references to the output Variables; use ``output(i)``.
@@ -248,7 +248,7 @@ class Function:
         if self._keeps_inputs or state.save_all:  # every input kept (the default)
             self.inputs = xs if type(xs) is list else list(xs)
         else:
-            self.inputs = saved.edges(self, xs)
+            self.inputs = saved.edges(self, xs, state.in_backward)
         self.generation = generation
         if len(outputs) == 1:  # almost every op: no loops
             y = outputs[0]

@@ -152,13 +152,18 @@ def grad_key(x: Variable | Unsaved) -> Hashable:
     return (creator, x.index if isinstance(x, Unsaved) else output_index(x))
 
 
-def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
+def edges(func: Function, xs: Sequence[Variable], in_backward: bool = False) -> list[Any]:
     """``func.inputs`` for a Function that does not save every input.
 
     A saved input, and every leaf, stays a Variable (the engine writes the leaves'
     ``.grad``); any other input is kept as its edge, an :class:`Unsaved`. Which inputs
     are saved (``func._kept``) is asked once per class and ``needs_input_grad``: a
     class's own ``saves_input`` must depend on nothing else.
+
+    In a graph recorded by ``backward(create_graph=True)`` (``in_backward``), an input
+    of at most :data:`SMALL_VALUE` bytes stays a Variable too: its edge would cost about
+    the memory it frees (a Python object of its own), and every higher derivative of a
+    scalar would pay for one per op. Its rule still gets a stand-in (``func._kept``).
     """
     kept = func._kept_for.get(func.needs_input_grad)
     if kept is None:
@@ -166,14 +171,19 @@ def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
     func._kept = kept
     if len(xs) == 2:  # x + c, x * c: inline, no lists
         x0, x1 = xs
-        return [
-            x0 if kept[0] or x0.creator is None else Unsaved(x0, func, 0),
-            x1 if kept[1] or x1.creator is None else Unsaved(x1, func, 1),
-        ]
+        keep0 = kept[0] or x0.creator is None or (in_backward and x0.data.nbytes <= SMALL_VALUE)
+        keep1 = kept[1] or x1.creator is None or (in_backward and x1.data.nbytes <= SMALL_VALUE)
+        return [x0 if keep0 else Unsaved(x0, func, 0), x1 if keep1 else Unsaved(x1, func, 1)]
     return [
-        x if keep or x.creator is None else Unsaved(x, func, i)
+        x
+        if keep or x.creator is None or (in_backward and x.data.nbytes <= SMALL_VALUE)
+        else Unsaved(x, func, i)
         for i, (x, keep) in enumerate(zip(xs, kept))
     ]
+
+
+#: Bytes of data up to which an input of a graph recorded in backward stays a Variable.
+SMALL_VALUE = 1024
 
 
 def _kept(func: Function, n_inputs: int) -> tuple[bool, ...]:

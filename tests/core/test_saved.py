@@ -170,3 +170,20 @@ def test_unchain_backward_cuts_unsaved_edges() -> None:
     y = h + 1.0
     y.unchain_backward()
     assert y.creator is None and h.creator is None
+
+
+@pytest.mark.parametrize(("n", "small"), [(4, True), (1000, False)])
+def test_a_graph_recorded_in_backward_keeps_small_values_and_frees_large_ones(n, small) -> None:
+    # The graph of a derivative (create_graph) keeps inputs of at most SMALL_VALUE bytes
+    # as Variables (an edge would cost about what it frees); larger ones become edges.
+    from minitorch.core.graph import functions
+    from minitorch.core.saved import SMALL_VALUE
+
+    x = Variable(np.linspace(0.1, 1.0, n))
+    assert (x.data.nbytes <= SMALL_VALUE) == small
+    (gx,) = autograd.grad(F.sum(F.sin(x) * 3.0), x, create_graph=True)
+    made = [f for f in functions(gx) if f.created_in_backward]
+    edges = [v for f in made for v in f.inputs if type(v) is Unsaved]
+    assert made and (not edges if small else edges)
+    (ggx,) = autograd.grad(F.sum(gx), x)  # d/dx sum(3 cos x) = -3 sin x, either way
+    np.testing.assert_allclose(ggx.data, -3.0 * np.sin(x.data), rtol=1e-12)
