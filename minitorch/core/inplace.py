@@ -17,9 +17,11 @@ NumPy write (``x.data[0] = 5``) is invisible to Python, so minitorch looks at th
   forward call and one before backward. A large array of another dtype (integers,
   bool, float16) is remembered as its bytes, as a small one.
 * A large leaf that the Function's rule does not read (``Function.saves``: ``w * 3.0``
-  keeps ``3.0``; a first layer keeps its data batch, not its weight) gets no
-  fingerprint: new values there cannot move a gradient (PyTorch, too, checks only what
-  it saved for backward). Its shape, dtype and version are checked.
+  keeps ``3.0``; a first layer keeps its data batch, not its weight) and that no output
+  is a view of gets no fingerprint: through that Function, new values cannot move a
+  gradient (PyTorch, too, checks only what it saved for backward). Its shape, dtype and
+  version are checked. The leaf of a view (``w.T``, ``w[1:]``) is fingerprinted: the
+  ops after it read its memory.
 * The optimizers count their steps on each parameter (:func:`bump_version`), and a
   step between the forward call and backward is refused by that count alone for a
   large leaf, even one that changed nothing (a small one by its bytes: when it did).
@@ -43,6 +45,7 @@ the cost.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -120,19 +123,24 @@ def bump_version(x: Variable) -> None:
 
 
 def record_leaves(
-    xs: Any, operands: tuple[Any, ...], kept: tuple[bool, ...] | None = None
+    xs: Any,
+    operands: tuple[Any, ...],
+    kept: tuple[bool, ...] | None = None,
+    outputs: Sequence[Variable] = (),
 ) -> tuple[Recorded, ...] | None:
     """Remember the leaf inputs of a Function that is recording its graph.
 
     ``xs`` are its input Variables, ``operands`` what the caller passed, ``kept`` which
-    inputs its rule reads (``None``: all; ``Function._kept``). Constants that
-    ``as_inputs`` made from operands are private and skipped: numbers and lists become
-    new arrays, and an ndarray operand was copied before forward (backward then uses the
-    forward point's values and nothing needs comparing). A large leaf the rule does not
-    read (the weight of a first layer, whose ``gW = gy.T @ x`` reads only the data) is
-    recorded without a fingerprint: new values there cannot move a gradient, so only its
-    version (an optimizer step), shape and dtype are checked, as PyTorch checks only
-    what it saved for backward.
+    inputs its rule reads (``None``: all; ``Function._kept``), ``outputs`` its results.
+    Constants that ``as_inputs`` made from operands are private and skipped: numbers and
+    lists become new arrays, and an ndarray operand was copied before forward (backward
+    then uses the forward point's values and nothing needs comparing). A large leaf that
+    the rule does not read and that no output is a view of (the weight of a first
+    layer, whose ``gW = gy.T @ x`` reads only the data) is recorded without a
+    fingerprint: new values there cannot move a gradient, so only its version (an
+    optimizer step), shape and dtype are checked, as PyTorch checks only what it saved
+    for backward. A view (``w.T``, ``w[1:]``, ``reshape``) shares the leaf's memory with
+    the ops after it, which read it, so the leaf of a view is fingerprinted.
     """
     recorded: list[Recorded] | None = None
     for i, x in enumerate(xs):
@@ -145,13 +153,18 @@ def record_leaves(
             record: Recorded = (i, data, data.shape, data.dtype, data.tobytes())
         else:
             version = getattr(x, "_version", 0)
-            seen = kept is None or kept[i]
+            seen = kept is None or kept[i] or _viewed(data, outputs)
             record = (i, data, data.shape, data.dtype, _shared(x, data) if seen else None, version)
         if recorded is None:
             recorded = [record]
         else:
             recorded.append(record)
     return None if recorded is None else tuple(recorded)
+
+
+def _viewed(data: np.ndarray, outputs: Sequence[Variable]) -> bool:
+    """Does an output share memory with ``data`` (a view of the leaf, read by later ops)?"""
+    return any(np.may_share_memory(y.data, data) for y in outputs)
 
 
 def _shared(x: Variable, data: np.ndarray) -> bytes:

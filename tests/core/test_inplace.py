@@ -407,3 +407,33 @@ def test_a_large_leaf_the_rule_does_not_read_still_refuses_steps_and_new_shapes(
         w.data = w.data.astype(np.float32)
     with pytest.raises(RuntimeError, match=r"Variable 'w'.*modified after the forward pass"):
         loss.backward()
+
+
+VIEWS = {
+    "reshape": lambda w: F.reshape(w, (-1,)),
+    "transpose": lambda w: w.T,
+    "slice": lambda w: w[1:],
+    "expand_dims": lambda w: F.expand_dims(w, 0),
+    "flatten": lambda w: F.flatten(w),
+    "broadcast_to": lambda w: F.broadcast_to(w, (2, *w.shape)),
+}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_a_large_leaf_behind_a_view_is_fingerprinted(view: str) -> None:
+    # A view op reads nothing of w, but its output shares w's memory and the next op
+    # reads (and keeps) that view: an edit of w would move the gradient, so it is caught.
+    w = Variable(_weights(), name="w")
+    loss = F.sum(VIEWS[view](w) ** 2)
+    w.data *= 3.0
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
+        loss.backward()
+
+
+def test_a_tied_weight_used_once_unread_and_once_as_a_view_is_caught() -> None:
+    w = Variable(_weights((300, 300)), name="w")
+    x = np.random.default_rng(3).normal(size=(4, 300))
+    loss = F.sum(F.tanh(x @ w) @ w.T)  # x @ w keeps x only; w.T is a view of w
+    w.data[0, 0] += 1.0
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
+        loss.backward()
