@@ -134,9 +134,11 @@ class Profile:
             if isinstance(out, Variable)
             else [y for y in out or () if isinstance(y, Variable)]
         )
-        xs = [x if type(x) is Unsaved else x.data for x in func.inputs or ()]  # shapes
+        recorded = getattr(func, "inputs", None)  # None: no graph recorded (no_grad, constants)
+        operands = recorded if recorded is not None else inputs  # for their shapes
+        xs = [x if type(x) is Unsaved else _array_of(x) for x in operands]
         row.flops += flops(func, xs, [y.data for y in outputs])
-        if func.inputs is None:  # no graph recorded (no_grad, constants): nothing is held
+        if recorded is None:  # nothing is held for a backward
             return
         kept = saved_arrays(func)  # only what its saves declaration keeps
         row.saved_bytes += sum({id(a): a.nbytes for a in kept}.values())
@@ -271,3 +273,8 @@ def _bytes(n: int) -> str:
 
 
 __all__ = ["Profile", "Row", "flops", "profile"]
+
+
+def _array_of(x: Any) -> np.ndarray:
+    """An operand's array: a Variable's data, anything else (a number, a list) as NumPy's."""
+    return x.data if isinstance(x, Variable) else np.asarray(x)

@@ -110,3 +110,17 @@ def test_profiles_do_not_nest_and_leave_nothing_patched() -> None:
             with minitorch.profile():
                 pass
     assert Function.__call__ is call
+
+
+def test_create_graph_no_grad_and_constant_calls_are_profiled() -> None:
+    # Functions that record no graph (no_grad, constant inputs) have no `inputs`; the
+    # profile counts their calls and FLOPs from the operands instead of failing.
+    x = Variable(np.array([0.5, -1.0]))
+    with minitorch.profile() as prof:
+        F.sum(F.tanh(x)).backward(create_graph=True)  # the backward records TanhGrad
+        with minitorch.no_grad():
+            F.tanh(x)
+        F.tanh(np.ones(3))  # a constant operand: nothing recorded
+    rows = {r.name: r for r in prof.rows}
+    assert rows["Tanh"].calls == 3 and rows["TanhGrad"].calls == 1
+    assert rows["Tanh"].flops > 0 and rows["Tanh"].backward_seconds > 0
