@@ -165,15 +165,13 @@ class Linear(Function):
     def vjp(self, xp: Ops, xs: tuple[Value, ...], y: Value, gy: Value) -> tuple[Value | None, ...]:
         x, W = xs[:2]
         need = self.needs_input_grad
+        gy_2d = xp.reshape(gy, (-1, W.shape[0]))  # (*, out) as rows, once for all three
         # Skip gx for the data batch (it needs no gradient): the biggest saving in an MLP.
-        gx = xp.reshape(xp.reshape(gy, (-1, W.shape[0])) @ W, x.shape) if need[0] else None
-        gW = None
-        if need[1]:
-            gy_2d = xp.reshape(gy, (-1, W.shape[0]))
-            gW = xp.transpose(gy_2d) @ xp.reshape(x, (-1, W.shape[1]))
+        gx = xp.reshape(gy_2d @ W, x.shape) if need[0] else None
+        gW = xp.transpose(gy_2d) @ xp.reshape(x, (-1, W.shape[1])) if need[1] else None
         if len(xs) == 2:
             return gx, gW
-        gb = xp.sum(xp.reshape(gy, (-1, W.shape[0])), 0) if need[2] else None
+        gb = xp.sum(gy_2d, 0) if need[2] else None
         return gx, gW, gb
 
 
