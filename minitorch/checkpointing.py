@@ -100,10 +100,12 @@ class Checkpoint(Function):
         rng_state: Any,
         value: np.ndarray,
     ) -> None:
-        self.fn, self.kwargs, self.rng_state = fn, kwargs, rng_state
+        self.fn, self.rng_state = fn, rng_state
         # Where each positional argument goes: an index into the Variable inputs, or the
-        # constant itself (arrays and numbers are passed again as they are).
-        self.template = [a if not isinstance(a, Variable) else None for a in args]
+        # constant itself. Arrays are copied, as every op copies its ndarray operands: the
+        # recomputation runs at the forward point even if the caller refills a buffer.
+        self.kwargs = {name: _forward_point(value) for name, value in kwargs.items()}
+        self.template = [_forward_point(a) if not isinstance(a, Variable) else None for a in args]
         self.value: np.ndarray | None = value
 
     def forward(self, *arrays: np.ndarray) -> np.ndarray:
@@ -169,6 +171,11 @@ class Checkpoint(Function):
             else ()
         )
         return tuple(next(found) if x.requires_grad else None for x in everything)
+
+
+def _forward_point(value: Any) -> Any:
+    """A constant argument as the recomputation gets it: an ndarray copied, else as is."""
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def _called(fn: Callable[..., Variable], args: tuple[Any, ...], kwargs: dict[str, Any]):

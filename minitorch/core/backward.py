@@ -16,9 +16,8 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    inputs it was asked about; :meth:`Variable.backward` adds them into the leaves'
    ``.grad`` (all, or none if one cannot take it).
 
-No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak. The
-``generation`` numbers are not needed for correctness with this counting; they are kept
-for graphs and teaching.
+No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak.
+``generation`` is not needed with this counting; it is kept for graphs and teaching.
 
 One loop serves both kinds of backward, decided once per pass by the *mode*: first order
 (:class:`ArrayMode`) calls each Function's ``backward_array`` on raw ndarrays (no graph,
@@ -252,8 +251,7 @@ def run_backward(
     seed = np.empty(y.data.shape, y.data.dtype)  # ones_like(y.data) without NumPy's Python
     seed.fill(1)  # layer: backward() runs often on the tiny graphs of higher derivatives
     grads: dict[Any, Grad] = {grad_key(y): mode.constant(seed)}
-    every = (lambda y: True) if retain_grad else None  # which intermediate grads to keep
-    kept = backpropagate(pending, grads, mode, every, on_step)
+    kept = backpropagate(pending, grads, mode, (lambda y: True) if retain_grad else None, on_step)
     # Each leaf's contributions were summed (PyTorch's AccumulateGrad also receives one
     # sum); now each leaf's .grad gets that sum once, or none does if one cannot.
     reached = [x for x in leaves if id(x) in grads]
@@ -413,9 +411,11 @@ def grad(
     seeds, constant_of = _seeds(ys, grad_outputs, mode)
     diagnose.check_grad_inputs(xs)
     live = [y for y in ys if y.requires_grad]
-    pending, run = graph.count_between(live, xs)  # only what lies between ys and xs
+    pending, run, idle = graph.count_between(live, xs)  # only what lies between ys and xs
     for func in (f for f in run if f.released):
         raise RuntimeError(diagnose.released_message(func))
+    for func in (f for f in idle if f.leaf_snapshots is not None):  # a view below the
+        func.check_leaves_unchanged()  # inputs (w.T) hands its leaf's memory to what runs
     wanted = {id(x) for x in xs if x.creator is not None}
     grads: dict[Any, Grad] = {}
     for y, seed in zip(ys, seeds):

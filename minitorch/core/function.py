@@ -220,7 +220,7 @@ class Function:
             if True in needs:
                 self._record(xs, outputs, needs, state, generation)
                 if has_leaf:  # remember the leaves' values (in-place edit detection)
-                    self.leaf_snapshots = record_leaves(xs, inputs, self._kept, outputs)
+                    self.leaf_snapshots = record_leaves(xs, inputs, self, outputs)
                 if state.forward_mode:  # minitorch.func.jvp is on: tangents too
                     push_tangents(self, xs, outputs)
                 return outputs[0] if len(outputs) == 1 else outputs

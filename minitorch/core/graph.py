@@ -68,7 +68,7 @@ _NEVER = 1 << 62
 
 def count_between(
     outputs: Sequence[Variable], inputs: Sequence[Variable]
-) -> tuple[dict[Function, int], list[Function]]:
+) -> tuple[dict[Function, int], list[Function], list[Function]]:
     """``count_pending`` for ``autograd.grad``: only the graph from outputs to inputs.
 
     A Function runs only if some requested input is reachable from it (through inputs
@@ -78,7 +78,9 @@ def count_between(
     countdown never makes them ready.
 
     Returns:
-        ``(pending, run)``: the counts, and the Functions that will run.
+        ``(pending, run, idle)``: the counts, the Functions that will run, and the ones
+        reached below or beside them that will not (their leaves' in-place checks still
+        matter: a view op below an input hands the leaf's memory to a Function that runs).
     """
     targets = {grad_key(x) for x in inputs}  # an input not saved is known by its edge
     useful: dict[Function, bool] = {}  # visited; True once some input is found below
@@ -95,10 +97,11 @@ def count_between(
             stack.append((func, True))
             stack.extend((c, False) for _, c in edges if c is not None and c not in useful)
     run = [func for func, ok in useful.items() if ok]
+    idle = [func for func, ok in useful.items() if not ok]
     pending: dict[Function, int] = dict.fromkeys(run, 0)
     for func in run:
         for x, needs in zip(func.inputs, func.needs_input_grad):
             creator = x.creator
             if needs and creator is not None:
                 pending[creator] = pending[creator] + 1 if useful[creator] else _NEVER
-    return pending, run
+    return pending, run, idle

@@ -125,13 +125,13 @@ def bump_version(x: Variable) -> None:
 def record_leaves(
     xs: Any,
     operands: tuple[Any, ...],
-    kept: tuple[bool, ...] | None = None,
+    func: Function | None = None,
     outputs: Sequence[Variable] = (),
 ) -> tuple[Recorded, ...] | None:
     """Remember the leaf inputs of a Function that is recording its graph.
 
-    ``xs`` are its input Variables, ``operands`` what the caller passed, ``kept`` which
-    inputs its rule reads (``None``: all; ``Function._kept``), ``outputs`` its results.
+    ``xs`` are its input Variables, ``operands`` what the caller passed, ``func`` the
+    Function (which inputs its rule reads: ``Function._kept``), ``outputs`` its results.
     Constants that ``as_inputs`` made from operands are private and skipped: numbers and
     lists become new arrays, and an ndarray operand was copied before forward (backward
     then uses the forward point's values and nothing needs comparing). A large leaf that
@@ -140,8 +140,11 @@ def record_leaves(
     fingerprint: new values there cannot move a gradient, so only its version (an
     optimizer step), shape and dtype are checked, as PyTorch checks only what it saved
     for backward. A view (``w.T``, ``w[1:]``, ``reshape``) shares the leaf's memory with
-    the ops after it, which read it, so the leaf of a view is fingerprinted.
+    the ops after it, which read it, so the leaf of a view is fingerprinted. Only
+    minitorch's own ops, whose declarations the op tests check, skip a fingerprint: a
+    Function written elsewhere may keep an input on ``self`` that ``saves`` leaves out.
     """
+    kept = func._kept if func is not None and func._trusted else None
     recorded: list[Recorded] | None = None
     for i, x in enumerate(xs):
         if x.creator is not None:

@@ -174,7 +174,7 @@ def edges(func: Function, xs: Sequence[Variable], in_backward: bool = False) -> 
         keep0 = kept[0] or x0.creator is None or (in_backward and x0.data.nbytes <= SMALL_VALUE)
         keep1 = kept[1] or x1.creator is None or (in_backward and x1.data.nbytes <= SMALL_VALUE)
         return [x0 if keep0 else _edge(x0, func, 0), x1 if keep1 else _edge(x1, func, 1)]
-    inputs = list(xs)  # Linear's x, W, b ...: an edge only where one is due
+    inputs: list[Any] = list(xs)  # Linear's x, W, b ...: an edge only where one is due
     for i, x in enumerate(xs):
         if not kept[i] and x.creator is not None:
             if not (in_backward and x.data.nbytes <= SMALL_VALUE):

@@ -12,8 +12,10 @@ import tracemalloc
 import numpy as np
 import pytest
 
+import minitorch
+import minitorch.func as mf
 import minitorch.ops as F
-from minitorch import Variable, nn, optim
+from minitorch import Function, Variable, autograd, nn, optim
 from minitorch.core.inplace import BLOCK, SMALL, fingerprint
 
 BIG = (300, 300)  # 720 kB of float64: the word-by-word comparison path
@@ -437,3 +439,53 @@ def test_a_tied_weight_used_once_unread_and_once_as_a_view_is_caught() -> None:
     w.data[0, 0] += 1.0
     with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
         loss.backward()
+
+
+def test_autograd_grad_checks_a_view_below_the_inputs_it_runs_to() -> None:
+    # w.T's Function lies below the requested input p, so autograd.grad does not run it;
+    # but Mul, which runs, reads w's memory through the view: w's edit must be caught.
+    w, p = Variable(_weights((100, 100)), name="w"), Variable(_weights((100, 100)))
+    z = F.sum(w.T * p)
+    w.data *= 2.0
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
+        autograd.grad(z, [p])
+
+
+def test_func_vjp_of_a_variable_primal_checks_the_primal() -> None:
+    w = Variable(_weights((100, 100)), name="w")
+    _, vjp_fn = mf.vjp(lambda x: F.sum(x * x), w)
+    w.data[...] = 5.0
+    with pytest.raises(RuntimeError, match="written to in place"):
+        vjp_fn(np.array(1.0))
+
+
+def test_a_function_written_elsewhere_has_its_large_leaves_fingerprinted() -> None:
+    # Its saves = () may leave out what it keeps on self: only minitorch's own ops (whose
+    # declarations the op tests check) skip the fingerprint of a leaf they do not read.
+    class Square(Function):
+        saves = ()
+
+        def forward(self, x):
+            self.x = x
+            return x * x
+
+        def backward(self, gy):
+            return gy * 2 * Variable(self.x)
+
+    w = Variable(_weights(), name="w")
+    y = F.sum(Square()(w))
+    w.data *= 2.0
+    with pytest.raises(RuntimeError, match=r"Variable 'w'.*written to in place"):
+        y.backward()
+
+
+def test_checkpoint_recomputes_at_the_forward_point_of_its_array_arguments() -> None:
+    w = Variable(_weights((100, 100)))
+    x = np.random.default_rng(4).normal(size=(100, 100))
+    expected_w = Variable(w.data.copy())
+    F.sum(F.matmul(x, expected_w) ** 2).backward()
+    y = minitorch.checkpoint(lambda a, b, scale=None: F.sum(F.matmul(b * scale, a) ** 2),
+                             w, x, scale=np.ones(1))
+    x *= 2.0  # a refilled buffer: the recomputation must not see it
+    y.backward()
+    np.testing.assert_allclose(w.grad.data, expected_w.grad.data, rtol=1e-12)
