@@ -136,7 +136,7 @@ class Profile:
         )
         recorded = getattr(func, "inputs", None)  # None: no graph recorded (no_grad, constants)
         operands = recorded if recorded is not None else inputs  # for their shapes
-        xs = [x if type(x) is Unsaved else _array_of(x) for x in operands]
+        xs: list[Any] = [x if type(x) is Unsaved else _array_of(x) for x in operands]
         row.flops += flops(func, xs, [y.data for y in outputs])
         if recorded is None:  # nothing is held for a backward
             return
