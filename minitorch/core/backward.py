@@ -402,8 +402,7 @@ def grad(
         (variable(27.0), variable(18.0), True)
 
     References:
-        PyTorch, ``torch.autograd.grad``; Griewank & Walther, *Evaluating Derivatives*
-        (2008), ch. 3 (reverse mode).
+        PyTorch, ``torch.autograd.grad``; Griewank & Walther, *Evaluating Derivatives*, ch. 3.
     """
     ys = diagnose.as_variables(outputs, "outputs")
     xs = diagnose.as_variables(inputs, "inputs")
@@ -414,8 +413,9 @@ def grad(
     pending, run, idle = graph.count_between(live, xs)  # only what lies between ys and xs
     for func in (f for f in run if f.released):
         raise RuntimeError(diagnose.released_message(func))
+    checked: set[tuple[int, int]] = set()  # a weight's fingerprint compared once
     for func in (f for f in idle if f.leaf_snapshots is not None):  # a view below the
-        func.check_leaves_unchanged()  # inputs (w.T) hands its leaf's memory to what runs
+        func.check_leaves_unchanged(checked)  # inputs (w.T) hands its memory to what runs
     wanted = {id(x) for x in xs if x.creator is not None}
     grads: dict[Any, Grad] = {}
     for y, seed in zip(ys, seeds):

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
+from minitorch.core.variable import COMPLEX_HINT, NUMERIC_KINDS
 
 Shape = tuple[int, ...]
 
@@ -573,13 +574,19 @@ def astype(x: Operand, dtype: npt.DTypeLike) -> Variable:
         A Variable of ``dtype``.
 
     Raises:
-        TypeError: if ``dtype`` is not a valid dtype.
+        TypeError: if ``dtype`` is not a valid dtype, or not numeric (bool, integer or
+            float: a Variable holds nothing else; complex numbers are out of scope).
 
     Example:
         >>> astype(Variable(np.array([1.5])), np.float32).dtype
         dtype('float32')
     """
     target = np.dtype(dtype)
+    if target.kind not in NUMERIC_KINDS:  # the one op whose output dtype the caller picks
+        raise TypeError(
+            f"astype: the dtype must be numeric (bool, integer or float), got {target}"
+            + COMPLEX_HINT * (target.kind == "c")
+        )
     if isinstance(x, Variable) and x.dtype == target:
         return x
     return AsType(target)(x)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import minitorch.ops as F
 from minitorch import Function, Variable, as_array, as_variable
 
 
@@ -242,3 +243,11 @@ def test_messages_about_unnamed_variables_have_no_double_spaces() -> None:
         _ = Variable(None).shape
     for message in (str(info.value), str(none_info.value)):
         assert "  " not in message
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, object, "U3"])
+def test_astype_refuses_a_dtype_no_variable_holds(dtype) -> None:
+    # The one op whose output dtype the caller picks: refused before any Variable is made
+    # (op outputs skip Variable.__init__'s check, so it must not get there).
+    with pytest.raises(TypeError, match="astype: the dtype must be numeric"):
+        F.astype(Variable(np.ones(3)), dtype)
