@@ -365,6 +365,13 @@ def called_twice_message(func: Function) -> str:
     )
 
 
+def as_outputs(ys: Any, func: Function) -> list[Variable]:
+    """What ``forward`` returned (an array, a NumPy scalar or a tuple), as Variables."""
+    if type(ys) is not tuple:  # e.g. the NumPy scalar that 0-d arithmetic returns
+        return [Variable(as_output(ys, func, 0))]
+    return [Variable(as_output(y, func, i)) for i, y in enumerate(ys)]
+
+
 def as_output(y: Any, func: Function, index: int) -> np.ndarray:
     """What ``forward`` returned for output ``index``, as an ndarray, or a clear error."""
     if type(y) is np.ndarray:

@@ -134,6 +134,7 @@ class Function:
     _kept: tuple[bool, ...] | None = None
     _kept_for: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]] = {}
     _trusted = False  # minitorch's own op: its declaration is tested (saved.rule_inputs)
+    _ufunc_op = False  # one of minitorch's ops whose forward is its ufunc (Add, Mul ...)
     _unsaved_y: Any = None  # the y stand-in of a class that does not save its output
     saved_output: Any = None
     #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``
@@ -204,7 +205,7 @@ class Function:
         if type(ys) is np.ndarray:  # minitorch's ops make numeric arrays: no checks
             outputs = [wrap(ys, True) if self._trusted else Variable(ys)]
         else:
-            outputs = _as_outputs(ys, self)
+            outputs = diagnose.as_outputs(ys, self)
         state = _state.get()
         if state.detect_anomaly:
             diagnose.check_forward_anomaly(self, outputs)
@@ -245,7 +246,9 @@ class Function:
         """Link the graph: inputs (only what ``saves`` declares; the others as their edges,
         ``saved.edges``), generation, the saved output array, weak refs to the outputs."""
         self.needs_input_grad = needs
-        if self._keeps_inputs or state.save_all:  # every input kept (the default)
+        # Every input kept: the default, or numbers (saved.edges keeps 0-d inputs, and the
+        # inputs of minitorch's ufunc ops, x * 0.99, are 0-d when the output is).
+        if self._keeps_inputs or state.save_all or (self._ufunc_op and not outputs[0].data.ndim):
             self.inputs = xs if type(xs) is list else list(xs)
         else:
             self.inputs = saved.edges(self, xs, state.in_backward)
@@ -392,9 +395,3 @@ def _backward_on_constants(func: Function, *gys: np.ndarray) -> Any:
         return tuple([gx.data if isinstance(gx, Variable) else gx for gx in gxs])
     return gxs.data if isinstance(gxs, Variable) else gxs
 
-
-def _as_outputs(ys: Any, func: Function) -> list[Variable]:
-    """Wrap what ``forward`` returned (an array, a NumPy scalar or a tuple) as Variables."""
-    if type(ys) is not tuple:  # e.g. the NumPy scalar that 0-d arithmetic returns
-        return [Variable(diagnose.as_output(ys, func, 0))]
-    return [Variable(diagnose.as_output(y, func, i)) for i, y in enumerate(ys)]

@@ -167,6 +167,9 @@ class OpTableTests:
         self, case: OpCase, rng: np.random.Generator, tol: Any
     ):
         arrays = case.inputs(rng)
+        if all(a.ndim == 0 for a in arrays if np.issubdtype(a.dtype, np.floating)):
+            pytest.skip(f"{case.name}: a number stays in the graph (saved.edges): its rows on "
+                        "arrays check the declaration")  # fmt: skip
         with using_config("save_all", False):
             assert Config.save_all is False  # else every input is kept: nothing is tested
             for create_graph in (False, True):
