@@ -120,6 +120,7 @@ def per_op_case(n_ops: int) -> Case:
         metrics=("fwd+bwd", "fwd", "bwd"),
         impls={"minitorch": minitorch, "numpy": numpy, "dezero": dezero, "torch": torch},
         targets=[Target("fwd+bwd", "torch", 0.8), Target("fwd+bwd", "dezero", 0.5)],
+        min_rounds=25,  # ~0.1 s per framework a round: 5 rounds move the ratios by 5%
     )
 
 
@@ -221,6 +222,7 @@ def chain_case(n: int, with_dezero: bool) -> Case:
         targets=[Target("bwd", "torch", 1.0), Target("fwd", "torch", 1.0)],
         rtol=1e-9,
         warmup=n < 1_000_000,
+        min_rounds=25 if n <= 10_000 else 0,  # a round of 10-100 ms: 5 were noise
     )
 
 
@@ -388,4 +390,5 @@ def fan_in_case(n: int) -> Case:
         impls={"minitorch": minitorch, "numpy": numpy, "dezero": dezero, "torch": torch},
         targets=[Target("bwd", "torch", 1.5)],
         rtol=1e-9,
+        min_rounds=25,  # a round of 10-80 ms for minitorch: 5 rounds were noise
     )

@@ -205,6 +205,7 @@ def spiral_case(epochs: int = 1) -> Case:
         impls=impls,
         targets=[Target("time", "numpy", 2.5), Target("time", "dezero", 1.0)],
         rtol=1e-9,
+        min_rounds=25,  # a round of a few ms: 5 rounds were noise
     )
 
 
@@ -308,5 +309,6 @@ def conv_case(iterations: int = 3) -> Case:
         impls={"minitorch": minitorch, "numpy": numpy, "dezero": dezero, "torch": torch},
         targets=[Target("time", "dezero", 1.0)],
         rtol=1e-8,
+        min_rounds=25,  # a round of about 10 ms: 5 rounds were noise
         note="every framework computes the gradients of x, W and b (x as a hidden layer)",
     )

@@ -90,6 +90,30 @@ def _numpy_print_options_restored():
     np.set_printoptions(**saved)
 
 
+#: The folders whose tests run minitorch as users get it: small values kept (saved.edges).
+_AS_SHIPPED = {"docs", "notebooks", "benchmarks"}
+
+
+@pytest.fixture(autouse=True)
+def _every_unsaved_input_an_edge(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Make every input an op does not save an edge, however small (``SMALL_VALUE = -1``).
+
+    minitorch's ops keep an input of at most 1 KiB as a Variable, but the unit tests use
+    small arrays to test the edges (``Unsaved``: freeing, the in-place check, graph
+    walks, pictures of freed values). The docs, the notebooks and the benchmarks run as
+    shipped, and so does a test marked ``small_values_kept`` (the size rule's own tests).
+    """
+    if _AS_SHIPPED & set(request.node.path.parts) or request.node.get_closest_marker(
+        "small_values_kept"
+    ):
+        yield
+        return
+    import minitorch.core.saved as saved
+
+    monkeypatch.setattr(saved, "SMALL_VALUE", -1)
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _minitorch_config_restored(request: pytest.FixtureRequest):
     """Give each test outside ``tests/notebooks`` minitorch's default global switches.

@@ -74,7 +74,7 @@ class Function:
 
     Attributes:
         inputs: one edge per input (a list): the Variable if it is saved, a leaf, or small
-            in a graph recorded in backward (``saved.edges``), else an ``Unsaved`` with its
+            (at most 1 KiB, for minitorch's ops: ``saved.edges``), else an ``Unsaved`` with its
             ``creator``, ``generation``, ``shape``, ``dtype``, ``requires_grad``, no data.
         saved_output: the output array (a tuple for several), if ``saves`` has "output".
         outputs: weak references to the output Variables; use ``output(i)``.
@@ -246,12 +246,13 @@ class Function:
         """Link the graph: inputs (only what ``saves`` declares; the others as their edges,
         ``saved.edges``), generation, the saved output array, weak refs to the outputs."""
         self.needs_input_grad = needs
-        # Every input kept: the default, or numbers (saved.edges keeps 0-d inputs, and the
-        # inputs of minitorch's ufunc ops, x * 0.99, are 0-d when the output is).
-        if self._keeps_inputs or state.save_all or (self._ufunc_op and not outputs[0].data.ndim):
+        # Every input kept: the default, or small values (saved.edges keeps them for
+        # minitorch's ops, and the inputs of its ufunc ops are no bigger than the output).
+        small = self._ufunc_op and outputs[0].data.nbytes <= saved.SMALL_VALUE
+        if self._keeps_inputs or state.save_all or small:
             self.inputs = xs if type(xs) is list else list(xs)
         else:
-            self.inputs = saved.edges(self, xs, state.in_backward)
+            self.inputs = saved.edges(self, xs)
         self.generation = generation
         if len(outputs) == 1:  # almost every op: no loops
             y = outputs[0]

@@ -3,7 +3,8 @@
 Each op declares what its gradient rule reads (``Function.saves``): its inputs, its
 output, or nothing (``x + c`` needs nothing, ``exp`` its output, ``sin`` its input). The
 Function keeps only that, so an intermediate array nobody needs is freed during the
-forward pass, as in PyTorch (``ctx.save_for_backward``).
+forward pass, as in PyTorch (``ctx.save_for_backward``); minitorch's own ops keep values
+of at most 1 KiB anyway (:data:`SMALL_VALUE`: an edge would cost what it frees).
 
 A value the Function did not keep is an :class:`Unsaved` in its place: it knows the
 shape and dtype (rules need them: ``sum_to(gy, x.shape)``) and, in ``Function.inputs``,
@@ -152,7 +153,7 @@ def grad_key(x: Variable | Unsaved) -> Hashable:
     return (creator, x.index if isinstance(x, Unsaved) else output_index(x))
 
 
-def edges(func: Function, xs: Sequence[Variable], in_backward: bool = False) -> list[Any]:
+def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
     """``func.inputs`` for a Function that does not save every input.
 
     A saved input, and every leaf, stays a Variable (the engine writes the leaves'
@@ -160,35 +161,28 @@ def edges(func: Function, xs: Sequence[Variable], in_backward: bool = False) -> 
     are saved (``func._kept``) is asked once per class and ``needs_input_grad``: a
     class's own ``saves_input`` must depend on nothing else.
 
-    Where an edge would cost about what it frees (a Python object of its own, and a
-    tenth of the time of an op on numbers), the input stays a Variable too: a 0-d value
-    (a number), and in a graph recorded by ``backward(create_graph=True)``
-    (``in_backward``), which every higher derivative of a scalar rebuilds, an input of
-    at most :data:`SMALL_VALUE` bytes. Its rule still gets a stand-in (``func._kept``).
-    ``Function._record`` skips this call for a ufunc op whose output is 0-d (``x *
-    0.99``: its inputs are numbers too).
+    For minitorch's own ops, an input of at most :data:`SMALL_VALUE` bytes stays a
+    Variable too: its edge, a Python object of its own, would cost about the memory it
+    frees and a tenth of the op's time (scalar graphs, small batches, every higher
+    derivative of a scalar). Their rules still get what their declarations say. A
+    Function written outside minitorch gets an edge for every input it does not save,
+    so that a wrong declaration fails on its first call, whatever the size.
     """
     kept = func._kept_for.get(func.needs_input_grad)
     if kept is None:
         kept = _kept(func, len(xs))
     func._kept = kept
+    small = SMALL_VALUE if func._trusted else -1
     if len(xs) == 2:  # x + c, x * c: inline, no lists
         x0, x1 = xs
-        d0, d1 = x0.data, x1.data  # (_small, inline)
-        keep0 = kept[0] or x0.creator is None or not d0.ndim or _small(d0, in_backward)
-        keep1 = kept[1] or x1.creator is None or not d1.ndim or _small(d1, in_backward)
+        keep0 = kept[0] or x0.creator is None or x0.data.nbytes <= small
+        keep1 = kept[1] or x1.creator is None or x1.data.nbytes <= small
         return [x0 if keep0 else _edge(x0, func, 0), x1 if keep1 else _edge(x1, func, 1)]
     inputs: list[Any] = list(xs)  # Linear's x, W, b ...: an edge only where one is due
     for i, x in enumerate(xs):
-        if not kept[i] and x.creator is not None and not _small(x.data, in_backward):
+        if not kept[i] and x.creator is not None and x.data.nbytes > small:
             inputs[i] = _edge(x, func, i)
     return inputs
-
-
-def _small(data: np.ndarray, in_backward: bool) -> bool:
-    """Is ``data`` too small to be worth an edge? One number (0-d); in a graph recorded in
-    backward, anything up to :data:`SMALL_VALUE` bytes."""
-    return data.ndim == 0 or (in_backward and data.nbytes <= SMALL_VALUE)
 
 
 def _edge(x: Variable, func: Function, position: int) -> Unsaved:
@@ -205,7 +199,8 @@ def _edge(x: Variable, func: Function, position: int) -> Unsaved:
 
 _new_object = object.__new__
 
-#: Bytes of data up to which an input of a graph recorded in backward stays a Variable.
+#: Bytes of data up to which an input of one of minitorch's ops stays a Variable where
+#: the op does not save it (:func:`edges`); ``-1`` makes every such input an edge.
 SMALL_VALUE = 1024
 
 
@@ -286,7 +281,7 @@ def declare(cls: type[Function], base: type[Function]) -> None:
     cls._kept_for = {}  # needs_input_grad -> what saves_input answered, per class
     cls._unsaved_y = None if cls._saves_output else UnsavedOutput(cls, 0)
     cls._trusted = cls.__module__.startswith("minitorch.")
-    cls._ufunc_op = cls._trusted and cls.ufunc is not None  # inputs 0-d if the output is
+    cls._ufunc_op = cls._trusted and cls.ufunc is not None  # inputs no bigger than output
 
 
 def default_rule(rule: Any) -> Any:

@@ -172,6 +172,50 @@ def test_unchain_backward_cuts_unsaved_edges() -> None:
     assert y.creator is None and h.creator is None
 
 
+@pytest.mark.small_values_kept
+@pytest.mark.parametrize(("n", "small"), [(1, True), (128, True), (129, False), (1000, False)])
+@pytest.mark.parametrize("op", [lambda h: h + 1.0, lambda h: h * 2.0, lambda h: F.sum(h)])
+def test_minitorch_ops_keep_inputs_up_to_1_kib_and_free_larger_ones(op, n, small) -> None:
+    # An input of at most SMALL_VALUE bytes (128 float64) stays a Variable where its op
+    # does not save it: its edge would cost about what it frees. Larger ones are edges.
+    from minitorch.core.saved import SMALL_VALUE
+
+    x = Variable(np.linspace(0.1, 1.0, n))
+    h = F.sin(x)  # Sin saves its input, not its output
+    assert (h.data.nbytes <= SMALL_VALUE) == small
+    y = op(h)
+    edge = y.creator.inputs[0]
+    assert (edge is h) if small else (type(edge) is Unsaved and edge.live() is h)
+    ref = weakref.ref(h.data)
+    del h
+    gc.collect()
+    assert (ref() is not None) == small  # a large h is freed with its Variable
+    F.sum(y).backward()  # d/dx of sin(x) (+ 1, * 2, summed): cos(x) times the factor
+    factor = 2.0 if y.creator.__class__.__name__ == "Mul" else 1.0
+    np.testing.assert_allclose(x.grad.data, factor * np.cos(x.data), rtol=1e-12)
+
+
+@pytest.mark.small_values_kept
+def test_a_function_written_outside_minitorch_gets_an_edge_however_small() -> None:
+    # So that a wrong declaration fails on its first call, whatever the size.
+    class Shift(Function):
+        saves = ()
+
+        def forward(self, x):
+            return x + 1.0
+
+        def backward(self, gy):
+            (x,) = self.inputs  # wrong for saves = (): the rule reads only gy, but looks
+            return gy * (x * 0.0 + 1.0)
+
+    h = F.exp(Variable(np.array(0.5)))
+    y = Shift()(h)
+    assert type(y.creator.inputs[0]) is Unsaved
+    with pytest.raises(RuntimeError, match=r"Shift's gradient rule used the value of its input 0"):
+        y.backward()
+
+
+@pytest.mark.small_values_kept
 @pytest.mark.parametrize(("n", "small"), [(4, True), (1000, False)])
 def test_a_graph_recorded_in_backward_keeps_small_values_and_frees_large_ones(n, small) -> None:
     # The graph of a derivative (create_graph) keeps inputs of at most SMALL_VALUE bytes
