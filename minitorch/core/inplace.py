@@ -113,13 +113,18 @@ def fingerprint(data: np.ndarray) -> bytes:
     return bits.tobytes() + weighted.tobytes()
 
 
+#: A Variable's ``_leaf_state`` before any: no fingerprint taken, no optimizer step.
+_NO_STATE: tuple[bytes | None, int] = (None, 0)
+
+
 def bump_version(x: Variable) -> None:
     """Count a write into ``x.data`` (the optimizers call this after each update).
 
     A graph recorded before the write then refuses to backpropagate through ``x``,
     whatever the new values are: an optimizer step between forward and backward.
     """
-    x._version = getattr(x, "_version", 0) + 1
+    last, version = getattr(x, "_leaf_state", _NO_STATE)
+    x._leaf_state = (last, version + 1)
 
 
 def record_leaves(
@@ -155,7 +160,7 @@ def record_leaves(
         if data.nbytes < SMALL or data.dtype not in _FINGERPRINTED:
             record: Recorded = (i, data, data.shape, data.dtype, data.tobytes())
         else:
-            version = getattr(x, "_version", 0)
+            version = getattr(x, "_leaf_state", _NO_STATE)[1]
             seen = kept is None or kept[i] or _viewed(data, outputs)
             record = (i, data, data.shape, data.dtype, _shared(x, data) if seen else None, version)
         if recorded is None:
@@ -177,10 +182,10 @@ def _shared(x: Variable, data: np.ndarray) -> bytes:
     then holds the same bytes object, which the engine checks once per backward pass.
     """
     now = fingerprint(data)
-    last = getattr(x, "_snapshot", None)
+    last, version = getattr(x, "_leaf_state", _NO_STATE)
     if last is not None and last == now:
-        return last  # type: ignore[no-any-return]
-    x._snapshot = now
+        return last
+    x._leaf_state = (now, version)
     return now
 
 
@@ -206,7 +211,7 @@ def check_unchanged(func: Function, checked: set[tuple[int, int]] | None = None)
                 raise RuntimeError(_modified_message(func, i, x, now is data))
             continue
         i, data, shape, dtype, blob, version = record
-        if getattr(x, "_version", 0) != version:  # an optimizer step since forward
+        if getattr(x, "_leaf_state", _NO_STATE)[1] != version:  # an optimizer step since?
             raise RuntimeError(_modified_message(func, i, x, now is data))
         key = (id(now), id(blob))
         if checked is not None and key in checked:

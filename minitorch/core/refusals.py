@@ -288,7 +288,7 @@ class _TorchSpelling:
 
     ``x.detach`` raises an ``AttributeError`` naming the minitorch spelling, so ``hasattr``
     stays ``False`` as for any missing attribute. A descriptor, not ``__getattr__``: the
-    core reads unset slots with ``getattr(x, "_snapshot", None)`` on every Function call,
+    core reads unset slots with ``getattr(x, "_leaf_state", ...)`` on every Function call,
     and a ``__getattr__`` would run (and cost about 2 µs) on each of those failed lookups.
     """
 

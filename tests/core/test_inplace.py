@@ -69,8 +69,9 @@ def test_training_steps_hold_no_copy_of_the_weights() -> None:
     F.sum(w * w).backward()
     w.data -= 0.1 * w.grad.data  # an update after backward: allowed
     F.sum(w * w).backward()
-    assert w._snapshot == fingerprint(w.data)  # the second forward's: of the new values
-    assert len(w._snapshot) <= 0.01 * w.data.nbytes
+    snapshot, _ = w._leaf_state
+    assert snapshot == fingerprint(w.data)  # the second forward's: of the new values
+    assert len(snapshot) <= 0.01 * w.data.nbytes
 
 
 def test_non_contiguous_leaves_and_replacements_by_equal_values() -> None:
@@ -343,8 +344,8 @@ def test_what_a_graph_keeps_to_detect_edits_is_under_5_percent_of_the_weights() 
     x = np.ones((1, 784))
     F.sum(model(x)).backward()  # warm up (imports, caches); the leaves' last fingerprints
     for p in model.parameters():
-        if hasattr(p, "_snapshot"):
-            del p._snapshot  # ... counted below again, as on a first step
+        if hasattr(p, "_leaf_state"):
+            del p._leaf_state  # ... counted below again, as on a first step
     tracemalloc.start()
     try:
         loss = F.sum(model(x))
