@@ -127,13 +127,13 @@ def backpropagate(
             if func.leaf_snapshots is not None:  # leaf inputs edited in place since?
                 func.check_leaves_unchanged(unchanged)
             gy = grads.pop(func, None) if keep is None and len(func.outputs) == 1 else None
-            gys = (gy,) if gy is not None else _output_grads(func, grads, mode, keep, kept)
-            gxs = backward(type(func))(func, gy) if gy is not None else backward(func)(*gys)
+            gys = None if gy is not None else _output_grads(func, grads, mode, keep, kept)
+            gxs = backward(type(func))(func, gy) if gys is None else backward(func)(*gys)
             if type(gxs) is not tuple or len(gxs) != len(func.inputs):  # one input: (gx,)
                 one = type(gxs) is grad_type and len(func.inputs) == 1
                 gxs = (gxs,) if one else diagnose.checked_gradients(func, gxs)
             if on_step is not None:
-                on_step(func, gys, gxs)
+                on_step(func, (gy,) if gys is None else gys, gxs)
             for i, x in enumerate(func.inputs):
                 if not func.needs_input_grad[i]:
                     continue
