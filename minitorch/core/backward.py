@@ -41,7 +41,7 @@ import minitorch.core.graph as graph
 from minitorch.core.config import _backward_context, current_state
 from minitorch.core.function import Function
 from minitorch.core.saved import Unsaved, grad_key
-from minitorch.core.variable import Variable
+from minitorch.core.variable import Variable, wrap
 
 Grad = Any  # np.ndarray on the fast path, Variable with create_graph=True
 #: ``on_step(func, gys, gxs)``: called after each Function's backward, in engine order.
@@ -293,7 +293,7 @@ def _new_leaf_grad(
     elif create_graph:
         grad = x.grad + gx
     else:
-        grad = Variable(ArrayMode.add(x.grad.data, gx), requires_grad=False)
+        grad = wrap(ArrayMode.add(x.grad.data, gx), False)
         grad._first_order_grad = True
     return _mark_constant(grad, x, create_graph)
 
@@ -326,7 +326,7 @@ def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
     handed_out.add(id(owner))
     if create_graph:
         return gx
-    grad = Variable(gx, requires_grad=False)
+    grad = wrap(gx, False)  # an engine-checked gradient: x's shape and dtype
     grad._first_order_grad = True  # differentiating it again needs create_graph=True
     return grad
 

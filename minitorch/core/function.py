@@ -132,7 +132,7 @@ class Function:
     _keeps_inputs = True  # every input kept: saves has "inputs" and no saves_input hook
     _input_rule = False  # the class overrides saves_input: asked per call, kept in _kept
     _kept: tuple[bool, ...] | None = None
-    _kept_for: ClassVar[dict[tuple[bool, ...], tuple[bool, ...]]] = {}
+    _kept_for: ClassVar[dict[tuple[bool, ...], Any]] = {}
     _trusted = False  # minitorch's own op: its declaration is tested (saved.rule_inputs)
     _ufunc_op = False  # one of minitorch's ops whose forward is its ufunc (Add, Mul ...)
     _unsaved_y: Any = None  # the y stand-in of a class that does not save its output

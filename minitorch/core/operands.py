@@ -71,7 +71,7 @@ def as_inputs(inputs: tuple[Any, ...], func: Function) -> list[Variable]:
             xs.append(x)
             has_number = True
         else:
-            xs.append(Variable(_operand_array(func, inputs, i), requires_grad=False))
+            xs.append(wrap(_operand_array(func, inputs, i), False))  # checked: numeric
     if has_number:
         dtypes = _weak_dtypes(func.ufunc, tuple([_kind(x) for x in xs]))
         for i, x in enumerate(xs):
@@ -109,18 +109,22 @@ def as_constant(value: Any, what: str, dtype: Any = None, copy: bool = True) -> 
 def _operand_array(func: Function, inputs: tuple[Any, ...], index: int) -> np.ndarray:
     """The constant array of an operand that is neither a Variable nor a Python number."""
     x = inputs[index]
-    what = f"{type(func).__name__}: operand {written(func, index)}"
     if is_masked(x):  # refused before the conversion below turns errors into type errors
-        raise TypeError(masked_message(what, x))
-    try:
-        array = as_constant(x, what, copy=_state.get().enable_backprop)
+        raise TypeError(masked_message(_operand_name(func, index), x))
+    try:  # as_constant, without its checks of a Variable and a masked array (done)
+        array = np.array(x, copy=True if _state.get().enable_backprop else None)
     except (TypeError, ValueError) as exc:
         raise TypeError(_operand_message(func, inputs, x)) from exc
-    if array.dtype.kind == "c":
-        raise TypeError(f"{what} has dtype {array.dtype}" + COMPLEX_HINT)
-    if array.dtype.kind not in NUMERIC_KINDS:
+    kind = array.dtype.kind
+    if kind == "c":
+        raise TypeError(f"{_operand_name(func, index)} has dtype {array.dtype}" + COMPLEX_HINT)
+    if kind not in NUMERIC_KINDS:
         raise TypeError(_operand_message(func, inputs, x))
     return array
+
+
+def _operand_name(func: Function, index: int) -> str:
+    return f"{type(func).__name__}: operand {written(func, index)}"
 
 
 #: The Python number types NumPy 2 treats as weak (NEP 50) — exactly these, not their

@@ -168,20 +168,20 @@ def edges(func: Function, xs: Sequence[Variable]) -> list[Any]:
     Function written outside minitorch gets an edge for every input it does not save,
     so that a wrong declaration fails on its first call, whatever the size.
     """
-    kept = func._kept_for.get(func.needs_input_grad)
-    if kept is None:
-        kept = _kept(func, len(xs))
-    func._kept = kept
+    found = func._kept_for.get(func.needs_input_grad)
+    if found is None:
+        found = _kept(func, len(xs))
+    func._kept, unkept = found
     small = SMALL_VALUE if func._trusted else -1
-    if len(xs) == 2:  # x + c, x * c: inline, no lists
-        x0, x1 = xs
-        keep0 = kept[0] or x0.creator is None or x0.data.nbytes <= small
-        keep1 = kept[1] or x1.creator is None or x1.data.nbytes <= small
-        return [x0 if keep0 else _edge(x0, func, 0), x1 if keep1 else _edge(x1, func, 1)]
-    inputs: list[Any] = list(xs)  # Linear's x, W, b ...: an edge only where one is due
-    for i, x in enumerate(xs):
-        if not kept[i] and x.creator is not None and x.data.nbytes > small:
+    inputs: list[Any] | None = None  # a copy of xs, made at the first edge (xs is read again)
+    for i in unkept:  # Sigmoid's x, Add's both, Linear's b ...: only these may be edges
+        x = xs[i]
+        if x.creator is not None and x.data.nbytes > small:
+            if inputs is None:
+                inputs = list(xs)
             inputs[i] = _edge(x, func, i)
+    if inputs is None:
+        return xs if type(xs) is list else list(xs)
     return inputs
 
 
@@ -204,14 +204,16 @@ _new_object = object.__new__
 SMALL_VALUE = 1024
 
 
-def _kept(func: Function, n_inputs: int) -> tuple[bool, ...]:
-    """Which of ``n_inputs`` inputs ``func`` saves (its ``saves_input``), cached per class."""
+def _kept(func: Function, n_inputs: int) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+    """Which of ``n_inputs`` inputs ``func`` saves (its ``saves_input``), and the indices
+    of the others, cached per class and ``needs_input_grad``."""
     if func._input_rule:
         kept = tuple(map(func.saves_input, range(n_inputs)))
     else:
         kept = (func._saves_inputs,) * n_inputs
-    type(func)._kept_for[func.needs_input_grad] = kept
-    return kept
+    found = kept, tuple(i for i, keep in enumerate(kept) if not keep)
+    type(func)._kept_for[func.needs_input_grad] = found
+    return found
 
 
 def rule_inputs(func: Function, arrays: bool) -> tuple[Any, ...]:
@@ -278,7 +280,7 @@ def declare(cls: type[Function], base: type[Function]) -> None:
     cls._saves_output = "output" in cls.saves
     cls._input_rule = cls.saves_input is not base.saves_input  # decided per call
     cls._keeps_inputs = cls._saves_inputs and not cls._input_rule
-    cls._kept_for = {}  # needs_input_grad -> what saves_input answered, per class
+    cls._kept_for = {}  # needs_input_grad -> what saves_input answered (saved._kept)
     cls._unsaved_y = None if cls._saves_output else UnsavedOutput(cls, 0)
     cls._trusted = cls.__module__.startswith("minitorch.")
     cls._ufunc_op = cls._trusted and cls.ufunc is not None  # inputs no bigger than output
