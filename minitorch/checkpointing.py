@@ -189,10 +189,22 @@ def _called(fn: Callable[..., Variable], args: tuple[Any, ...], kwargs: dict[str
 
 
 def _leaves_needing_grad(out: Variable, exclude: list[Variable]) -> list[Variable]:
-    """The leaves of ``out``'s graph that need a gradient, first use first, once each."""
+    """The leaves of ``out``'s graph that need a gradient, first use first, once each.
+
+    The walk stops at the arguments (``exclude``): what made an argument is the outer
+    graph's, and its leaves get their gradient through the argument (an argument ``x *
+    1.0`` must not add ``x`` as an input of its own, or ``x`` would get it twice).
+    """
     excluded = {id(x) for x in exclude}
+    made = {id(x.creator) for x in exclude if x.creator is not None}  # an argument's edge
+
+    def is_argument(x: Variable) -> bool:
+        return id(x) in excluded or (x.creator is not None and id(x.creator) in made)
+
+    if is_argument(out):
+        return []
     found: dict[int, Variable] = {}
-    for func in graph.functions(out):
+    for func in graph.functions(out, stop=is_argument):
         for x in func.inputs:
             if x.creator is None and x.requires_grad and id(x) not in excluded:
                 found.setdefault(id(x), x)

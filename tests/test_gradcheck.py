@@ -227,3 +227,24 @@ def test_gradcheck_accepts_a_function_with_constant_output() -> None:
 
     # d/dx (3x) = 3 is a constant: its own gradient is zero, not an error.
     assert gradgradcheck(lambda x: x * 3.0, np.array([1.0, 2.0]))
+
+
+def test_the_culprit_is_named_when_only_an_edge_remembers_its_output() -> None:
+    # Its output is saved by no op (Mismatch saves its input, `* 2.0` keeps the 2.0) and
+    # held by nobody: the culprit search takes the output's shape from the edge.
+    class Mismatch(Function):
+        saves = ("inputs",)
+
+        def forward(self, x):
+            return np.sin(x)
+
+        def backward(self, gy):
+            return gy * F.cos(self.inputs[0])
+
+        def backward_array(self, gy):
+            return gy * np.cos(self.input_arrays[0]) * 2.0
+
+    with pytest.raises(GradcheckError) as info:
+        gradcheck(lambda x: Mismatch()(x) * 2.0, np.linspace(0.1, 1.0, 5))
+    assert info.value.functions == ("Mismatch",)
+    assert "fix Mismatch.backward_array" in str(info.value)

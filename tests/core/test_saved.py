@@ -231,3 +231,15 @@ def test_a_graph_recorded_in_backward_keeps_small_values_and_frees_large_ones(n,
     assert made and (not edges if small else edges)
     (ggx,) = autograd.grad(F.sum(gx), x)  # d/dx sum(3 cos x) = -3 sin x, either way
     np.testing.assert_allclose(ggx.data, -3.0 * np.sin(x.data), rtol=1e-12)
+
+
+@pytest.mark.small_values_kept
+@pytest.mark.parametrize("n", [128, 129])
+def test_saved_arrays_count_what_an_op_declares_whatever_the_size(n) -> None:
+    # x * 0.99 and x / 3.0 save the constant only (8 bytes), x + 1.0 nothing, on both
+    # sides of 1 KiB, though a small x stays in the graph as its Variable.
+    from minitorch.core.saved import saved_arrays
+
+    h = F.sin(Variable(np.linspace(0.0, 1.0, n)))
+    for y, saved in ((h * 0.99, 8), (h / 3.0, 8), (h + 1.0, 0)):
+        assert sum(a.nbytes for a in saved_arrays(y.creator)) == saved
