@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from benchmarks import memory, report, tasks_graph, tasks_models
-from benchmarks.harness import Case, Target, run_case
+from benchmarks.harness import Case, Target, round_orders, run_case
 
 
 def _fixed(times: list[float], value: Any) -> Any:
@@ -46,10 +46,28 @@ def test_ratios_are_medians_of_paired_rounds() -> None:
     )
     result = run_case(case, ["minitorch", "torch"], rounds=5, log=lambda _: None)
     assert result.median("minitorch", "t") == 4.0
-    # rotation must not shuffle the pairing: round r of one framework meets round r of other
+    # the order of a round must not shuffle the pairing: round r meets round r
     assert result.paired_ratios("minitorch", "torch", "t") == [0.5, 1.0, 2.0, 4.0, 8.0]
     assert result.ratio("minitorch", "torch", "t") == 2.0
     assert result.targets[0]["met"] is False and result.targets[0]["ratio"] == 2.0
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7])
+def test_round_orders_balance_places_and_predecessors(n: int) -> None:
+    names = [f"f{i}" for i in range(n)]
+    cycle = n if n % 2 == 0 else 2 * n
+    orders = round_orders(names, 2 * cycle)
+    assert orders[:cycle] == orders[cycle:]
+    assert all(sorted(order) == names for order in orders)
+    places = {(name, order.index(name)) for order in orders[:cycle] for name in names}
+    counts = [sum(order.index(name) == p for order in orders[:cycle]) for name, p in places]
+    assert len(places) == n * n and len(set(counts)) == 1  # every place equally often
+    follows: dict[tuple[str, str], int] = {}
+    for order in orders[:cycle]:
+        for before, after in zip(order, order[1:]):
+            follows[before, after] = follows.get((before, after), 0) + 1
+    # every ordered pair of different names adjacent, and equally often
+    assert len(follows) == n * (n - 1) and len(set(follows.values())) <= 1
 
 
 def test_a_case_can_ask_for_more_rounds_than_requested() -> None:
