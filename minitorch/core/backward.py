@@ -16,15 +16,14 @@ Algorithm (Kahn's topological sort, iterative, O(functions + edges)):
    inputs it was asked about; :meth:`Variable.backward` adds them into the leaves'
    ``.grad`` (all, or none if one cannot take it).
 
-No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak.
-``generation`` is not needed with this counting; it is kept for graphs and teaching.
+No recursion anywhere, so a chain of a million ops needs no recursion-limit tweak;
+``generation`` is not needed with this counting (it is kept for graphs and teaching).
 
 One loop serves both kinds of backward, decided once per pass by the *mode*: first order
-(:class:`ArrayMode`) calls each Function's ``backward_array`` on raw ndarrays (no graph,
-no Variables); ``create_graph=True`` (:class:`GraphMode`) calls the differentiable
-``backward`` with graph building on, so the gradients are Variables with their own graph.
-One rule (:func:`_hand_out`) decides when a gradient is copied as it is handed out: no
-two results ever share memory, on either path.
+(:class:`ArrayMode`) calls each ``backward_array`` on raw ndarrays; ``create_graph=True``
+(:class:`GraphMode`) calls the differentiable ``backward`` with graph building on, so the
+gradients are Variables with a graph of their own. One rule (:func:`_hand_out`) decides
+when a gradient is copied as it is handed out: no two results ever share memory.
 """
 
 from __future__ import annotations
@@ -180,12 +179,14 @@ def count_pending(outputs: Sequence[Variable]) -> tuple[dict[Function, int], lis
         func = stack.pop()
         if func.released:
             raise RuntimeError(diagnose.released_message(func))
-        for x, needs in zip(func.inputs, func.needs_input_grad):
+        for i, (x, needs) in enumerate(zip(func.inputs, func.needs_input_grad)):
             creator = x.creator
             if not needs:
                 continue
             if creator is None:
-                if type(x) is not Unsaved:  # (an edge cut by unchain_backward: no leaf)
+                if type(x) is Unsaved:  # cut: its Variable, if unchain() left one, is a leaf
+                    x = func.inputs[i] = x.after_cut()
+                if type(x) is not Unsaved:  # (no Variable: unchain_backward, or gone)
                     leaves[id(x)] = x
             elif creator in pending:
                 pending[creator] += 1
@@ -315,8 +316,7 @@ def _hand_out(gx: Grad, create_graph: bool, handed_out: set[int]) -> Variable:
     Users may update gradients in place (gradient clipping), so a gradient whose memory
     another result already holds, or that is read-only, is copied — as an array on the
     first-order path, with the differentiable :class:`_Copy` under ``create_graph`` (so
-    ``a.grad is b.grad`` never holds on either path). ``handed_out`` holds the ids of
-    the memory owners given out in this pass.
+    ``a.grad is b.grad`` never holds). ``handed_out``: the memory owners given out so far.
     """
     data = gx.data if create_graph else gx
     owner = data if data.base is None else data.base  # NumPy keeps .base at the owner

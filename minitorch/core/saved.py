@@ -48,7 +48,7 @@ class Unsaved:
             ``.T`` ...): the op's ``saves`` declaration leaves it out.
     """
 
-    __slots__ = ("creator", "dtype", "index", "op", "position", "shape")
+    __slots__ = ("_creator", "dtype", "index", "op", "position", "shape")
     __array_priority__ = 1e9  # NumPy leaves the binary operators to us (they raise)
     name = grad = None  # what graph pictures read of a Variable (viz shows it "freed")
     role = "input"
@@ -59,9 +59,19 @@ class Unsaved:
         data = x.data
         self.shape: tuple[int, ...] = data.shape
         self.dtype: np.dtype[Any] = data.dtype
-        self.creator = creator = x.creator
+        self._creator = creator = x.creator
         self.index = 0 if creator is None or len(creator.outputs) == 1 else output_index(x)
         self.op, self.position = type(op), position
+
+    @property
+    def creator(self) -> Function | None:
+        """The Function that made the value; ``None`` for a leaf, or once the Variable the
+        edge stands for was cut from it (``Variable.unchain`` marks the creator: then the
+        engine puts that Variable, a leaf now, in the edge's place if it still exists)."""
+        creator = self._creator
+        if creator is not None and self.index in creator._cut_outputs:
+            return None
+        return creator
 
     @property
     def generation(self) -> int:
@@ -80,14 +90,24 @@ class Unsaved:
 
     def live(self) -> Variable | None:
         """The Variable this stands for if it still exists (someone holds it), else None."""
-        if self.creator is None:
+        creator = self._creator
+        if creator is None:  # a leaf's, or cut by unchain_backward
             return None
-        y = self.creator.outputs[self.index]()
-        return y if y is not None and y.creator is self.creator else None
+        y = creator.outputs[self.index]()
+        if y is None or y.creator is creator:
+            return y
+        return y if self.index in creator._cut_outputs else None  # y.unchain(): a leaf
+
+    def after_cut(self) -> Variable | Unsaved:
+        """What the engine puts in the edge's place once it is cut: the Variable, if it was
+        cut by ``unchain()`` and still exists (a leaf now, as it is for the ops that hold
+        it), else the edge itself (no Variable can take the gradient)."""
+        y = self.live()
+        return self if y is None else y
 
     def unchain(self) -> None:
         """Cut the edge (``Variable.unchain_backward`` cuts every edge of a graph)."""
-        self.creator = None
+        self._creator = None
 
     def refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Every use of the value lands here: say which declaration left it out."""
@@ -126,7 +146,7 @@ class UnsavedOutput(Unsaved):
     shape = dtype = property(Unsaved.refuse)  # type: ignore[assignment]
 
     def __init__(self, op: type[Function], position: int) -> None:  # noqa: D107
-        self.creator, self.index, self.op, self.position = None, 0, op, position
+        self._creator, self.index, self.op, self.position = None, 0, op, position
 
     def __repr__(self) -> str:
         return f"<output {self.position} of {self.op.__name__}: not saved for backward>"
@@ -136,6 +156,15 @@ def output_index(y: Variable) -> int:
     """Which output of its creator ``y`` is (``0`` for the usual single output)."""
     refs = y.creator.outputs  # type: ignore[union-attr]
     return next((i for i, ref in enumerate(refs) if ref() is y), 0)
+
+
+def cut(y: Variable) -> None:
+    """Mark ``y``'s place among its creator's outputs as cut (``y.unchain()``), so that the
+    edges standing for ``y`` in ops that did not keep it see the cut too: ``y`` becomes a
+    leaf for every op it fed, whatever its size (see :attr:`Unsaved.creator`)."""
+    creator = y.creator
+    if creator is not None:
+        creator._cut_outputs = creator._cut_outputs | {output_index(y)}
 
 
 def grad_key(x: Variable | Unsaved) -> Hashable:
@@ -192,7 +221,7 @@ def _edge(x: Variable, func: Function, position: int) -> Unsaved:
     edge = _new_object(Unsaved)
     data = x.data
     edge.shape, edge.dtype = data.shape, data.dtype
-    edge.creator = creator = x.creator
+    edge._creator = creator = x.creator
     edge.index = 0 if len(creator.outputs) == 1 else output_index(x)  # type: ignore[union-attr]
     edge.op, edge.position = type(func), position
     return edge

@@ -20,6 +20,7 @@ import numpy as np
 from minitorch.core.graph import functions
 from minitorch.core.numpy_hints import check_data_type
 from minitorch.core.refusals import Refusals
+from minitorch.core.saved import cut
 
 if TYPE_CHECKING:
     from minitorch.core.function import Function
@@ -122,7 +123,9 @@ class Variable(Refusals):
         self.grad = None
 
     def unchain(self) -> None:
-        """Cut the link to the creator: this Variable becomes a leaf."""
+        """Cut the link to the creator: this Variable becomes a leaf, for every op it fed."""
+        if self.creator is not None:  # the ops that hold only its edge see the cut too
+            cut(self)
         self.creator = None
 
     def unchain_backward(self) -> None:

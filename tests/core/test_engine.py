@@ -335,6 +335,54 @@ def test_an_unchained_output_of_a_two_output_function_is_a_leaf() -> None:
     np.testing.assert_array_equal(x.grad.data, [0.0, 0.0, 1.0, 2.0])  # only q's part
 
 
+@pytest.mark.parametrize("small_value", [-1, 1024])  # every unsaved input an edge / as shipped
+@pytest.mark.parametrize("n", [4, 200])  # 32 bytes, 1,600 bytes
+@pytest.mark.parametrize("keep_h", [True, False])
+def test_unchain_on_an_intermediate_cuts_every_op_it_fed(
+    monkeypatch: pytest.MonkeyPatch, small_value: int, n: int, keep_h: bool
+) -> None:
+    # Found by a fresh-user trial: Add keeps neither input, so above 1 KiB it held only h's
+    # edge, which still led to h's creator after h.unchain(): x got a gradient.
+    from minitorch.core import graph, saved
+
+    monkeypatch.setattr(saved, "SMALL_VALUE", small_value)
+    x = Variable(np.full(n, 2.0), name="x")
+    h = x * 3.0
+    y = F.sum(h + 1.0) + F.sum(F.sin(h))  # Add holds h (or its edge); Sin saves h
+    h.unchain()
+    walked = sorted(type(f).__name__ for f in graph.functions(y))
+    assert walked == ["Add", "Add", "Sin", "Sum", "Sum"]  # not h's Mul
+    if not keep_h:
+        del h
+    y.backward()
+    assert x.grad is None
+    if keep_h:  # a leaf now, for both ops: d/dh = 1 + cos(h)
+        np.testing.assert_allclose(h.grad.data, 1.0 + np.cos(np.full(n, 6.0)))
+
+
+def test_unchain_on_one_output_of_two_leaves_the_other_connected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from minitorch.core import saved
+
+    monkeypatch.setattr(saved, "SMALL_VALUE", -1)
+
+    class Split2(Function):
+        def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return x[:2].copy(), x[2:].copy()
+
+        def backward(self, gp: Variable, gq: Variable) -> Variable:
+            return F.concatenate([gp, gq], axis=0)
+
+    x = Variable(np.array([1.0, 2.0, 3.0, 4.0]), name="x")
+    p, q = Split2()(x)
+    y = F.sum((p + 0.0) * 2.0) + F.sum((q + 0.0) * 3.0)  # p and q reach Mul as edges
+    p.unchain()
+    del p, q
+    y.backward()
+    np.testing.assert_array_equal(x.grad.data, [0.0, 0.0, 3.0, 3.0])
+
+
 def test_a_create_graph_sum_that_fails_for_one_leaf_sets_no_leaf_gradient() -> None:
     # Found by a second trial: under create_graph adding to the old .grad is a recorded
     # op, which detect_anomaly can refuse after another leaf's .grad was already set.
