@@ -40,6 +40,7 @@ from minitorch.ops.embedding import embedding
 from minitorch.ops.explog import exp2, expm1, log1p, log2, log10, logaddexp, logaddexp2
 from minitorch.ops.gelu import gelu
 from minitorch.ops.indexing import get_item, where
+from minitorch.ops.join import concatenate, stack
 from minitorch.ops.linalg import linear, matmul
 from minitorch.ops.linalg_decomp import cholesky, eigh, svd
 from minitorch.ops.linalg_norm import norm
@@ -64,12 +65,10 @@ from minitorch.ops.reduce import logsumexp, max, mean, min, std, sum, var
 from minitorch.ops.reshape import (
     astype,
     broadcast_to,
-    concatenate,
     expand_dims,
     flatten,
     reshape,
     squeeze,
-    stack,
     sum_to,
     sum_to_array,  # noqa: F401 (the ndarray kernel: notebook 08 imports it; not in __all__)
     transpose,

@@ -27,6 +27,7 @@ import numpy as np
 from minitorch.core import Function, Operand, Variable
 from minitorch.core.function import Ops, Value
 from minitorch.ops.elementwise import refuse_complex
+from minitorch.ops.join import Concatenate
 from minitorch.ops.reduce import (
     Axis,
     _Reduction,
@@ -35,7 +36,7 @@ from minitorch.ops.reduce import (
     numpy_keywords,
     sum,
 )
-from minitorch.ops.reshape import Concatenate, reshape, transpose
+from minitorch.ops.reshape import reshape, transpose
 
 
 def _front(ndim: int, axes: tuple[int, ...]) -> tuple[int, ...]:

@@ -1,5 +1,5 @@
-"""Op table for minitorch/ops/reshape.py: reshape, transpose, broadcast_to, sum_to,
-expand_dims, squeeze, flatten, concatenate, stack, astype."""
+"""Op table for minitorch/ops/reshape.py (reshape, transpose, broadcast_to, sum_to,
+expand_dims, squeeze, flatten, astype) and minitorch/ops/join.py (concatenate, stack)."""
 
 from __future__ import annotations
 
