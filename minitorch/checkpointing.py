@@ -22,7 +22,10 @@ How it is built here, with nothing but a Function and :func:`minitorch.autograd.
    work.
 
 The gradients are bit-identical to those without checkpointing: the recomputation
-performs the same operations on the same values in the same order.
+performs the same operations on the same values in the same order. That is also checked:
+the recomputed output must match the forward's (a fingerprint of it is kept), so an array
+the block closes over and that was changed in place before backward, or a random draw
+from another generator than minitorch's, raises instead of giving a wrong gradient.
 
 References:
     T. Chen, B. Xu, C. Zhang and C. Guestrin, "Training deep nets with sublinear memory
@@ -38,7 +41,7 @@ import numpy as np
 
 from minitorch import random as _random
 from minitorch.autograd import grad
-from minitorch.core import Config, Function, Variable, forward, graph, using_config
+from minitorch.core import Config, Function, Variable, forward, graph, inplace, using_config
 
 
 def checkpoint(
@@ -64,6 +67,9 @@ def checkpoint(
 
     Raises:
         TypeError: if ``fn`` does not return a Variable.
+        RuntimeError: in backward (or a jvp), if running ``fn`` again gives another value
+            than the forward did (with ``preserve_rng_state``, the default): something it
+            reads was changed in place since, or it draws from another generator.
 
     Example:
         >>> import minitorch.ops as F
@@ -107,6 +113,9 @@ class Checkpoint(Function):
         self.kwargs = {name: _forward_point(value) for name, value in kwargs.items()}
         self.template = [_forward_point(a) if not isinstance(a, Variable) else None for a in args]
         self.value: np.ndarray | None = value
+        # Without the generator rewound, a block with dropout may rightly differ (torch's
+        # meaning of preserve_rng_state=False): then there is nothing to compare against.
+        self.expected = _fingerprint(value) if rng_state is not None else None
 
     def forward(self, *arrays: np.ndarray) -> np.ndarray:
         value, self.value = self.value, None  # computed once by checkpoint(); not kept here
@@ -147,9 +156,12 @@ class Checkpoint(Function):
             generator.bit_generator.state = self.rng_state
         try:
             with using_config("enable_backprop", True):
-                return self.fn(*args, **self.kwargs)
+                out = self.fn(*args, **self.kwargs)
         finally:
             generator.bit_generator.state = after  # training goes on as if not rerun
+        if self.expected is not None and _fingerprint(out.data) != self.expected:
+            raise RuntimeError(_changed_message(self.fn, out))
+        return out
 
     def _recompute(self, gy: Any, create_graph: bool) -> tuple[Variable | None, ...]:
         n_args = self._n_args()
@@ -171,6 +183,28 @@ class Checkpoint(Function):
             else ()
         )
         return tuple(next(found) if x.requires_grad else None for x in everything)
+
+
+def _fingerprint(data: np.ndarray) -> bytes:
+    """What identifies the block's output: the in-place check's fingerprint for float32
+    and float64 (about one pass over the memory), else the bytes themselves."""
+    try:
+        return inplace.fingerprint(data)
+    except KeyError:
+        return np.ascontiguousarray(data).tobytes()
+
+
+def _changed_message(fn: Callable[..., Variable], out: Variable) -> str:
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    return (
+        f"checkpoint: running the block {name} again in backward gave another value "
+        f"(shape {out.shape}) than its forward did, so its gradient would be wrong. "
+        "Something the block reads was changed in place after the forward: an array or "
+        "Variable it closes over (`c[...] = ...`, `c.data[...] = ...`). Change such "
+        "values only after backward, or pass them to checkpoint as arguments (arrays "
+        "passed are copied). A block that draws random numbers must use minitorch.random "
+        "(its state is rewound for the rerun), not np.random."
+    )
 
 
 def _forward_point(value: Any) -> Any:

@@ -145,3 +145,55 @@ def test_an_argument_made_by_an_op_gets_its_gradient_once(create_graph) -> None:
     inner = 1 - np.tanh(x.data * w.data) ** 2
     np.testing.assert_allclose(gx.data, w.data * inner, rtol=1e-12)
     np.testing.assert_allclose(gw.data, x.data * inner, rtol=1e-12)
+
+
+# ---- the recomputation must match the forward: what was changed in place is refused ------
+
+
+def test_an_array_the_block_closes_over_changed_before_backward_is_refused() -> None:
+    scale = np.array([1.0, 2.0, 3.0])
+    x = Variable(np.array([0.5, -1.0, 2.0]))
+
+    def block(a: Variable) -> Variable:
+        return F.tanh(a * scale)
+
+    y = checkpoint(block, x).sum()
+    scale[0] = 10.0  # refilled in place before backward: the rerun would read 10
+    with pytest.raises(RuntimeError, match=r"checkpoint: running the block .*block again"):
+        y.backward()
+
+
+def test_a_constant_variable_the_block_closes_over_changed_is_refused() -> None:
+    mask = Variable(np.ones(4), requires_grad=False)  # not an input of the checkpoint
+    x = Variable(np.arange(4.0))
+    y = checkpoint(lambda a: F.sin(a) * mask, x).sum()
+    mask.data[1] = 0.0
+    with pytest.raises(RuntimeError, match="changed in place after the forward"):
+        autograd.grad(y, [x])
+
+
+def test_a_block_drawing_from_numpy_random_is_refused() -> None:
+    rng = np.random.default_rng(0)
+    x = Variable(np.ones(3))
+    y = checkpoint(lambda a: a * rng.random(3), x).sum()
+    with pytest.raises(RuntimeError, match="minitorch.random"):
+        y.backward()
+
+
+def test_without_rewinding_the_generator_a_new_dropout_mask_is_allowed() -> None:
+    # preserve_rng_state=False means what it means in torch: the rerun draws anew.
+    layer = nn.Dropout(0.5)
+    x = Variable(np.ones(64))
+    minitorch.manual_seed(0)
+    checkpoint(layer, x, preserve_rng_state=False).sum().backward()
+    assert x.grad is not None and x.grad.shape == (64,)
+
+
+def test_an_unchanged_block_passes_in_float32_and_float64() -> None:
+    x = Variable(np.array([0.5, -1.0], dtype=np.float32))
+    checkpoint(F.tanh, x).sum().backward()
+    assert x.grad.dtype == np.float32
+    c = Variable(np.array([1.0, 2.0]))
+    out = checkpoint(lambda a: a * 2.0, c)
+    out.sum().backward()
+    np.testing.assert_array_equal(c.grad.data, [2.0, 2.0])
