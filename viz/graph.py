@@ -80,7 +80,8 @@ class Graph:
         if isinstance(var, Unsaved):
             live = var.live()
             if live is None:
-                return self.output_id(var.creator, var.index) if var.creator else None
+                creator, index = var.origin  # also for an edge cut by unchain()
+                return self.output_id(creator, index) if creator else None
             var = live
         return self.var_ids.get(id(var))
 
@@ -314,7 +315,8 @@ def _unsaved_input(graph: Graph, x: Unsaved) -> Variable | Unsaved:
     live = x.live()
     if live is not None:
         return live
-    return graph.freed.setdefault((id(x.creator), x.index), x)
+    creator, index = x.origin  # not x.creator: None for every edge unchain() cut
+    return graph.freed.setdefault((id(creator), index), x)
 
 
 def _kind(x: Variable, output_ids: set[int], names: dict[int, str]) -> str:

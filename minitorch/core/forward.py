@@ -127,12 +127,25 @@ def push_level(
             level.set(y, ty)
 
 
+def cut_tangents(y: Variable) -> None:
+    """``y.unchain()`` under forward mode: ``y`` is a constant from here on, so its tangent
+    on every level is zero (as ``torch.func.jvp`` gives through ``detach``); a level that
+    keeps a tape notes the cut there, so that ``jacfwd``'s replay cuts at the same point."""
+    for level in _levels.get():
+        level.tangents.pop(id(y), None)
+        if level.tape is not None:
+            level.tape.append((None, (), [y], None))  # no Function: the cut of y
+
+
 def replay(tape: list[tuple[Any, ...]], level: TangentLevel) -> None:
     """Push ``level``'s tangents through the ops of ``tape`` again (``jacfwd``'s further
     directions): each op's rule, in the order the ops ran, under the config it ran with,
     with the levels that are on now as the outer ones. No op's forward runs again."""
     outer = _levels.get()
     for func, xs, outputs, state in tape:
+        if func is None:  # cut_tangents: outputs[0] was unchained here
+            level.tangents.pop(id(outputs[0]), None)
+            continue
         token = _state.set(state)
         try:
             push_level(level, outer, func, xs, outputs)

@@ -135,7 +135,7 @@ class Function:
     _kept_for: ClassVar[dict[tuple[bool, ...], Any]] = {}
     _trusted = False  # minitorch's own op: its declaration is tested (saved.rule_inputs)
     _ufunc_op = False  # one of minitorch's ops whose forward is its ufunc (Add, Mul ...)
-    _cut_outputs: frozenset[int] = frozenset()  # outputs cut by unchain() (saved.cut)
+    _cut_refs: tuple[Any, ...] = ()  # weak refs of the outputs unchain() cut (saved.cut)
     _unsaved_y: Any = None  # the y stand-in of a class that does not save its output
     saved_output: Any = None
     #: The two namespaces ``vjp`` is written against, bound once by ``minitorch.ops``

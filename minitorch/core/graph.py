@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from minitorch.core.saved import grad_key
+from minitorch.core.saved import grad_key, put_back_cut
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -87,6 +87,8 @@ def count_between(
     stack = [(y.creator, False) for y in outputs if y.creator is not None]
     while stack:  # iterative post-order: a Function is decided after all below it
         func, below_done = stack.pop()
+        if not below_done:
+            put_back_cut(func)  # a Variable cut by unchain() is a leaf, also as an input
         edges = [(x, x.creator) for x, n in zip(func.inputs, func.needs_input_grad) if n]
         if below_done:
             useful[func] = any(

@@ -21,6 +21,8 @@ import math
 import weakref
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from minitorch.core.config import _state
+
 if TYPE_CHECKING:
     from collections.abc import Hashable, Sequence
 
@@ -48,7 +50,7 @@ class Unsaved:
             ``.T`` ...): the op's ``saves`` declaration leaves it out.
     """
 
-    __slots__ = ("_creator", "dtype", "index", "op", "position", "shape")
+    __slots__ = ("_creator", "_ref", "dtype", "index", "op", "position", "shape")
     __array_priority__ = 1e9  # NumPy leaves the binary operators to us (they raise)
     name = grad = None  # what graph pictures read of a Variable (viz shows it "freed")
     role = "input"
@@ -61,6 +63,7 @@ class Unsaved:
         self.dtype: np.dtype[Any] = data.dtype
         self._creator = creator = x.creator
         self.index = 0 if creator is None or len(creator.outputs) == 1 else output_index(x)
+        self._ref: Any = None if creator is None else creator.outputs[self.index]
         self.op, self.position = type(op), position
 
     @property
@@ -69,9 +72,15 @@ class Unsaved:
         edge stands for was cut from it (``Variable.unchain`` marks the creator: then the
         engine puts that Variable, a leaf now, in the edge's place if it still exists)."""
         creator = self._creator
-        if creator is not None and self.index in creator._cut_outputs:
+        if creator is not None and creator._cut_refs and _is_cut(self._ref, creator):
             return None
         return creator
+
+    @property
+    def origin(self) -> tuple[Function | None, int]:
+        """``(creator, index)`` of the value, also after a cut: what tells two freed
+        values apart (graph pictures draw one node per origin)."""
+        return self._creator, self.index
 
     @property
     def generation(self) -> int:
@@ -93,10 +102,10 @@ class Unsaved:
         creator = self._creator
         if creator is None:  # a leaf's, or cut by unchain_backward
             return None
-        y = creator.outputs[self.index]()
+        y = self._ref()  # the Variable itself: not an output rebuilt in its place since
         if y is None or y.creator is creator:
             return y
-        return y if self.index in creator._cut_outputs else None  # y.unchain(): a leaf
+        return y if _is_cut(self._ref, creator) else None  # y.unchain(): a leaf now
 
     def after_cut(self) -> Variable | Unsaved:
         """What the engine puts in the edge's place once it is cut: the Variable, if it was
@@ -146,7 +155,8 @@ class UnsavedOutput(Unsaved):
     shape = dtype = property(Unsaved.refuse)  # type: ignore[assignment]
 
     def __init__(self, op: type[Function], position: int) -> None:  # noqa: D107
-        self._creator, self.index, self.op, self.position = None, 0, op, position
+        self._creator, self._ref, self.index = None, None, 0
+        self.op, self.position = op, position
 
     def __repr__(self) -> str:
         return f"<output {self.position} of {self.op.__name__}: not saved for backward>"
@@ -159,12 +169,35 @@ def output_index(y: Variable) -> int:
 
 
 def cut(y: Variable) -> None:
-    """Mark ``y``'s place among its creator's outputs as cut (``y.unchain()``), so that the
+    """Note on ``y``'s creator that ``y`` was cut from it (``y.unchain()``), so that the
     edges standing for ``y`` in ops that did not keep it see the cut too: ``y`` becomes a
-    leaf for every op it fed, whatever its size (see :attr:`Unsaved.creator`)."""
+    leaf for every op it fed, whatever its size (see :attr:`Unsaved.creator`). Noted by
+    ``y``'s weak reference (the one in ``creator.outputs``, which every edge for ``y``
+    holds), not by output index: an output rebuilt later in ``y``'s place (a saved
+    output unpacked under ``create_graph``) is not cut. Under forward mode ``y``'s
+    tangents go too, whether or not a graph was recorded (inside ``jvp`` of constants
+    none is): it is a constant from here on, as ``detach()`` makes it in ``torch.func``."""
     creator = y.creator
     if creator is not None:
-        creator._cut_outputs = creator._cut_outputs | {output_index(y)}
+        creator._cut_refs = (*creator._cut_refs, creator.outputs[output_index(y)])
+    if _state.get().forward_mode:
+        from minitorch.core.forward import cut_tangents  # noqa: PLC0415 (imports Variable)
+
+        cut_tangents(y)
+
+
+def put_back_cut(func: Function) -> None:
+    """Put each Variable that ``unchain()`` cut, and that still exists, back in
+    ``func.inputs`` in place of its edge: a leaf now, as for the ops that held it itself
+    (the engine's counting passes call this, or the inline test in ``count_pending``)."""
+    inputs = func.inputs
+    for i, x in enumerate(inputs):
+        if type(x) is Unsaved and x.creator is None:
+            inputs[i] = x.after_cut()
+
+
+def _is_cut(ref: Any, creator: Function) -> bool:
+    return any(r is ref for r in creator._cut_refs)  # by identity: refs compare referents
 
 
 def grad_key(x: Variable | Unsaved) -> Hashable:
@@ -222,7 +255,8 @@ def _edge(x: Variable, func: Function, position: int) -> Unsaved:
     data = x.data
     edge.shape, edge.dtype = data.shape, data.dtype
     edge._creator = creator = x.creator
-    edge.index = 0 if len(creator.outputs) == 1 else output_index(x)  # type: ignore[union-attr]
+    edge.index = index = 0 if len(creator.outputs) == 1 else output_index(x)  # type: ignore[union-attr]
+    edge._ref = creator.outputs[index]  # type: ignore[union-attr]
     edge.op, edge.position = type(func), position
     return edge
 

@@ -124,8 +124,7 @@ class Variable(Refusals):
 
     def unchain(self) -> None:
         """Cut the link to the creator: this Variable becomes a leaf, for every op it fed."""
-        if self.creator is not None:  # the ops that hold only its edge see the cut too
-            cut(self)
+        cut(self)  # the ops that hold only its edge see it too; forward mode drops its tangent
         self.creator = None
 
     def unchain_backward(self) -> None:

@@ -383,6 +383,74 @@ def test_unchain_on_one_output_of_two_leaves_the_other_connected(
     np.testing.assert_array_equal(x.grad.data, [0.0, 0.0, 3.0, 3.0])
 
 
+@pytest.mark.parametrize("n", [4, 200])
+def test_autograd_grad_with_respect_to_a_cut_intermediate(n: int) -> None:
+    # Found by a fresh-user trial: autograd.grad's counting pass did not put the cut h
+    # back in place of its edge, so h "was not used in the graph" above 1 KiB.
+    from minitorch import autograd
+
+    x = Variable(np.linspace(0.1, 1.0, n))
+    h = F.exp(x)
+    loss = F.sum(h * 3.0)  # Mul keeps its constant, not h: an edge (conftest)
+    h.unchain()
+    (gh,) = autograd.grad(loss, h, retain_graph=True)
+    np.testing.assert_array_equal(gh.data, np.full(n, 3.0))
+    with pytest.raises(RuntimeError, match="not used in the graph"):
+        autograd.grad(loss, x)  # x is behind the cut
+
+
+def _eigh_hessian_vector(cut: bool) -> tuple[np.ndarray, np.ndarray]:
+    from minitorch import autograd
+
+    rng = np.random.default_rng(1)
+    a0, c, big_c = rng.normal(size=(20, 20)), rng.normal(size=20), rng.normal(size=(20, 20))
+    a = Variable(a0)
+    w, vectors = F.eigh(a + a.T)
+    if cut:
+        vectors.unchain()  # an output the loss never uses
+    (ga,) = autograd.grad(F.sum(w * w * c), a, create_graph=True)
+    return ga.data, autograd.grad(F.sum(ga * big_c), a)[0].data
+
+
+def test_cutting_an_unused_output_leaves_second_derivatives_unchanged() -> None:
+    # Found by a fresh-user trial: Eigh's create_graph backward rebuilds its output V from
+    # the saved array; the cut was noted by output index, so the rebuilt V's edges read
+    # as cut too and the second derivative lost terms (off by up to 59). It is noted by
+    # the cut Variable's own weak reference now.
+    g_plain, h_plain = _eigh_hessian_vector(cut=False)
+    g_cut, h_cut = _eigh_hessian_vector(cut=True)
+    np.testing.assert_array_equal(g_cut, g_plain)
+    np.testing.assert_array_equal(h_cut, h_plain)
+
+
+def test_a_cut_output_rebuilt_under_create_graph_stays_a_leaf() -> None:
+    # Found by the same trial: a KeyError, or no V.grad, after a create_graph pass.
+    a = Variable(np.random.default_rng(0).normal(size=(20, 20)))
+    w, vectors = F.eigh(a + a.T)
+    z = vectors + 1.0  # Add keeps only V's edge
+    vectors.unchain()
+    F.sum(w * w).backward(create_graph=True)  # Eigh's rule rebuilds V over its saved array
+    before = a.grad.data.copy()
+    F.sum(z).backward()
+    np.testing.assert_array_equal(a.grad.data, before)  # nothing past the cut
+    np.testing.assert_array_equal(vectors.grad.data, np.ones((20, 20)))
+
+
+@pytest.mark.parametrize("n", [3, 200])
+def test_forward_mode_drops_the_tangent_of_a_value_cut_before_its_use(n: int) -> None:
+    import minitorch.func as mf
+
+    def f(x: Variable) -> Variable:
+        h = x * 2.0
+        h.unchain()
+        return F.sum(h * h) + F.sum(x)
+
+    x, t = np.linspace(0.5, 1.0, n), np.ones(n)
+    _, tangent = mf.jvp(f, (x,), (t,))
+    assert float(tangent.data) == float(n)  # only sum(x) moves: d/dx of h*h is cut
+    np.testing.assert_array_equal(mf.jacfwd(f)(x).data, np.ones(n))  # every direction
+
+
 def test_a_create_graph_sum_that_fails_for_one_leaf_sets_no_leaf_gradient() -> None:
     # Found by a second trial: under create_graph adding to the old .grad is a recorded
     # op, which detect_anomaly can refuse after another leaf's .grad was already set.

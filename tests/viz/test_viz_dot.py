@@ -379,3 +379,21 @@ def test_a_name_starting_with_a_bracket_renders(name: str) -> None:
 )
 def test_value_labels_never_show_a_rounded_value_as_exact(values: np.ndarray, shown: str) -> None:
     assert format_array(values) == shown
+
+
+def test_two_freed_values_cut_by_unchain_stay_two_nodes() -> None:
+    # Found by a fresh-user trial: freed values were told apart by (creator, index), and
+    # an edge cut by unchain() reads creator None, so both Muls drew one shared input.
+    import re
+
+    x = Variable(np.linspace(0.1, 1.0, 200), name="x")
+    h1, h2 = F.exp(x), F.sin(x)  # 1,600 bytes each: each Mul keeps only the edge
+    y = F.sum(h1 * 3.0) + F.sum(h2 * 5.0)
+    h1.unchain()
+    h2.unchain()
+    del h1, h2
+    dot = viz.to_dot(y, show_shapes=False)
+    muls = re.findall(r"^\s*(f\d+) \[label=<<B>Mul<", dot, re.M)
+    arrows = re.findall(r"(\w+) -> (\w+)", dot)
+    inputs = [{s for s, t in arrows if t == m} for m in muls]
+    assert len(muls) == 2 and len(inputs[0] | inputs[1]) == 4  # no input shared
