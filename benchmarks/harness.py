@@ -6,13 +6,13 @@ and returns a ``step()``; each call of ``step()`` runs the workload once and ret
 that every framework must agree on.
 
 Round ``r`` runs every framework once, in the order of row ``r`` of a Williams design
-(:func:`round_orders`): every framework takes each place in the round equally often, so
-slow drifts of the machine (a neighbour's build, thermal limits) hit all frameworks alike,
-and every framework runs right after each other framework equally often, so what one step
-leaves behind for the next (the allocator's free lists, the caches) does not favour one
-framework. The ratio of two frameworks is taken *within* each round (paired) and the
-median of those per-round ratios is reported, together with the median of each
-framework's own timings.
+(:func:`round_orders`): over each full cycle of rounds every framework takes each place
+in the round equally often, so slow drifts of the machine (a neighbour's build, thermal
+limits) hit all frameworks alike, and runs right after each other framework equally
+often within rounds, so what one step leaves behind for the next (the allocator's free
+lists, the caches) does not favour one framework. The ratio of two frameworks is taken
+*within* each round (paired) and the median of those per-round ratios is reported,
+together with the median of each framework's own timings.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def run_case(case: Case, frameworks: list[str], rounds: int, log: Callable[[str]
     samples: dict[str, dict[str, list[float]]] = {
         fw: {m: [] for m in case.metrics} for fw in steps
     }
-    orders = round_orders(list(steps), max(rounds, case.min_rounds))
+    orders = round_orders(list(steps), _whole_cycles(len(steps), max(rounds, case.min_rounds)))
     for order in orders:
         for fw in order:
             gc.collect()
@@ -147,15 +147,29 @@ def run_case(case: Case, frameworks: list[str], rounds: int, log: Callable[[str]
     return result
 
 
+def _whole_cycles(n: int, rounds: int) -> int:
+    """``rounds``, rounded up to whole cycles of :func:`round_orders` once it is at least
+    one cycle (25 rounds of 5 frameworks become 30); fewer stay as they are (the first
+    ``n`` rows still give every framework every place once)."""
+    cycle = n if n % 2 == 0 else 2 * n
+    return rounds if rounds < cycle or n < 2 else -(-rounds // cycle) * cycle
+
+
 def round_orders(names: list[str], rounds: int) -> list[list[str]]:
     """The order of ``names`` in each of ``rounds`` rounds: the rows of a Williams design.
 
     Row 0 is ``0, 1, n-1, 2, n-2, ...`` (indices into ``names``), row ``i`` adds ``i``
     modulo ``n``; for odd ``n`` the mirrored rows follow. Over every full cycle of rows
     (``n`` of them for even ``n``, ``2n`` for odd) each name takes every place in the round
-    equally often and follows every other name equally often, as carry-over designs in
-    experimental design require (E. J. Williams, "Experimental designs balanced for the
-    estimation of residual effects of treatments", Aust. J. Sci. Res. A 2, 1949).
+    equally often and, *within* rounds, follows every other name equally often, as
+    carry-over designs in experimental design require (E. J. Williams, "Experimental
+    designs balanced for the estimation of residual effects of treatments", Aust. J. Sci.
+    Res. A 2, 1949). Rounds run back to back, so the last of one round also precedes the
+    first of the next: the rows are put in an order (:func:`_chained`) in which, for
+    three or more names, no name runs twice in a row and each such pair occurs at most
+    once a cycle. (Two names cannot avoid it: ``AB BA`` repeats ``B``.) A run of fewer
+    rounds than a cycle is balanced only as far as its rows go; the harness rounds a
+    case's rounds up to whole cycles once they reach one.
 
     Why the second balance matters: in a plain rotation each framework always runs right
     after the same one. Freeing a graph of 1,000 nodes measured 10% slower for the
@@ -169,7 +183,25 @@ def round_orders(names: list[str], rounds: int) -> list[list[str]]:
     rows = [[(j + i) % n for j in first] for i in range(n)]
     if n % 2:
         rows += [row[::-1] for row in rows]
+    rows = _chained(rows)
     return [[names[j] for j in rows[r % len(rows)]] for r in range(rounds)]
+
+
+def _chained(rows: list[list[int]]) -> list[list[int]]:
+    """The rows in an order for running back to back: the last of one round and the
+    first of the next are the one adjacency a design's rows do not balance, so each next
+    row is the remaining one whose start follows the previous row's end least often so
+    far (never the same name twice in a row where the rows allow it; ties: first row).
+    The cycle repeats, so its last row leads into its first as well."""
+    order, left = [rows[0]], rows[1:]
+    seen: dict[tuple[int, int], int] = {}
+    while left:
+        end = order[-1][-1]
+        row = min(left, key=lambda row: (row[0] == end, seen.get((end, row[0]), 0)))
+        seen[end, row[0]] = seen.get((end, row[0]), 0) + 1
+        order.append(row)
+        left.remove(row)
+    return order
 
 
 def _as_array(value: Any) -> np.ndarray:

@@ -8,6 +8,7 @@ the docs table are produced.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ def _fixed(times: list[float], value: Any) -> Any:
     """A fake framework whose round r takes times[r] and returns value."""
 
     def setup() -> Any:
-        calls = iter([times[0]] + times)  # the first call is the warm-up
+        calls = itertools.chain([times[0]], itertools.cycle(times))  # first: the warm-up
 
         def step() -> tuple[dict[str, float], Any]:
             return {"t": next(calls)}, value
@@ -39,17 +40,18 @@ def test_ratios_are_medians_of_paired_rounds() -> None:
         "s",
         ("t",),
         {
-            "minitorch": _fixed([1.0, 2.0, 4.0, 8.0, 16.0], np.ones(3)),
-            "torch": _fixed([2.0, 2.0, 2.0, 2.0, 2.0], np.ones(3)),
+            "minitorch": _fixed([1.0, 2.0, 4.0, 8.0, 16.0, 32.0], np.ones(3)),
+            "torch": _fixed([2.0, 2.0, 2.0, 2.0, 2.0, 2.0], np.ones(3)),
         },
         targets=[Target("t", "torch", 1.5)],
     )
+    # 5 rounds of two frameworks: 6, whole cycles of AB, BA
     result = run_case(case, ["minitorch", "torch"], rounds=5, log=lambda _: None)
-    assert result.median("minitorch", "t") == 4.0
+    assert result.median("minitorch", "t") == 6.0
     # the order of a round must not shuffle the pairing: round r meets round r
-    assert result.paired_ratios("minitorch", "torch", "t") == [0.5, 1.0, 2.0, 4.0, 8.0]
-    assert result.ratio("minitorch", "torch", "t") == 2.0
-    assert result.targets[0]["met"] is False and result.targets[0]["ratio"] == 2.0
+    assert result.paired_ratios("minitorch", "torch", "t") == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+    assert result.ratio("minitorch", "torch", "t") == 3.0
+    assert result.targets[0]["met"] is False and result.targets[0]["ratio"] == 3.0
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7])
@@ -70,17 +72,40 @@ def test_round_orders_balance_places_and_predecessors(n: int) -> None:
     assert len(follows) == n * (n - 1) and len(set(follows.values())) <= 1
 
 
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
+def test_round_orders_run_back_to_back_without_repeats(n: int) -> None:
+    names = [f"f{i}" for i in range(n)]
+    cycle = n if n % 2 == 0 else 2 * n
+    orders = round_orders(names, 3 * cycle)
+    steps = [name for order in orders for name in order]
+    assert all(a != b for a, b in zip(steps, steps[1:]))  # no framework twice in a row
+    boundaries: dict[tuple[str, str], int] = {}
+    for before, after in zip(orders[:cycle], orders[1 : cycle + 1]):  # with the wrap-around
+        pair = (before[-1], after[0])
+        boundaries[pair] = boundaries.get(pair, 0) + 1
+    assert max(boundaries.values()) == 1
+
+
+def test_rounds_are_rounded_up_to_whole_cycles() -> None:
+    case = Case("TX", "fake", "s", ("t",), {fw: _fixed([1.0] * 30, 0.0) for fw in "abcde"})
+    result = run_case(case, list("abcde"), rounds=25, log=lambda _: None)
+    assert len(result.samples["a"]["t"]) == 30  # 5 frameworks: a cycle of 10 rounds
+    fewer = run_case(case, list("abcde"), rounds=5, log=lambda _: None)
+    assert len(fewer.samples["a"]["t"]) == 5  # under one cycle: as asked
+
+
 def test_a_case_can_ask_for_more_rounds_than_requested() -> None:
     case = Case(
         "TX",
         "fake",
         "s",
         ("t",),
-        {"minitorch": _fixed([1.0] * 7, 0.0), "torch": _fixed([2.0] * 7, 0.0)},
+        {"minitorch": _fixed([1.0] * 8, 0.0), "torch": _fixed([2.0] * 8, 0.0)},
         min_rounds=7,
     )
     result = run_case(case, ["minitorch", "torch"], rounds=5, log=lambda _: None)
-    assert len(result.samples["minitorch"]["t"]) == 7 == len(result.samples["torch"]["t"])
+    # 7, then up to whole cycles (2 rounds for two frameworks)
+    assert len(result.samples["minitorch"]["t"]) == 8 == len(result.samples["torch"]["t"])
 
 
 def test_disagreeing_framework_is_flagged() -> None:
@@ -186,7 +211,8 @@ def test_baseline_commit_runs_as_a_peer_in_the_same_rounds(tmp_path: Path) -> No
         baseline.add_to(case, package, "HEAD")
         result = run_case(case, ["minitorch", "numpy", "baseline"], rounds=5, log=lambda _: None)
         assert result.agree == {"minitorch": True, "numpy": True, "baseline": True}
-        rounds = max(5, case.min_rounds)  # a short case runs at least min_rounds
+        rounds = max(5, case.min_rounds)  # a short case runs at least min_rounds,
+        rounds = -(-rounds // 6) * 6  # in whole cycles (3 frameworks: 6 rounds)
         assert len(result.paired_ratios("minitorch", "baseline", "bwd")) == rounds
         import minitorch
 
