@@ -71,8 +71,8 @@ class Graph:
     var_ids: dict[int, str] = field(default_factory=dict)
     func_ids: dict[int, str] = field(default_factory=dict)
 
-    #: ``(id(creator), index) -> `` the one ``Unsaved`` drawn for a freed value.
-    freed: dict[tuple[int, int], Unsaved] = field(default_factory=dict)
+    #: ``id(edge.origin) -> `` the one ``Unsaved`` drawn for a freed value.
+    freed: dict[int, Unsaved] = field(default_factory=dict)
 
     def var_id(self, var: Variable | Unsaved) -> str | None:
         """The node id of ``var``, or ``None`` if it is not drawn. An input a Function
@@ -80,8 +80,8 @@ class Graph:
         if isinstance(var, Unsaved):
             live = var.live()
             if live is None:
-                creator, index = var.origin  # also for an edge cut by unchain()
-                return self.output_id(creator, index) if creator else None
+                freed = self.freed.get(id(var.origin))  # also for an edge unchain() cut
+                return None if freed is None else self.var_ids.get(id(freed))
             var = live
         return self.var_ids.get(id(var))
 
@@ -90,7 +90,7 @@ class Graph:
         y = func.outputs[index]()
         if y is not None:
             return self.var_ids.get(id(y))
-        freed = self.freed.get((id(func), index))
+        freed = self.freed.get(id(func.outputs[index]))
         return None if freed is None else self.var_ids.get(id(freed))
 
     def func_id(self, func: Function) -> str | None:
@@ -315,8 +315,7 @@ def _unsaved_input(graph: Graph, x: Unsaved) -> Variable | Unsaved:
     live = x.live()
     if live is not None:
         return live
-    creator, index = x.origin  # not x.creator: None for every edge unchain() cut
-    return graph.freed.setdefault((id(creator), index), x)
+    return graph.freed.setdefault(id(x.origin), x)  # one node per Variable it stood for
 
 
 def _kind(x: Variable, output_ids: set[int], names: dict[int, str]) -> str:

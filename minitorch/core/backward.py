@@ -37,6 +37,7 @@ import numpy as np
 
 import minitorch.core.diagnose as diagnose
 import minitorch.core.graph as graph
+import minitorch.core.saved as saved
 from minitorch.core.config import _backward_context, current_state
 from minitorch.core.function import Function
 from minitorch.core.saved import Unsaved, grad_key
@@ -175,18 +176,19 @@ def count_pending(outputs: Sequence[Variable]) -> tuple[dict[Function, int], lis
         elif y.creator not in pending:
             pending[y.creator] = 0
             stack.append(y.creator)
+    cuts = saved.cuts_made  # once some op output was unchain()ed: apply the cuts
     while stack:
         func = stack.pop()
         if func.released:
             raise RuntimeError(diagnose.released_message(func))
-        for i, (x, needs) in enumerate(zip(func.inputs, func.needs_input_grad)):
+        if cuts:
+            saved.put_back_cut(func)
+        for x, needs in zip(func.inputs, func.needs_input_grad):
             creator = x.creator
             if not needs:
                 continue
             if creator is None:
-                if type(x) is Unsaved:  # cut: its Variable, if unchain() left one, is a leaf
-                    x = func.inputs[i] = x.after_cut()
-                if type(x) is not Unsaved:  # (no Variable: unchain_backward, or gone)
+                if type(x) is not Unsaved:  # (an edge cut by unchain: no leaf to take it)
                     leaves[id(x)] = x
             elif creator in pending:
                 pending[creator] += 1
@@ -462,11 +464,7 @@ def _seeds(ys: list[Variable], grad_outputs: Any, mode: Mode) -> tuple[list[Grad
             leaf_ref = getattr(y, "_constant_grad_of", None)
             leaf = leaf_ref() if leaf_ref is not None else None
             if leaf is None:
-                raise RuntimeError(
-                    f"autograd.grad: output {j} does not require a gradient and has no "
-                    "creator: it was created with requires_grad=False, or computed inside "
-                    "no_grad() or only from constants, so no graph leads back to the inputs"
-                )
+                raise RuntimeError(diagnose.constant_output_message(j))
             constant_of.add(id(leaf))
             seeds.append(None)
             continue

@@ -50,6 +50,15 @@ def check_start(y: Variable, retain_grad: Any = False, create_graph: Any = False
         raise RuntimeError("backward(): the Variable holds no data (data is None)")
 
 
+def constant_output_message(j: int) -> str:
+    """Why ``autograd.grad`` cannot differentiate its output ``j``: it has no graph."""
+    return (
+        f"autograd.grad: output {j} does not require a gradient and has no creator: it "
+        "was created with requires_grad=False, or computed inside no_grad() or only from "
+        "constants, so no graph leads back to the inputs"
+    )
+
+
 def no_graph_message(y: Variable) -> str:
     """Why ``y.backward()`` has nothing to do, with the fix for the likely mistake."""
     label = f"Variable {y.name!r}" if y.name else "this Variable"

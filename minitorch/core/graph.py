@@ -12,7 +12,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from minitorch.core.saved import grad_key, put_back_cut
+import minitorch.core.saved as saved
+from minitorch.core.saved import grad_key
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -54,6 +55,8 @@ def functions(
         if id(func) in seen:
             continue
         seen.add(id(func))
+        if saved.cuts_made:
+            saved.put_back_cut(func)  # what unchain() cut is not walked past
         yield func
         todo.extend(
             x.creator
@@ -87,8 +90,8 @@ def count_between(
     stack = [(y.creator, False) for y in outputs if y.creator is not None]
     while stack:  # iterative post-order: a Function is decided after all below it
         func, below_done = stack.pop()
-        if not below_done:
-            put_back_cut(func)  # a Variable cut by unchain() is a leaf, also as an input
+        if not below_done and saved.cuts_made:
+            saved.put_back_cut(func)  # a Variable cut by unchain() is a leaf, also here
         edges = [(x, x.creator) for x, n in zip(func.inputs, func.needs_input_grad) if n]
         if below_done:
             useful[func] = any(

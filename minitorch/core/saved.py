@@ -50,7 +50,7 @@ class Unsaved:
             ``.T`` ...): the op's ``saves`` declaration leaves it out.
     """
 
-    __slots__ = ("_creator", "_ref", "dtype", "index", "op", "position", "shape")
+    __slots__ = ("_ref", "creator", "dtype", "index", "op", "position", "shape")
     __array_priority__ = 1e9  # NumPy leaves the binary operators to us (they raise)
     name = grad = None  # what graph pictures read of a Variable (viz shows it "freed")
     role = "input"
@@ -61,26 +61,17 @@ class Unsaved:
         data = x.data
         self.shape: tuple[int, ...] = data.shape
         self.dtype: np.dtype[Any] = data.dtype
-        self._creator = creator = x.creator
+        self.creator = creator = x.creator
         self.index = 0 if creator is None or len(creator.outputs) == 1 else output_index(x)
         self._ref: Any = None if creator is None else creator.outputs[self.index]
         self.op, self.position = type(op), position
 
     @property
-    def creator(self) -> Function | None:
-        """The Function that made the value; ``None`` for a leaf, or once the Variable the
-        edge stands for was cut from it (``Variable.unchain`` marks the creator: then the
-        engine puts that Variable, a leaf now, in the edge's place if it still exists)."""
-        creator = self._creator
-        if creator is not None and creator._cut_refs and _is_cut(self._ref, creator):
-            return None
-        return creator
-
-    @property
-    def origin(self) -> tuple[Function | None, int]:
-        """``(creator, index)`` of the value, also after a cut: what tells two freed
-        values apart (graph pictures draw one node per origin)."""
-        return self._creator, self.index
+    def origin(self) -> Any:
+        """What tells freed values apart, also after a cut: the weak reference to the
+        Variable the edge stands for (``creator.outputs[index]`` when it was made), which
+        every edge of that value holds. Graph pictures draw one node per origin."""
+        return self._ref
 
     @property
     def generation(self) -> int:
@@ -99,24 +90,14 @@ class Unsaved:
 
     def live(self) -> Variable | None:
         """The Variable this stands for if it still exists (someone holds it), else None."""
-        creator = self._creator
-        if creator is None:  # a leaf's, or cut by unchain_backward
-            return None
-        y = self._ref()  # the Variable itself: not an output rebuilt in its place since
-        if y is None or y.creator is creator:
+        y = None if self._ref is None else self._ref()  # not an output rebuilt in its place
+        if y is None or y.creator is self.creator:
             return y
-        return y if _is_cut(self._ref, creator) else None  # y.unchain(): a leaf now
-
-    def after_cut(self) -> Variable | Unsaved:
-        """What the engine puts in the edge's place once it is cut: the Variable, if it was
-        cut by ``unchain()`` and still exists (a leaf now, as it is for the ops that hold
-        it), else the edge itself (no Variable can take the gradient)."""
-        y = self.live()
-        return self if y is None else y
+        return y if self.creator is not None and _is_cut(self) else None  # a leaf now
 
     def unchain(self) -> None:
         """Cut the edge (``Variable.unchain_backward`` cuts every edge of a graph)."""
-        self._creator = None
+        self.creator = None
 
     def refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Every use of the value lands here: say which declaration left it out."""
@@ -155,7 +136,7 @@ class UnsavedOutput(Unsaved):
     shape = dtype = property(Unsaved.refuse)  # type: ignore[assignment]
 
     def __init__(self, op: type[Function], position: int) -> None:  # noqa: D107
-        self._creator, self._ref, self.index = None, None, 0
+        self.creator, self._ref, self.index = None, None, 0
         self.op, self.position = op, position
 
     def __repr__(self) -> str:
@@ -168,18 +149,26 @@ def output_index(y: Variable) -> int:
     return next((i for i, ref in enumerate(refs) if ref() is y), 0)
 
 
+#: Set by the first ``unchain()`` of an op's output: until then no graph walk has a cut
+#: edge to look for (:func:`put_back_cut`), so the counting passes skip the check.
+cuts_made = False
+
+
 def cut(y: Variable) -> None:
     """Note on ``y``'s creator that ``y`` was cut from it (``y.unchain()``), so that the
     edges standing for ``y`` in ops that did not keep it see the cut too: ``y`` becomes a
-    leaf for every op it fed, whatever its size (see :attr:`Unsaved.creator`). Noted by
-    ``y``'s weak reference (the one in ``creator.outputs``, which every edge for ``y``
-    holds), not by output index: an output rebuilt later in ``y``'s place (a saved
-    output unpacked under ``create_graph``) is not cut. Under forward mode ``y``'s
-    tangents go too, whether or not a graph was recorded (inside ``jvp`` of constants
-    none is): it is a constant from here on, as ``detach()`` makes it in ``torch.func``."""
+    leaf for every op it fed, whatever its size. Noted by ``y``'s weak reference (the one
+    in ``creator.outputs``, which every edge for ``y`` holds), not by output index: an
+    output rebuilt later in ``y``'s place (a saved output unpacked under
+    ``create_graph``) is not cut. The graph walks apply it (:func:`put_back_cut`). Under
+    forward mode ``y``'s tangents go too, whether or not a graph was recorded (inside
+    ``jvp`` of constants none is): it is a constant from here on, as ``detach()`` makes
+    it in ``torch.func``."""
+    global cuts_made
     creator = y.creator
     if creator is not None:
         creator._cut_refs = (*creator._cut_refs, creator.outputs[output_index(y)])
+        cuts_made = True
     if _state.get().forward_mode:
         from minitorch.core.forward import cut_tangents  # noqa: PLC0415 (imports Variable)
 
@@ -187,17 +176,24 @@ def cut(y: Variable) -> None:
 
 
 def put_back_cut(func: Function) -> None:
-    """Put each Variable that ``unchain()`` cut, and that still exists, back in
-    ``func.inputs`` in place of its edge: a leaf now, as for the ops that held it itself
-    (the engine's counting passes call this, or the inline test in ``count_pending``)."""
+    """Apply the cuts ``unchain()`` noted to ``func``'s inputs: an edge standing for a cut
+    Variable that still exists is replaced by that Variable (a leaf now, as for the ops
+    that held it itself); one whose Variable is gone is cut (``creator = None``). Called
+    by the graph walks when :data:`cuts_made`; once applied, a cut stays."""
     inputs = func.inputs
     for i, x in enumerate(inputs):
-        if type(x) is Unsaved and x.creator is None:
-            inputs[i] = x.after_cut()
+        if type(x) is Unsaved and x.creator is not None and x.creator._cut_refs and _is_cut(x):
+            y = x._ref()
+            if y is None:
+                x.creator = None
+            else:
+                inputs[i] = y
 
 
-def _is_cut(ref: Any, creator: Function) -> bool:
-    return any(r is ref for r in creator._cut_refs)  # by identity: refs compare referents
+def _is_cut(x: Unsaved) -> bool:
+    """Whether ``x``'s Variable was cut from its creator (by identity: refs compare
+    their referents, and a Variable's == is elementwise)."""
+    return any(ref is x._ref for ref in x.creator._cut_refs)  # type: ignore[union-attr]
 
 
 def grad_key(x: Variable | Unsaved) -> Hashable:
@@ -254,7 +250,7 @@ def _edge(x: Variable, func: Function, position: int) -> Unsaved:
     edge = _new_object(Unsaved)
     data = x.data
     edge.shape, edge.dtype = data.shape, data.dtype
-    edge._creator = creator = x.creator
+    edge.creator = creator = x.creator
     edge.index = index = 0 if len(creator.outputs) == 1 else output_index(x)  # type: ignore[union-attr]
     edge._ref = creator.outputs[index]  # type: ignore[union-attr]
     edge.op, edge.position = type(func), position
