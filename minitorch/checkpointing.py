@@ -25,7 +25,10 @@ The gradients are bit-identical to those without checkpointing: the recomputatio
 performs the same operations on the same values in the same order. That is also checked:
 the recomputed output must match the forward's (a fingerprint of it is kept), so an array
 the block closes over and that was changed in place before backward, or a random draw
-from another generator than minitorch's, raises instead of giving a wrong gradient.
+from another generator than minitorch's, raises instead of giving a wrong gradient — when
+the change shows in the output (an edit that the block's output does not reflect, such as
+a weight multiplied by an input that is zero, cannot be seen, and its gradient is wrong).
+The rerun runs in the forward's ``test_mode()`` setting (``Config.train``).
 
 References:
     T. Chen, B. Xu, C. Zhang and C. Guestrin, "Training deep nets with sublinear memory
@@ -69,7 +72,8 @@ def checkpoint(
         TypeError: if ``fn`` does not return a Variable.
         RuntimeError: in backward (or a jvp), if running ``fn`` again gives another value
             than the forward did (with ``preserve_rng_state``, the default): something it
-            reads was changed in place since, or it draws from another generator.
+            reads was changed in place since, or it draws from another generator. An
+            edit that leaves the output unchanged cannot be seen (its gradient is wrong).
 
     Example:
         >>> import minitorch.ops as F
@@ -90,6 +94,7 @@ def checkpoint(
     arguments = [a for a in args if isinstance(a, Variable)]
     leaves = _leaves_needing_grad(out, exclude=arguments)
     recorded = Checkpoint(fn, args, kwargs, state, out.data)
+    recorded.train = Config.train  # test_mode() at the forward: the rerun runs in it too
     return recorded(*arguments, *leaves)
 
 
@@ -113,6 +118,7 @@ class Checkpoint(Function):
         self.kwargs = {name: _forward_point(value) for name, value in kwargs.items()}
         self.template = [_forward_point(a) if not isinstance(a, Variable) else None for a in args]
         self.value: np.ndarray | None = value
+        self.train = True  # Config.train at the forward call (set by checkpoint())
         # Without the generator rewound, a block with dropout may rightly differ (torch's
         # meaning of preserve_rng_state=False): then there is nothing to compare against.
         self.expected = _fingerprint(value) if rng_state is not None else None
@@ -155,7 +161,7 @@ class Checkpoint(Function):
         if self.rng_state is not None:
             generator.bit_generator.state = self.rng_state
         try:
-            with using_config("enable_backprop", True):
+            with using_config("enable_backprop", True), using_config("train", self.train):
                 out = self.fn(*args, **self.kwargs)
         finally:
             generator.bit_generator.state = after  # training goes on as if not rerun
@@ -197,13 +203,14 @@ def _fingerprint(data: np.ndarray) -> bytes:
 def _changed_message(fn: Callable[..., Variable], out: Variable) -> str:
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     return (
-        f"checkpoint: running the block {name} again in backward gave another value "
-        f"(shape {out.shape}) than its forward did, so its gradient would be wrong. "
-        "Something the block reads was changed in place after the forward: an array or "
-        "Variable it closes over (`c[...] = ...`, `c.data[...] = ...`). Change such "
-        "values only after backward, or pass them to checkpoint as arguments (arrays "
-        "passed are copied). A block that draws random numbers must use minitorch.random "
-        "(its state is rewound for the rerun), not np.random."
+        f"checkpoint: running the block {name} again (for backward or a jvp) gave another "
+        f"value (shape {out.shape}) than its forward did, so its derivative would be "
+        "wrong. Something the block reads changed after the forward: an array or Variable "
+        "it closes over edited in place (`c[...] = ...`, `c.data[...] = ...`), or a "
+        "module switched between train() and eval(). Change such things only after "
+        "backward, or pass arrays to checkpoint as arguments (they are copied). A block "
+        "that draws random numbers must use minitorch.random (its state is rewound for "
+        "the rerun), not np.random."
     )
 
 

@@ -168,7 +168,7 @@ def test_a_constant_variable_the_block_closes_over_changed_is_refused() -> None:
     x = Variable(np.arange(4.0))
     y = checkpoint(lambda a: F.sin(a) * mask, x).sum()
     mask.data[1] = 0.0
-    with pytest.raises(RuntimeError, match="changed in place after the forward"):
+    with pytest.raises(RuntimeError, match="closes over edited in place"):
         autograd.grad(y, [x])
 
 
@@ -197,3 +197,33 @@ def test_an_unchanged_block_passes_in_float32_and_float64() -> None:
     out = checkpoint(lambda a: a * 2.0, c)
     out.sum().backward()
     np.testing.assert_array_equal(c.grad.data, [2.0, 2.0])
+
+
+@pytest.mark.parametrize("block", ["batchnorm", "dropout"])
+def test_a_forward_in_test_mode_is_recomputed_in_test_mode(block: str) -> None:
+    # Found by a fresh-user trial: the rerun ran in train mode, so the new check raised
+    # (and with preserve_rng_state=False the gradient was silently that of train mode).
+    def make() -> nn.Module:
+        minitorch.manual_seed(0)
+        if block == "batchnorm":
+            return nn.BatchNorm1d(8)
+        return nn.Sequential(nn.Linear(8, 8, rng=0), nn.Dropout(0.5))
+
+    x0 = np.random.default_rng(0).random((4, 8))
+    grads = []
+    for use_checkpoint in (False, True):
+        net, x = make(), Variable(x0.copy())
+        with minitorch.test_mode():
+            y = checkpoint(net, x, preserve_rng_state=use_checkpoint) if use_checkpoint else net(x)
+        y.sum().backward()  # outside test_mode
+        grads.append(x.grad.data)
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def test_switching_a_module_to_eval_before_backward_is_named_in_the_message() -> None:
+    net = nn.Sequential(nn.Linear(4, 4, rng=0), nn.Dropout(0.5))
+    x = Variable(np.ones((2, 4)))
+    y = checkpoint(net, x).sum()
+    net.eval()
+    with pytest.raises(RuntimeError, match=r"switched between train\(\) and eval\(\)"):
+        y.backward()
