@@ -29,10 +29,7 @@ class Concatenate(Function):
         try:
             y = np.concatenate(xs, axis=self.axis)
         except (ValueError, np.exceptions.AxisError):
-            shapes = ", ".join(str(x.shape) for x in xs)
-            raise ValueError(
-                f"concatenate: cannot join shapes {shapes} along axis {self.axis}"
-            ) from None
+            raise ValueError(_join_error(xs, self.axis)) from None
         self.axis_ = self.axis % y.ndim
         self.bounds = tuple(np.cumsum([x.shape[self.axis_] for x in xs])[:-1].tolist())
         return y
@@ -51,6 +48,23 @@ class Concatenate(Function):
             xp.apply(SliceAxis(start, stop, self.axis_), gy) if need else None
             for start, stop, need in zip(starts, stops, self.needs_input_grad)
         )
+
+
+def _join_error(xs: Sequence[np.ndarray], axis: int) -> str:
+    """Why ``np.concatenate`` refused: 0-d inputs, an axis out of range, or the shapes."""
+    shapes = ", ".join(str(x.shape) for x in xs)
+    ndim = min(x.ndim for x in xs)
+    if ndim == 0:
+        return (
+            f"concatenate: cannot join 0-d arrays (shapes {shapes}): they have no axis to "
+            "join along; stack them into a new axis instead (F.stack)"
+        )
+    if not -ndim <= axis < ndim:
+        return (
+            f"concatenate: axis {axis} is out of range for arrays of {ndim} dims (shapes "
+            f"{shapes}): use an axis in {-ndim}..{ndim - 1}"
+        )
+    return f"concatenate: cannot join shapes {shapes} along axis {axis}"
 
 
 class SliceAxis(Function):

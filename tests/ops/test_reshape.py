@@ -166,6 +166,14 @@ def test_concatenate_error_names_all_shapes():
         F.concatenate([Variable(np.zeros((2, 3))), Variable(np.zeros((3, 3)))], axis=1)
 
 
+def test_concatenate_names_an_axis_out_of_range_and_0d_inputs():
+    # Found by a fresh-user trial: both said only "cannot join shapes".
+    with pytest.raises(ValueError, match=r"axis 3 is out of range for arrays of 1 dims"):
+        F.concatenate([np.ones(2)], axis=3)
+    with pytest.raises(ValueError, match=r"cannot join 0-d arrays .*F\.stack"):
+        F.concatenate([Variable(np.array(1.0)), Variable(np.array(2.0))])
+
+
 def test_stack_rejects_different_shapes():
     with pytest.raises(ValueError, match=r"stack: .*\(2,\), \(3,\)"):
         F.stack([Variable(np.zeros(2)), Variable(np.zeros(3))])
