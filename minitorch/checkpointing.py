@@ -93,8 +93,7 @@ def checkpoint(
     out = _called(fn, args, kwargs)
     arguments = [a for a in args if isinstance(a, Variable)]
     leaves = _leaves_needing_grad(out, exclude=arguments)
-    recorded = Checkpoint(fn, args, kwargs, state, out.data)
-    recorded.train = Config.train  # test_mode() at the forward: the rerun runs in it too
+    recorded = Checkpoint(fn, args, kwargs, state, out.data, train=Config.train)
     return recorded(*arguments, *leaves)
 
 
@@ -110,15 +109,16 @@ class Checkpoint(Function):
         kwargs: dict[str, Any],
         rng_state: Any,
         value: np.ndarray,
+        train: bool = True,
     ) -> None:
         self.fn, self.rng_state = fn, rng_state
+        self.train = train  # Config.train at the forward call (test_mode()): so is the rerun
         # Where each positional argument goes: an index into the Variable inputs, or the
         # constant itself. Arrays are copied, as every op copies its ndarray operands: the
         # recomputation runs at the forward point even if the caller refills a buffer.
         self.kwargs = {name: _forward_point(value) for name, value in kwargs.items()}
         self.template = [_forward_point(a) if not isinstance(a, Variable) else None for a in args]
         self.value: np.ndarray | None = value
-        self.train = True  # Config.train at the forward call (set by checkpoint())
         # Without the generator rewound, a block with dropout may rightly differ (torch's
         # meaning of preserve_rng_state=False): then there is nothing to compare against.
         self.expected = _fingerprint(value) if rng_state is not None else None
