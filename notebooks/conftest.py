@@ -1,4 +1,10 @@
-"""nbval on a machine without any Graphviz renderer: skip the notebooks that draw graphs.
+"""nbval's set-up: kernels over Unix sockets, and no graph notebooks without a renderer.
+
+nbval's kernels talk over Unix sockets (``scripts/kernels.py``): the two workers of ``make
+nbval`` start kernels side by side, and over TCP a kernel could lose one of its ports to
+the other worker and die before its first cell.
+
+On a machine without any Graphviz renderer, the notebooks that draw graphs are skipped.
 
 A notebook whose stored outputs hold SVG pictures cannot reproduce them without a
 renderer (``viz.draw_graph`` then shows DOT text instead), so nbval would report a
@@ -13,6 +19,16 @@ import json
 from pathlib import Path
 
 import pytest
+
+from scripts.kernels import kernel_manager
+
+try:
+    import nbval.kernel
+except ImportError:  # pytest on the notebooks' helper modules alone, without nbval
+    pass
+else:
+    # nbval builds its manager as ``KernelManager(kernel_name=..., kernel_spec_manager=...)``.
+    nbval.kernel.KernelManager = kernel_manager  # type: ignore[misc,assignment]
 
 SKIP_WITHOUT_DOT = pytest.mark.skip(
     reason="this notebook draws graphs and no Graphviz renderer is installed "

@@ -33,10 +33,10 @@ class Kernel:
     """A fresh ``python3`` kernel started in ``notebooks/``, running one source at a time."""
 
     def __init__(self, cwd: Path = NOTEBOOKS) -> None:
-        from jupyter_client.manager import start_new_kernel
-
-        self.manager, self.client = start_new_kernel(
-            kernel_name="python3", cwd=str(cwd), startup_timeout=180
+        # Over Unix sockets: two workers starting kernels side by side can race for a
+        # TCP port (scripts/kernels.py).
+        self.manager, self.client = load_script("kernels").start_kernel(
+            cwd=str(cwd), startup_timeout=180
         )
 
     def run(self, code: str, timeout: float = 300) -> tuple[str, str]:

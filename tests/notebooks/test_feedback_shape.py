@@ -14,7 +14,7 @@ import re
 
 import nbformat
 import pytest
-from exercise_runner import NOTEBOOKS
+from exercise_runner import NOTEBOOKS, load_script
 
 WIDTH = 100  # notebooks/checks.py's WIDTH
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -66,8 +66,12 @@ def executed() -> nbformat.NotebookNode:
     )
     nb.cells = [nbformat.v4.new_code_cell(setup)]
     nb.cells += [nbformat.v4.new_code_cell(code) for code in CELLS.values()]
+    from jupyter_client.manager import AsyncKernelManager
+
+    kernels = load_script("kernels")  # Unix sockets: no TCP port to race the other worker for
     client = NotebookClient(
         nb,
+        km=kernels.kernel_manager(AsyncKernelManager, kernel_name="python3"),
         timeout=120,
         kernel_name="python3",
         allow_errors=True,
