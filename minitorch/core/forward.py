@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from minitorch.core import inplace
 from minitorch.core.config import _state, _with
 from minitorch.core.diagnose import check_jvp_signature
 from minitorch.core.graph import functions
@@ -43,18 +44,30 @@ class TangentLevel:
 
     ``tape``: when a list, every op called while the level is on is appended to it as
     ``(func, inputs, outputs, config state)``, so ``jacfwd`` can push more tangent
-    directions through the same single evaluation afterwards.
+    directions through the same single evaluation afterwards; ``stamps`` then holds a
+    stamp of every value those ops read, taken when first seen, so that ``jacfwd`` can
+    refuse a value edited in place before its replays read it (:func:`check_tape`).
+
+    ``inputs``: the ids of the transform's own inputs (given by :meth:`seed`), which
+    ``unchain()`` leaves alone, as reverse mode does: they have no creator to cut.
     """
 
-    __slots__ = ("tangents", "tape")
+    __slots__ = ("inputs", "stamps", "tangents", "tape")
 
     def __init__(self) -> None:
         self.tangents: dict[int, tuple[Variable, Variable]] = {}
         self.tape: list[tuple[Any, ...]] | None = None
+        self.stamps: dict[int, tuple[Variable, inplace.Stamp]] = {}
+        self.inputs: set[int] = set()
 
     def set(self, x: Variable, tx: Variable) -> None:
         """Record ``tx`` as the tangent of ``x`` on this level."""
         self.tangents[id(x)] = (x, tx)
+
+    def seed(self, x: Variable, tx: Variable) -> None:
+        """Give the transform's input ``x`` its tangent ``tx`` (the direction)."""
+        self.inputs.add(id(x))
+        self.set(x, tx)
 
     def get(self, x: Variable) -> Variable | None:
         """The tangent of ``x`` on this level, or ``None`` (a zero tangent)."""
@@ -99,6 +112,7 @@ def push_tangents(func: Function, xs: Sequence[Variable], outputs: list[Variable
     for k, level in enumerate(levels):
         if level.tape is not None:
             level.tape.append((func, xs, outputs, _state.get()))
+            inplace.stamp_new(level.stamps, (*xs, *outputs))
         push_level(level, levels[:k], func, xs, outputs)
 
 
@@ -130,8 +144,11 @@ def push_level(
 def cut_tangents(y: Variable) -> None:
     """``y.unchain()`` under forward mode: ``y`` is a constant from here on, so its tangent
     on every level is zero (as ``torch.func.jvp`` gives through ``detach``); a level that
-    keeps a tape notes the cut there, so that ``jacfwd``'s replay cuts at the same point."""
+    keeps a tape notes the cut there, so that ``jacfwd``'s replay cuts at the same point.
+    A level's own input keeps its tangent: reverse mode has no link to cut there either."""
     for level in _levels.get():
+        if id(y) in level.inputs:
+            continue
         level.tangents.pop(id(y), None)
         if level.tape is not None:
             level.tape.append((None, (), [y], None))  # no Function: the cut of y
@@ -144,13 +161,31 @@ def replay(tape: list[tuple[Any, ...]], level: TangentLevel) -> None:
     outer = _levels.get()
     for func, xs, outputs, state in tape:
         if func is None:  # cut_tangents: outputs[0] was unchained here
-            level.tangents.pop(id(outputs[0]), None)
+            if id(outputs[0]) not in level.inputs:
+                level.tangents.pop(id(outputs[0]), None)
             continue
         token = _state.set(state)
         try:
             push_level(level, outer, func, xs, outputs)
         finally:
             _state.reset(token)
+
+
+def check_tape(level: TangentLevel, name: str) -> None:
+    """Before ``jacfwd`` replays ``level``'s tape: every value its ops read must still hold
+    what they read when they ran (the first column was computed then).
+
+    Raises:
+        RuntimeError: naming the transform, the op, the value and the edit.
+    """
+    for func, xs, outputs, _ in level.tape or ():
+        if func is None:
+            continue
+        for k, v in enumerate((*xs, *outputs)):
+            _, stamp = level.stamps[id(v)]
+            if inplace.stamp_changed(v.data, stamp):
+                role, index = ("input", k) if k < len(xs) else ("output", k - len(xs))
+                raise RuntimeError(inplace.replay_modified_message(name, func, role, index, v))
 
 
 def _mark_rule_graph(ty: Variable, given: set[int]) -> None:

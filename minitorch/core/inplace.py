@@ -41,6 +41,11 @@ a NaN or an infinity, unless the integer sum sees it. The gradient such a miss l
 then off by about the rounding of the values themselves, except in the NaN/inf blocks.
 ``Function.check_leaves_unchanged`` states the contract, ``docs/when-things-go-wrong.md``
 the cost.
+
+``jacfwd`` needs more: it computes its first column while the function runs and the
+others afterwards, by replaying the ops' tangent rules on the values those ops saw. So
+there every value an op reads (inputs and outputs, intermediates included) gets a
+*stamp* of the same kind (:func:`stamp_new`), checked once before the replays.
 """
 
 from __future__ import annotations
@@ -255,4 +260,49 @@ def _modified_message(func: Function, index: int, x: Variable, same_array: bool)
         "new values, not at the point of the forward pass. Change inputs and parameters "
         "only after backward() (forward -> backward -> optimizer step), or run the forward "
         "pass again"
+    )
+
+
+#: What ``jacfwd``'s replay checks of one value: ``(array, shape, dtype, bytes)``, the
+#: bytes being the array's own (small, or not float32/float64) or its fingerprint.
+Stamp = tuple[Any, ...]
+
+
+def _stamp(data: Any) -> Stamp:
+    if not isinstance(data, np.ndarray):
+        return (data, None, None, None)
+    if data.nbytes < SMALL or data.dtype not in _FINGERPRINTED:
+        return (data, data.shape, data.dtype, data.tobytes())
+    return (data, data.shape, data.dtype, fingerprint(data))
+
+
+def stamp_new(stamps: dict[int, tuple[Variable, Stamp]], values: Sequence[Variable]) -> None:
+    """Stamp each of ``values`` not stamped yet (by ``id``; the Variable is kept with its
+    stamp, so the id stays its own): what the ops on a ``jacfwd`` tape read."""
+    for v in values:
+        if id(v) not in stamps:
+            stamps[id(v)] = (v, _stamp(v.data))
+
+
+def stamp_changed(now: Any, stamp: Stamp) -> bool:
+    """Does ``now`` (a value's ``data`` at replay) differ from what ``stamp`` saw?"""
+    data, shape, dtype, blob = stamp
+    if not isinstance(now, np.ndarray) or shape is None:
+        return now is not data
+    if now.shape != shape or now.dtype != dtype:
+        return True
+    small = now.nbytes < SMALL or now.dtype not in _FINGERPRINTED
+    return (now.tobytes() if small else fingerprint(now)) != blob
+
+
+def replay_modified_message(name: str, func: Function, role: str, index: int, v: Variable) -> str:
+    label = f"Variable {v.name!r}" if v.name else "a Variable"
+    return (
+        f"{name}: {role} {index} of {type(func).__name__} ({label}, shape {v.shape}) was "
+        f"modified in place after {type(func).__name__} ran (x.data[...] = value, or x.data "
+        f"= new array). {name} computes the Jacobian's first column while the function "
+        "runs and the others afterwards, through the ops it ran, at the values they saw: "
+        "those columns would use the new values. Edit a copy (x.data.copy()) instead, or "
+        "make the change before the value is first used; jacrev refuses the same edit of "
+        "a leaf when it runs backward"
     )

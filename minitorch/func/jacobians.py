@@ -101,6 +101,8 @@ def columns_fwd(
         tape = live.tape
     if directions:
         columns.append([tangent_of(live, y) for y in ys])
+    if len(directions) > 1:  # the replays must see what the first column saw
+        _forward.check_tape(live, name)
     with forward_named(name):
         for direction in directions[1:]:
             level = _forward.TangentLevel()
@@ -122,7 +124,7 @@ def _seed(level: _forward.TangentLevel, xs: list[Variable], direction: tuple[int
     i, j = direction
     tangent = np.zeros(xs[i].size, xs[i].dtype)
     tangent[j] = 1
-    level.set(xs[i], Variable(tangent.reshape(xs[i].shape), requires_grad=False))
+    level.seed(xs[i], Variable(tangent.reshape(xs[i].shape), requires_grad=False))
 
 
 def _stack_rows(rows: list[Variable], out_shape: tuple[int, ...], x: Variable) -> Variable:

@@ -27,6 +27,43 @@ class TreeSpec:
         return sum(child.num_leaves for child in self.children)
 
 
+def describe(spec: TreeSpec) -> str:
+    """The nest written out with ``*`` for each leaf, for error messages.
+
+    Example:
+        >>> describe(flatten(({"W": 1, "b": 2}, [3]))[1])
+        "({'W': *, 'b': *}, [*])"
+    """
+    if spec.kind == "leaf":
+        return "*"
+    items = [describe(child) for child in spec.children]
+    if spec.kind == "dict":
+        return "{" + ", ".join(f"{key!r}: {item}" for key, item in zip(spec.keys, items)) + "}"
+    if spec.kind == "tuple":
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return "[" + ", ".join(items) + "]"
+
+
+def mismatch_message(name: str, what: str, got: TreeSpec, want: str, expected: TreeSpec) -> str:
+    """``what`` (structure ``got``) does not match ``want`` (structure ``expected``)."""
+    message = (
+        f"{name}: {what} must have the same structure as {want}: got {describe(got)}, "
+        f"expected {describe(expected)} (* is one array)"
+    )
+    if _keys_sorted(got) == _keys_sorted(expected):
+        message += "; the dicts hold the same keys in another order, and the order counts"
+    return message
+
+
+def _keys_sorted(spec: TreeSpec) -> TreeSpec:
+    """``spec`` with every dict's entries in the order of their keys' ``repr``."""
+    children = tuple(_keys_sorted(child) for child in spec.children)
+    if spec.kind != "dict":
+        return TreeSpec(spec.kind, children)
+    pairs = sorted(zip(spec.keys, children), key=lambda pair: repr(pair[0]))
+    return TreeSpec("dict", tuple(c for _, c in pairs), tuple(k for k, _ in pairs))
+
+
 def flatten(tree: Any, path: str = "") -> tuple[list[Any], TreeSpec, list[str]]:
     """Return ``(leaves, spec, paths)``; anything not a tuple/list/dict is a leaf.
 

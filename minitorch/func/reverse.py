@@ -225,6 +225,10 @@ def double_vjp(func: Function, txs: Sequence[Variable | None]) -> tuple[Variable
     # gradient: a tangent may come from an input that needs none. func itself is untouched.
     rule = copy.copy(func)
     rule.needs_input_grad = (True,) * len(func.inputs)
+    # A list of its own: the rule may put a rebuilt output in a slot (saved.rule_output),
+    # and in func's shared list that short-lived Variable would stand for the output on
+    # jacfwd's next replay of func (where it is gone by then).
+    rule.outputs = list(func.outputs)
     with using_config("enable_backprop", True):
         gxs = rule.backward(*us)
         gxs = tuple(gxs) if isinstance(gxs, (tuple, list)) else (gxs,)

@@ -101,11 +101,11 @@ def _jvp(
     leaves, spec, paths = leaves_of(primals, "primals", name)
     t_leaves, t_spec, _ = leaves_of(tangents, "tangents", name)
     if t_spec != spec:
-        raise ValueError(f"{name}: tangents must have the same structure as primals")
+        raise ValueError(pytree.mismatch_message(name, "tangents", t_spec, "primals", spec))
     with transform_scope() as boundary, forward_named(name), _forward.tangent_level() as level:
         xs = [lift(differentiable(x, path, name), False) for x, path in zip(leaves, paths)]
         for x, tx, path in zip(xs, t_leaves, paths):
-            level.set(x, tangent_for(x, tx, path.replace("primals", "tangents"), name))
+            level.seed(x, tangent_for(x, tx, path.replace("primals", "tangents"), name))
         args = pytree.unflatten(spec, xs)
         out, aux = split_aux(func(*args), has_aux, name)
         ys, out_spec = outputs_of(out, name)
@@ -151,7 +151,8 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
     def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
         cts, ct_spec, ct_paths = pytree.flatten(cotangents, "cotangents")
         if ct_spec != out_spec:
-            raise ValueError("vjp_fn: cotangents must have the same structure as the outputs")
+            message = pytree.mismatch_message
+            raise ValueError(message("vjp_fn", "cotangents", ct_spec, "the outputs", out_spec))
         for y, ct, path in zip(ys, cts, ct_paths):
             check_like(y, ct, path, "vjp_fn")
         here = Boundary(boundary.record and Config.enable_backprop, boundary_here().depth)

@@ -68,12 +68,28 @@ def _diagonal(xp: Ops, x: Value) -> Value:
     return xp.apply(Einsum("...ii->...i"), x)
 
 
-def inverse_gaps(xp: Ops, w: Value, numerator: Value, op: str) -> Value:
+def _mixing_direction_message(op: str, values: list[float]) -> str:
+    """Forward mode at a repeated eigenvalue (singular value), in a direction that mixes
+    its eigenspace: there the values split, so not even each value has a derivative."""
+    space, block = ("eigenspace", "V^T dA V") if op == "eigh" else ("subspace", "U^T dA V")
+    return (
+        f"{op}: repeated values {values}, and the tangent direction mixes their {space} "
+        f"({block} is not diagonal there): in that direction the repeated values split, so "
+        "neither each value nor the vectors have a derivative. Forward mode "
+        f"(jvp, jacfwd, hessian) computes every output of {op} in each direction, whatever "
+        "is used later; for a function of the values that is smooth (their sum, a trace), "
+        "take its gradient by reverse mode (grad, jacrev)"
+    )
+
+
+def inverse_gaps(xp: Ops, w: Value, numerator: Value, op: str, tangent: bool = False) -> Value:
     """``F_ij = 1 / (w_j - w_i)`` off the diagonal, ready to multiply ``numerator``.
 
     Diagonal entries are 0. A pair with ``w_i == w_j`` (within rounding) gets 0 when its
-    numerator is 0 too (a loss that does not depend on the basis of the eigenspace);
-    otherwise the gradient is undefined and this raises.
+    numerator is 0 too (a loss that does not depend on the basis of the eigenspace, or
+    a tangent direction that does not mix it); otherwise the derivative is undefined and
+    this raises. ``tangent``: called by a forward-mode rule, whose direction is the
+    numerator.
 
     Raises:
         ValueError: naming ``op`` and the repeated values.
@@ -88,6 +104,8 @@ def inverse_gaps(xp: Ops, w: Value, numerator: Value, op: str) -> Value:
         num_scale = np.abs(num).max(axis=(-2, -1), keepdims=True)
         if (np.abs(num) > np.sqrt(eps) * num_scale)[tied].any():
             values = w_data[..., :, None].repeat(n, -1)[tied][:4]
+            if tangent:
+                raise ValueError(_mixing_direction_message(op, np.unique(values).tolist()))
             raise ValueError(
                 f"{op}: repeated values {np.unique(values).tolist()}: the gradient through "
                 "the vectors of a repeated eigenvalue (singular value) depends on the basis "
@@ -190,7 +208,7 @@ class Eigh(Function):
         w, v = y
         xp = self.graph_ops
         m = mT(xp, v) @ _sym(xp, ta) @ v
-        return _diagonal(xp, m), v @ (inverse_gaps(xp, w, m, "eigh") * m)
+        return _diagonal(xp, m), v @ (inverse_gaps(xp, w, m, "eigh", tangent=True) * m)
 
 
 def eigh(a: Operand, UPLO: Literal["L", "U"] = "L") -> EighResult:  # noqa: N803 (NumPy's name)
@@ -287,8 +305,8 @@ class SVD(Function):
         s_col = xp.reshape(s, s.shape[:-1] + (k, 1))
         num_u = dp * s_row + s_col * mT(xp, dp)
         num_v = s_col * dp + mT(xp, dp) * s_row
-        du = u @ (inverse_gaps(xp, s * s, num_u, "svd") * num_u)
-        dv = v @ (inverse_gaps(xp, s * s, num_v, "svd") * num_v)
+        du = u @ (inverse_gaps(xp, s * s, num_u, "svd", tangent=True) * num_u)
+        dv = v @ (inverse_gaps(xp, s * s, num_v, "svd", tangent=True) * num_v)
         m, n = ta.shape[-2:]
         if m > k:
             du = du + (ta @ v - u @ dp) / s_row

@@ -185,8 +185,8 @@ def inverse_for(op: str, xp: Ops, a: Value) -> Value:
         return xp.apply(Inv(), a)
     except np.linalg.LinAlgError:
         raise np.linalg.LinAlgError(
-            f"{op}: its gradient inv(a).T needs an invertible matrix, and a (shape "
-            f"{a.shape}) is singular"
+            f"{op}: its derivative (gradient inv(a).T, tangent tr(inv(a) da)) needs an "
+            f"invertible matrix, and a (shape {a.shape}) is singular"
         ) from None
 
 
@@ -204,15 +204,15 @@ class Det(Function):
 
     def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> Variable:
         (a,) = xs
-        return y * trace_of_product(self.graph_ops, inv(a), ta)
+        return y * trace_of_product(self.graph_ops, inverse_for("det", self.graph_ops, a), ta)
 
 
 def det(a: Operand) -> Variable:
     """The determinant of a square matrix, or of each in a stack (``np.linalg.det``).
 
-    The gradient ``d * inv(a).T`` needs an invertible matrix: at a singular one it
-    raises ``LinAlgError`` naming ``det`` (use :func:`slogdet` for the log of a large
-    determinant).
+    The gradient ``d * inv(a).T`` and the tangent ``d * tr(inv(a) @ da)`` need an
+    invertible matrix: at a singular one they raise ``LinAlgError`` naming ``det`` (use
+    :func:`slogdet` for the log of a large determinant).
 
     Shapes:
         ``(*, n, n)`` -> ``(*)``.
@@ -247,7 +247,8 @@ class Slogdet(Function):
 
     def jvp(self, xs: list[Variable], y: Variable, ta: Variable) -> tuple[None, Variable]:
         (a,) = xs
-        return None, trace_of_product(self.graph_ops, inv(a), ta)
+        inverse = inverse_for("slogdet", self.graph_ops, a)
+        return None, trace_of_product(self.graph_ops, inverse, ta)
 
 
 class SlogdetResult(NamedTuple):

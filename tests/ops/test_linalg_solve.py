@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_harness import OpCase, OpTableTests
 
+import minitorch.func as mf
 import minitorch.ops as F
 from minitorch import Variable
 from minitorch.gradcheck import gradcheck
@@ -155,8 +156,17 @@ def test_gradient_of_det_at_a_singular_matrix_names_det():
     x = Variable(np.array([[1.0, 2.0], [2.0, 4.0]]))
     y = F.det(x)
     assert y.data == pytest.approx(0.0)
-    with pytest.raises(np.linalg.LinAlgError, match=r"det: its gradient inv\(a\).T needs"):
+    with pytest.raises(np.linalg.LinAlgError, match=r"det: its derivative \(gradient inv\(a\).T"):
         y.backward()
+
+
+@pytest.mark.parametrize("op", ["det", "slogdet"])
+def test_tangent_of_det_at_a_singular_matrix_names_the_op(op: str) -> None:
+    # forward mode needs inv(a) as well; the error names the op called, not inv
+    f = F.det if op == "det" else (lambda a: F.slogdet(a)[1])
+    a, da = np.array([[1.0, 2.0], [2.0, 4.0]]), np.ones((2, 2))
+    with pytest.raises(np.linalg.LinAlgError, match=rf"^{op}: its derivative .* is singular"):
+        mf.jvp(f, (a,), (da,))
 
 
 def test_pinv_rcond_cuts_small_singular_values_as_numpy():
