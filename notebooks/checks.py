@@ -203,6 +203,18 @@ def _shorten(text: str, limit: int = 190) -> str:
     return text[: cut if cut > 0 else limit] + " …"
 
 
+#: The operator each reflected method answers (``2 * x`` calls ``x.__rmul__(2)``), and
+#: a way to write it that does not call it again.
+_REFLECTED = {
+    "__radd__": ("+", "self + other (addition commutes)"),
+    "__rmul__": ("*", "self * other (multiplication commutes)"),
+    "__rsub__": ("-", "-self + other, or turn other into your type first, then subtract"),
+    "__rtruediv__": ("/", "turn other into your type first, then divide"),
+    "__rpow__": ("**", "turn other into your type first, then raise it to self"),
+    "__rmatmul__": ("@", "turn other into your type first, then multiply"),
+}
+
+
 def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
     """One line of guidance for an error that comes from mixing Variables and ndarrays.
 
@@ -230,7 +242,8 @@ def type_hint(err: BaseException, line: str = "", frame: Any = None) -> str:
         and (frame.f_code.co_name.startswith("__r") and frame.f_code.co_name.endswith("__"))
     ):
         name = frame.f_code.co_name
-        return f"{name} calls itself without end: write self + other, not other + self"
+        symbol, fix = _REFLECTED.get(name, ("<op>", "it with self on the left"))
+        return f"{name} calls itself without end: other {symbol} self calls it again; write {fix}"
     if isinstance(err, RecursionError):
         return (
             "your code calls itself too deeply (recursion): use a loop and an explicit stack "
@@ -777,13 +790,14 @@ def check_gradient(
     *inputs: Any,
     mistakes: dict[str, Callable[..., Any]] | None = None,
 ) -> None:
-    """Assert that both backward methods of ``f`` agree with finite differences at ``inputs``.
+    """Assert that the backward of ``f`` agrees with finite differences at ``inputs``.
 
-    A Function computes its gradient two ways: ``backward_array`` (NumPy, used by a plain
-    ``backward()``) and ``backward`` (minitorch ops, used by ``backward(create_graph=True)``
-    and so by every second derivative). Both are checked, so a mistake in either one is
-    found, and named as a mistake *there*. Two passes, so the message is easy to read and
-    the check is hard to fool:
+    The course's Functions define ``backward`` (minitorch ops), which both a plain
+    ``backward()`` and ``backward(create_graph=True)`` run, and messages name it. A
+    Function that also defines ``backward_array`` (NumPy, then used by a plain
+    ``backward()``) has two paths: both are checked, so a mistake in either one is found,
+    and named as a mistake *there*. Two passes, so the message is easy to read and the
+    check is hard to fool:
 
     1. the gradient of ``sum(f(*inputs))`` on both paths — for an elementwise ``f`` this
        is simply ``f'(x)`` at every element, the number a student can work out by hand;
@@ -841,12 +855,13 @@ def _gradcheck_message(name: str, err: Any, inputs: tuple[Any, ...]) -> str:
 
 
 def _method_message(
-    name: str, where: str, expected: str, path: str, values: dict[str, float]
+    name: str, where: str, expected: str, path: str, values: dict[str, float], method: str = ""
 ) -> str:
     """Say which of the student's two backward methods is wrong, and what to compare.
 
     ``path``: "backward_array" or "backward" (only that method is wrong) or "both";
-    ``values``: each method's value at the element (NaN for one that was not run).
+    ``values``: each method's value at the element (NaN for one that was not run);
+    ``method``: the one backward method the Function defines, if it has one only.
     """
     if path in _USED_BY:
         other = "backward" if path == "backward_array" else "backward_array"
@@ -864,7 +879,8 @@ def _method_message(
     fast, slow = values["backward_array"], values["backward"]
     if np.isnan(slow) or np.isclose(fast, slow, atol=1e-5, rtol=1e-4):
         return (
-            f"gradient of your {name} differs{where}: {expected}, got {fast:.4g} (your backward)"
+            f"gradient of your {name} differs{where}: {expected}, got {fast:.4g} (your "
+            f"{method or 'backward'})"
         )
     return (
         f"both backward methods of your {name} are wrong{where}: {expected}, got "
@@ -941,6 +957,35 @@ def _sum_gradients(
     return grads, outputs
 
 
+def _own_method(outputs: list[Any]) -> str:
+    """The backward method the student's Function defines itself: ``"backward"`` (the
+    course's), ``"vjp"`` or ``"backward_array"``; ``""`` for minitorch's own ops."""
+    from minitorch import Function
+    from minitorch.core.graph import functions
+
+    for func in functions(*outputs):
+        cls = type(func)
+        if cls.__module__.startswith("minitorch."):
+            continue
+        for method in ("backward", "vjp", "backward_array"):
+            if getattr(cls, method) is not getattr(Function, method):
+                return method
+    return ""
+
+
+def _defines_backward_array(outputs: list[Any]) -> bool:
+    """True if a Function on the graph wrote its own ``backward_array`` (a second path).
+
+    Every subclass gets one (``Function.__init_subclass__`` picks the rule a plain
+    ``backward()`` runs), so one written by hand is told by its name.
+    """
+    from minitorch.core.graph import functions
+
+    return any(
+        type(func).backward_array.__name__ == "backward_array" for func in functions(*outputs)
+    )
+
+
 def _defines_backward(outputs: list[Any]) -> bool:
     """False if a Function on the graph defines only ``backward_array`` (no create_graph)."""
     from minitorch import Function
@@ -970,7 +1015,7 @@ def _check_direct_gradients(name: str, f: Callable[..., Any], arrays: list[np.nd
     except NotImplementedError:
         with no_grad():
             gxs = creator.backward(*[Variable(g) for g in seeds])
-    gxs = gxs if isinstance(gxs, tuple) else (gxs,)
+    gxs = gxs if isinstance(gxs, (tuple, list)) else (gxs,)
     n = len(creator.inputs)
     if len(gxs) != n:
         raise CheckFailed(
@@ -1041,8 +1086,11 @@ def _check_sum_gradient(
     arrays = [np.array(x, dtype=np.float64) for x in inputs]
     _check_direct_gradients(name, f, arrays)
     fast, outputs = _sum_gradients(f, arrays, create_graph=False)
-    # A Function with only backward_array has no create_graph path: nothing to compare.
-    slow = _sum_gradients(f, arrays, True)[0] if _defines_backward(outputs) else None
+    # Two paths to compare only where a Function defines backward_array beside backward
+    # (or vjp); with one of them alone, both kinds of backward() run that one method.
+    two = _defines_backward(outputs) and _defines_backward_array(outputs)
+    slow = _sum_gradients(f, arrays, True)[0] if two else None
+    method = _own_method(outputs)
     ones = [np.ones(y.shape) for y in outputs]
     numerics = [numerical_grad(f, arrays, k, ones) for k in range(len(arrays))]
     for k in range(len(arrays)):
@@ -1071,27 +1119,37 @@ def _check_sum_gradient(
         values = {m: float(got[m][index]) if m in got else float("nan") for m in _USED_BY}
         where = f"{_which(k, inputs)}{_index(index)}"
         expected = f"expected {numeric[index]:.4g} (finite differences)"
-        message = _method_message(name, where, expected, path, values)
+        message = _method_message(name, where, expected, path, values, method)
         message += _count(either) if path == "both" else ""
         only_one = path != "both" or slow is None or np.allclose(got["backward"], fast[k])
         diagnosis = _known_mistake(got[wrong[0]], k, arrays, mistakes or {})
         if not diagnosis and only_one:
             diagnosis = gradient_diagnosis(got[wrong[0]], numerics, k)
         raise CheckFailed(message + (f"\n  hint: {diagnosis}" if diagnosis else ""))
-    _check_gy_is_used(name, f, arrays, fast, slow is not None)
+    _check_gy_is_used(name, f, arrays, fast, slow is not None, method)
 
 
 def _check_gy_is_used(
-    name: str, f: Callable[..., Any], arrays: list[np.ndarray], plain: list[Any], both: bool
+    name: str,
+    f: Callable[..., Any],
+    arrays: list[np.ndarray],
+    plain: list[Any],
+    both: bool,
+    method: str = "",
 ) -> None:
-    """Fail if doubling the output's gradient ``gy`` does not double the inputs' ones."""
+    """Fail if doubling the output's gradient ``gy`` does not double the inputs' ones.
+
+    ``both``: the Function has two backward methods (each is checked and named);
+    ``method``: else the one it defines, named in the message.
+    """
+    single = f"{name}.{method}" if method else name
     for create_graph in (False, True) if both else (False,):
         doubled = _sum_gradients(f, arrays, create_graph, weight=2.0)[0]
         for k, (g1, g2) in enumerate(zip(plain, doubled)):
             if g1 is None or g2 is None or np.allclose(g2, 2 * g1, atol=1e-8, rtol=1e-6):
                 continue
-            method = "backward" if create_graph else "backward_array"
-            used = f"{name}.{method}" if both else name
+            path = "backward" if create_graph else "backward_array"
+            used = f"{name}.{path}" if both else single
             what = (
                 "ignores gy"
                 if np.allclose(g2, g1, atol=1e-8, rtol=1e-6)

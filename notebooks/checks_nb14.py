@@ -85,7 +85,7 @@ def check_causal_attention(causal_attention: Callable[..., Any]) -> None:
         ("masked_fill", "F.masked_fill(scores, mask, -np.inf) takes a bool mask: True = fill"),
     ):
         result = causal_attention(Variable(q), Variable(k), Variable(v))
-    if not isinstance(result, tuple) or len(result) != 2:
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise CheckFailed("causal_attention should return two things: (out, weights)")
     out, weights = result
     check_is_variable("out", out)

@@ -145,7 +145,7 @@ def check_next_token_batch(next_token_batch: Callable[..., Any]) -> None:
     starts, block = np.array([3, 17, 1]), 5
     with explain_errors("next_token_batch(ids, [3, 17, 1], 5)"):
         got = next_token_batch(ids.copy(), starts.copy(), block)
-    if not isinstance(got, tuple) or len(got) != 2:
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise CheckFailed("next_token_batch should return two arrays: (x, y)")
     x, y = got
     check_is_array("x", x)
@@ -340,7 +340,7 @@ def check_cached_attention(cached_attention: Callable[..., Any]) -> None:
         ("concatenat", "the new position goes on the time axis: np.concatenate(..., axis=2)"),
     ):
         got = cached_attention(cache_k.copy(), cache_v.copy(), q, k, v)
-    if not isinstance(got, tuple) or len(got) != 3:
+    if not isinstance(got, (tuple, list)) or len(got) != 3:
         raise CheckFailed("cached_attention should return three arrays: (out, cache_k, cache_v)")
     out, new_k, new_v = got
     for name, value in (("out", out), ("cache_k", new_k), ("cache_v", new_v)):

@@ -197,6 +197,10 @@ with explain_errors("cube(x)"):
 check_is_variable("cube(x)", result)
 check_close("cube(x)", result, v.data**3, hint="cube(x) should return what a Cube "
             "Function gives for x")
+check_true(result.creator is not None,
+           "cube(x) gave a Variable with no creator: nothing was recorded, so no gradient "
+           "can flow back to x. Was Cube given x.data (an ndarray: a constant)? Pass the "
+           "Variable itself: return Cube()(x)")
 check_true(isinstance(result.creator, Cube),
            "cube(x) computed x**3 without the Cube Function: return Cube()(x)")
 check_true(hasattr(Variable, "cube"),

@@ -232,7 +232,7 @@ CATALOGUE[(NB02, 2)] = [
         "forward returned a Variable",
     ),
     M("forward no return", SIGMOID_FORWARD, "1 / (1 + np.exp(-x))", "forward returned None"),
-    M("gy ignored", SIGMOID_BACKWARD, "return y * (1 - y)", "ignores gy"),
+    M("gy ignored", SIGMOID_BACKWARD, "return y * (1 - y)", "your Sigmoid.backward ignores gy"),
     M("input for output", "y = self.output()", "y = self.inputs[0]", "of the input x"),
     M("missing factor", SIGMOID_BACKWARD, "return gy * y", "needs both factors"),
     M("backward sign", SIGMOID_BACKWARD, "return -gy * y * (1 - y)", "wrong sign"),
@@ -260,8 +260,7 @@ CATALOGUE[(NB02, 2)] = [
 MUL_BACKWARD = "return gy * x1, gy * x0"
 CATALOGUE[(NB02, 3)] = [
     M("swapped", MUL_BACKWARD, "return gy * x0, gy * x1", "this is input 1's gradient"),
-    M("one gradient", MUL_BACKWARD, "return gy * x1", "a tuple of two gradients"),
-    M("a list", MUL_BACKWARD, "return [gy * x1, gy * x0]", "a tuple of two gradients"),
+    M("one gradient", MUL_BACKWARD, "return gy * x1", "should return two gradients"),
     M("gy ignored", MUL_BACKWARD, "return x1, x0", "ignores gy"),
     M("sign", MUL_BACKWARD, "return -gy * x1, -gy * x0", "wrong sign"),
     M("the sum rule", MUL_BACKWARD, "return gy * (x0 + x1), gy * (x0 + x1)", "gradient of a sum"),
@@ -289,7 +288,7 @@ CATALOGUE[(NB02, 4)] = [
         "minitorch has no np.reciprocal",
     ),
     M("raw arrays", "return gy / x", "return gy * (1 / x.data)", "computed on raw"),
-    M("gy ignored", "return gy / x", "return 1 / x", "ignores gy"),
+    M("gy ignored", "return gy / x", "return 1 / x", "your Log.backward ignores gy"),
     M("log10", "return np.log(x)", "return np.log10(x)", "np.log10 is the base-10 logarithm"),
     M("log1p", "return np.log(x)", "return np.log1p(x)", "np.log1p(x) is ln(1 + x)"),
     M(
@@ -649,6 +648,12 @@ CATALOGUE[(NB04, 1)] = [
         "bind it with Variable.cube = cube",
     ),
     M("no Cube", "return Cube()(x)", "return x**3", "without the Cube Function"),
+    M(
+        "Cube given the array (a newcomer's trial)",
+        "return Cube()(x)",
+        "return Cube()(x.data)",
+        "Was Cube given x.data",
+    ),
     M("returns the data", "return Cube()(x)", "return Cube()(x).data", "not a Variable"),
     M(
         "bound the class (also the blind trial's)",
@@ -702,6 +707,12 @@ CATALOGUE[(NB04, 2)] = [
         "        return self + other\n",
         "        return other + self\n",
         "calls itself without end",
+    ),
+    M(
+        "__rmul__ reflected the other way (a newcomer's trial)",
+        "        return self * other\n",
+        "        return other * self\n",
+        "__rmul__ calls itself without end: other * self calls it again; write self * other",
     ),
     M("numbers lifted with 1", "Dual(other, 0.0)", "Dual(other, 1.0)", "a number is a constant"),
     M(
