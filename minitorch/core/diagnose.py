@@ -85,8 +85,9 @@ def no_graph_message(y: Variable) -> str:
     # alike (no creator, no gradient wanted): the message names both.
     return (
         f"backward(): {label} does not require a gradient: it was created with "
-        "requires_grad=False, or computed inside no_grad() or only from constants, so no "
-        "graph leads back to a Variable that needs one"
+        "requires_grad=False, or computed inside no_grad() or only from constants (arrays "
+        "such as x.data, which is x's ndarray without its graph: compute with x itself), "
+        "so no graph leads back to a Variable that needs one"
     )
 
 

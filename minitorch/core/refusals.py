@@ -94,6 +94,15 @@ class Refusals:
         """
         raise TypeError(self._number_message("int(x)"))
 
+    def __round__(self, ndigits: int | None = None) -> Any:
+        """Refuse ``round(x)``, as ``float(x)``: ``round(x.item(), n)`` rounds its number,
+        ``np.round(x.data, n)`` its array (rounding has no useful gradient).
+
+        Raises:
+            TypeError: always; it names ``x.item()`` and ``x.data``.
+        """
+        raise TypeError(self._number_message("round(x)"))
+
     def _number_message(self, what: str) -> str:
         array = self._array()
         number = (
@@ -292,15 +301,15 @@ class _TorchSpelling:
     and a ``__getattr__`` would run (and cost about 2 µs) on each of those failed lookups.
     """
 
-    def __init__(self, name: str, hint: str) -> None:
-        self.name, self.hint = name, hint
+    def __init__(self, name: str, hint: str, library: str = "PyTorch") -> None:
+        self.name, self.hint, self.library = name, hint, library
 
     def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:  # Variable.detach (introspection, docs): the descriptor itself
             return self
         raise AttributeError(
-            f"'{type(obj).__name__}' object has no attribute '{self.name}' (a PyTorch name); "
-            f"in minitorch {self.hint}"
+            f"'{type(obj).__name__}' object has no attribute '{self.name}' (a "
+            f"{self.library} name); in minitorch {self.hint}"
         )
 
 
@@ -325,11 +334,18 @@ _TORCH_SPELLINGS = {
     "float": "use x.astype(np.float32), or x.item() for the number of a one-element Variable",
     "double": "use x.astype(np.float64)",
     "long": "use x.astype(np.int64)",
+    "zero_grad": "use x.clear_grad() (zero_grad() is on optimizers and modules)",
+}
+# DeZero's, which minitorch's names follow except where PEP 8 asks for an underscore.
+_DEZERO_SPELLINGS = {
+    "cleargrad": "use x.clear_grad()",
 }
 
 
 for _name, _hint in _TORCH_SPELLINGS.items():
     setattr(Refusals, _name, _TorchSpelling(_name, _hint))
+for _name, _hint in _DEZERO_SPELLINGS.items():
+    setattr(Refusals, _name, _TorchSpelling(_name, _hint, "DeZero"))
 
 
 #: The comparison ufuncs an ndarray's ``a < x`` calls, with their operators.

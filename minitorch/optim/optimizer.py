@@ -108,6 +108,12 @@ def _collect(owner: str, params: Any) -> list[Variable]:
         params = params.parameters()
     if isinstance(params, Variable):
         raise TypeError(f"{owner}: params must be an iterable of Variables; wrap one in [ ]")
+    if callable(params) and not hasattr(params, "__iter__"):  # model.parameters, uncalled
+        name = getattr(params, "__name__", type(params).__name__)
+        raise TypeError(
+            f"{owner}: params is the function {name}, not what it returns: call it, "
+            f"model.{name}() (or pass the model itself)"
+        )
     collected: list[Variable] = []
     seen: set[int] = set()
     for i, param in enumerate(params):

@@ -119,3 +119,30 @@ def test_a_computed_variable_pickles_as_a_leaf_with_its_gradient():
     assert x.grad.creator is not None  # the original keeps its graph
     copied = copy.deepcopy(loss)
     assert copied.creator is None and loss.creator is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "library", "hint"),
+    [
+        ("cleargrad", "DeZero", r"x\.clear_grad\(\)"),
+        ("zero_grad", "PyTorch", r"x\.clear_grad\(\)"),
+    ],
+)
+def test_other_libraries_names_for_clearing_the_gradient(name, library, hint):
+    x = Variable(np.ones(2))
+    with pytest.raises(AttributeError, match=rf"'{name}' \(a {library} name\).*{hint}"):
+        getattr(x, name)()
+    assert not hasattr(x, name)
+
+
+def test_round_is_refused_like_float():
+    x = Variable(np.array(2.4))
+    for call in (lambda: round(x), lambda: round(x, 1)):
+        with pytest.raises(TypeError, match=r"round\(x\) would turn .* x\.item\(\)"):
+            call()
+
+
+def test_backward_of_a_result_computed_from_data_names_data():
+    x = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match=r"arrays such as x\.data.*compute with x itself"):
+        F.sum(x.data * x.data).backward()

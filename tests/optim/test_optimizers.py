@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from minitorch import Variable
+from minitorch.nn import Linear
 from minitorch.optim import (
     SGD,
     AdaDelta,
@@ -151,6 +152,15 @@ def test_accepts_a_module_and_deduplicates_shared_parameters():
             return iter([w, w])
 
     assert SGD(Model()).params == [w]
+
+
+def test_the_uncalled_parameters_method_is_named():
+    model = Linear(2, 3)
+    with pytest.raises(
+        TypeError, match=r"SGD: params is the function parameters, .*parameters\(\)"
+    ):
+        SGD(model.parameters, lr=0.1)
+    assert len(SGD(model.parameters(), lr=0.1).params) == 2
 
 
 def test_constructor_errors():
