@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from minitorch.core import inplace
+import minitorch.core.inplace as inplace
 from minitorch.core.config import _state, _with
 from minitorch.core.diagnose import check_jvp_signature
 from minitorch.core.graph import functions

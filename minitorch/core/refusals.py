@@ -208,10 +208,9 @@ class Refusals:
                     bound, other = getattr(b, reflected, None), a
                 if bound is not None:  # None only before minitorch.ops has bound them
                     return bound(other)
-            if name == "equal":
-                return a is b
-            if name == "not_equal":
-                return a is not b
+            if name in ("equal", "not_equal"):  # a == x with an ndarray or NumPy scalar a
+                x, value = (a, b) if isinstance(a, Refusals) else (b, a)
+                raise TypeError(_equality_refusal(x, value, "==" if name == "equal" else "!="))
         in_place = kwargs.get("out") is not None and method == "__call__"
         if in_place and name in hints.OPERATOR_SYMBOLS and name != "divmod":  # a += x on an array
             symbol = hints.OPERATOR_SYMBOLS[name]
@@ -256,9 +255,31 @@ class Refusals:
         f_name = hints.F_NAMES.get((name, "__call__"), name) if module == "np" else None
         raise TypeError(hints.numpy_refusal(label, f_name, "(...)"))
 
+    # -- == and !=: identity between graph nodes, refused against a value ---------------
+    def __eq__(self, other: object) -> Any:
+        """``x == y`` between Variables: are they the same graph node? (identity, as DeZero)
+
+        Against a number or an array (``loss == 0``, ``y == 9.0``) identity would always
+        answer ``False``, silently, so that is refused; other objects (``None``) compare
+        by identity. A Variable stays hashable by identity (sets, dict keys).
+
+        Raises:
+            TypeError: for a number, NumPy scalar or ndarray on the other side; the
+                message names ``x.data == value`` and ``x.item() == value``.
+        """
+        if isinstance(other, _VALUES):
+            raise TypeError(_equality_refusal(self, other, "=="))
+        return self is other if isinstance(other, Refusals) else NotImplemented
+
+    def __ne__(self, other: object) -> Any:
+        """``x != y``: the negation of ``x == y`` (refused against a value, as ``==``)."""
+        if isinstance(other, _VALUES):
+            raise TypeError(_equality_refusal(self, other, "!="))
+        return self is not other if isinstance(other, Refusals) else NotImplemented
+
+    __hash__ = object.__hash__  # defining __eq__ would otherwise remove it
+
     # -- operators without an op: refused with a message that says what to do ----------
-    # ``==`` and ``!=`` are not here on purpose: they keep Python's identity meaning
-    # (a Variable is a graph node; ``a == x`` asks whether it is the same node).
     def __lt__(self, other: Any) -> bool:
         """Refused: ``x < y`` has no gradient (``TypeError`` naming ``x.data < ...``)."""
         raise TypeError(_comparison_refusal(self, other, "<", sys._getframe(1)))
@@ -346,6 +367,23 @@ for _name, _hint in _TORCH_SPELLINGS.items():
     setattr(Refusals, _name, _TorchSpelling(_name, _hint))
 for _name, _hint in _DEZERO_SPELLINGS.items():
     setattr(Refusals, _name, _TorchSpelling(_name, _hint, "DeZero"))
+
+
+#: What ``==`` refuses to compare a Variable with (identity would always say no).
+_VALUES = (int, float, complex, np.number, np.bool_, np.ndarray)
+
+
+def _equality_refusal(var: Refusals, other: Any, symbol: str) -> str:
+    """The message for ``x == 9.0``, ``loss != 0``, ``a == x``: compare the values."""
+    kind = "an ndarray" if isinstance(other, np.ndarray) else type(other).__name__
+    shape = var._array().shape
+    item = "x.item()" if var._array().size == 1 else "x.data"
+    return (
+        f"'{symbol}' between a Variable of shape {shape} and {kind}: for Variables, == asks "
+        "whether two are the same graph node (identity), so against a value it would "
+        f"always be {symbol == '!='}. Compare the values instead: {item} {symbol} value "
+        "(np.allclose(x.data, value) for floats computed two ways)"
+    )
 
 
 #: The comparison ufuncs an ndarray's ``a < x`` calls, with their operators.

@@ -65,7 +65,8 @@ class Variable(Refusals):
             ``np.array(2.0)``), or is a ``numpy.ma`` masked array (its mask would be
             ignored: pass ``m.filled(value)``). The operators ``< <= > >= % //`` raise
             it too: comparisons have no gradient (compare ``x.data``), and minitorch has
-            no modulo or floor-division op. ``==`` and ``!=`` compare identity.
+            no modulo or floor-division op. ``==`` and ``!=`` compare two Variables by
+            identity and refuse a number or an array (``loss == 0``).
 
     Example:
         >>> x = Variable(np.array([1.0, 2.0]), name="x")

@@ -79,12 +79,14 @@ def test_explicit_operator_ufuncs_are_the_variable_operators() -> None:
     np.testing.assert_allclose(y.data, X + 1)
 
 
-def test_equality_with_an_ndarray_keeps_identity_meaning() -> None:
-    # Before the ufunc hook, NumPy stepped aside and Python compared identities.
+def test_equality_with_an_ndarray_is_refused_on_either_side() -> None:
+    # identity (a graph node) would always say "not equal" to a value, silently
     x, a = Variable(X.copy()), X.copy()
-    assert (a == x) is False and (x == a) is False
-    assert (a != x) is True and (x != a) is True
-    assert np.float64(0.5) != Variable(np.array(0.5))
+    for compare in (lambda: a == x, lambda: x == a, lambda: a != x, lambda: x != a):
+        with pytest.raises(TypeError, match=r"between a Variable of shape \(3,\) and an ndarray"):
+            compare()
+    with pytest.raises(TypeError, match=r"x\.item\(\) != value"):
+        np.float64(0.5) != Variable(np.array(0.5))  # noqa: B015
 
 
 @pytest.mark.parametrize(

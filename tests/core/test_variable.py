@@ -195,10 +195,21 @@ def test_comparisons_through_the_operator_module_name_the_method() -> None:
         operator.gt(x, 1)
 
 
-def test_equality_keeps_its_identity_meaning() -> None:
+def test_equality_between_variables_is_identity_and_against_values_refused() -> None:
     x = Variable(np.array([1.0]))
     assert (x == x) is True and (x == Variable(np.array([1.0]))) is False
-    assert (x != 1.0) is True and x in [x] and len({x, x}) == 1
+    assert x in [x] and len({x, x}) == 1 and {x: 1}[x] == 1
+    assert (x == None) is False and (x != "x") is True  # noqa: E711 (identity, as before)
+    y = Variable(np.array(3.0)) * 3
+    for compare, text in [
+        (lambda: y == 9.0, r"'==' between a Variable of shape \(\) and float"),
+        (lambda: y != 0, r"always be True.*y?\.?item\(\) != value"),
+        (lambda: 9.0 in [y], r"'==' between"),
+        (lambda: x == np.ones(1), r"an ndarray.*x\.item\(\) == value"),
+        (lambda: Variable(np.ones(2)) == np.ones(2), r"x\.data == value"),
+    ]:
+        with pytest.raises(TypeError, match=text):
+            compare()
 
 
 @pytest.mark.parametrize(
