@@ -296,6 +296,8 @@ def stamp_changed(now: Any, stamp: Stamp) -> bool:
 
 
 def replay_modified_message(name: str, func: Function, role: str, index: int, v: Variable) -> str:
+    """The error of ``jacfwd`` (``name``) for ``func``'s ``role`` ("input"/"output")
+    ``index``, the Variable ``v``, edited in place after ``func`` ran."""
     label = f"Variable {v.name!r}" if v.name else "a Variable"
     return (
         f"{name}: {role} {index} of {type(func).__name__} ({label}, shape {v.shape}) was "
