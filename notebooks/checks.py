@@ -878,10 +878,8 @@ def _method_message(
         )
     fast, slow = values["backward_array"], values["backward"]
     if np.isnan(slow) or np.isclose(fast, slow, atol=1e-5, rtol=1e-4):
-        return (
-            f"gradient of your {name} differs{where}: {expected}, got {fast:.4g} (your "
-            f"{method or 'backward'})"
-        )
+        yours = f"your {method}" if method else "yours"
+        return f"gradient of your {name} differs{where}: {expected}, got {fast:.4g} ({yours})"
     return (
         f"both backward methods of your {name} are wrong{where}: {expected}, got "
         f"{slow:.4g} from your backward and {fast:.4g} from your backward_array"

@@ -391,7 +391,7 @@ def check_close_diagnosed(
         >>> check_close_diagnosed("x", 2.5, 2.0, {"used / instead of //": 2.5})
         Traceback (most recent call last):
         ...
-        AssertionError: x is 2.5 but should be 2: used / instead of //
+        checks.CheckFailed: x is 2.5 but should be 2: used / instead of //
     """
     got_array = _array(name, got)
     expected_array = _array("the reference", expected)

@@ -81,6 +81,20 @@ def check_clip(clip: Callable[..., Any]) -> None:
                 "if norm > max_norm)": grads[k] * (100.0 / 10.0)
             },
         )
+    unused = Variable(np.zeros(3))  # a parameter no loss used: its grad is None
+    skip = (
+        "NoneType",
+        "a parameter that got no gradient has p.grad None: leave it out, "
+        "[p for p in params if p.grad is not None]",
+    )
+    with exercise("clip_grad_norm(params with one p.grad None, 5.0)", skip):
+        norm = clip([*fresh(), unused], 5.0)
+    check_close("the norm with a parameter that has no gradient", norm, 10.0)
+    if unused.grad is not None:
+        raise CheckFailed(
+            "clip_grad_norm gave a gradient to a parameter that had none (p.grad was None): "
+            "leave such parameters out"
+        )
 
 
 def reference_clip(params: list[Any], max_norm: float) -> float:
@@ -639,6 +653,17 @@ def lstm_diagnosis(h_got: np.ndarray, c_got: np.ndarray, args: list[np.ndarray])
     right_h, right_c = _lstm_step(*args)
     close = lambda a, r: a.shape == r.shape and np.allclose(a, r, atol=1e-6)  # noqa: E731
     names = {"i": "input", "f": "forget", "g": "candidate", "o": "output"}
+    if close(h_got, right_c) and close(c_got, right_h) and not close(right_h, right_c):
+        return "the two results are swapped: return (h_new, c_new), in that order"
+    zi, zf, zg, _ = np.split(x @ W.T + h @ U.T + b, 4, axis=1)
+    i, f, g = 1 / (1 + np.exp(-zi)), 1 / (1 + np.exp(-zf)), np.tanh(zg)
+    for text, value in [
+        ("c_new = f * c + i * g: the input gate i is missing", f * c + g),
+        ("c_new = f * c + i * g: the forget gate f is missing", c + i * g),
+        ("c_new = f * c + i * g: the old cell state c is missing", i * g),
+    ]:
+        if close(c_got, value) and not close(value, right_c):
+            return text
     if close(c_got, right_c):
         c_new = right_c
         zo = np.split(x @ W.T + h @ U.T + b, 4, axis=1)[3]

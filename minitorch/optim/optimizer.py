@@ -265,7 +265,8 @@ class ClipGrad:
         scale = self.max_norm / (self.last_norm + 1e-6)
         if scale < 1.0:
             for param in params:
-                assert param.grad is not None
+                if param.grad is None:  # a parameter no loss reached: nothing to scale
+                    continue
                 grad = np.asarray(param.grad.data * scale)  # 0-d: a scalar otherwise
                 param.grad = Variable(grad, requires_grad=False)
 

@@ -279,6 +279,9 @@ a_test = np.array([[3.0, -1.0, 0.5], [1.0, 2.0, -2.0]])
 b_test = np.array([4.0, 1.0, -1.5])
 check_backward("Hypot", globals().get("Hypot"), a_test, b_test)
 check_gradient("Hypot", lambda u, v: Hypot()(u, v), a_test, b_test)
+# the other way round, and both inputs broadcast: (3,) with (2, 3), (2, 1) with (3,)
+check_backward("Hypot", globals().get("Hypot"), b_test, a_test)
+check_gradient("Hypot", lambda u, v: Hypot()(u, v), a_test[:, :1], b_test)
 # b a plain array: a constant, whose gradient nobody needs
 check_skips_constant("Hypot", globals().get("Hypot"), a_test, b_test)
 ok("Hypot broadcasts, reduces with sum_to and skips unneeded work, in one vjp")
@@ -301,9 +304,10 @@ def swish(x):
 x_test = np.linspace(-4, 4, 9)
 with exercise("swish(x)"):
     out = swish(Variable(x_test))
-check_true(hasattr(out, "creator"), f"swish returned a {type(out).__name__}: this is an "
-           "ndarray; build swish from minitorch ops on the Variable (x * F.sigmoid(x)), no "
-           ".data and no np.*, so that autograd can differentiate it")
+check_true(out is not None, "swish returned None: did you forget `return`?")
+check_true(hasattr(out, "creator"), f"swish returned a {type(out).__name__}, not a Variable: "
+           "build swish from minitorch ops on the Variable (x * F.sigmoid(x)), no .data and "
+           "no np.*, so that autograd can differentiate it")
 sig = 1 / (1 + np.exp(-x_test))
 check_close_diagnosed("swish forward", out, x_test * sig, {
     "the factor x is missing: swish is x * sigmoid(x)": sig,
@@ -314,7 +318,10 @@ check_true(out.creator is not None, "swish(x) has no creator: NumPy on x.data, w
            "new Variable, cuts the graph; build it from minitorch ops, x * F.sigmoid(x)")
 check_true(type(out.creator).__module__.startswith("minitorch."),
            "swish should be built from minitorch ops, not from a new Function")
-check_gradient("swish", swish, x_test)
+cut = "is a constant to autograd (x.data or np.*): use x * F.sigmoid(x)"
+check_gradient("swish", swish, x_test, mistakes={
+    f"the sigmoid factor {cut}": lambda u: [1 / (1 + np.exp(-u))],
+    f"the factor x {cut}": lambda u: [u * np.exp(-u) / (1 + np.exp(-u)) ** 2]})
 ok("swish is a composition, and its gradient comes for free")
 
 # %% [markdown]

@@ -499,6 +499,7 @@ reference.x2h.W.data, reference.x2h.b.data, reference.h2h.W.data = wx, bs, wh
 reference.h = Variable(hs)
 with no_grad():
     check_close("rnn_step (against nn.RNN with the same weights)", out, reference(xs))
+check_connected("rnn_step", rnn_step, *args)
 check_gradient("rnn_step", rnn_step, *args)
 ok("rnn_step is right, and autograd differentiates it w.r.t. all five inputs")
 

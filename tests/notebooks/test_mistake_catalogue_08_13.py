@@ -58,6 +58,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
                                     "        return np.tanh(x)")], "that is tanh(x), the derivative"),
     ],
     ("08", 2): [
+        (
+            "one broadcast direction only (a trial's)",
+            [("xp.sum_to(gy * x0 / y, x0.shape)", "gy * x0 / y"),
+             ("xp.sum_to(gy * x1 / y, x1.shape)", "(gy * x1 / y).sum(axis=0)")],
+            "xp.sum_to(g, x.shape)",
+        ),
         ("/ y**2 (blind trial)", [("gy * x0 / y, x0.shape", "gy * x0 / y**2, x0.shape"),
                                   ("gy * x1 / y, x1.shape", "gy * x1 / y**2, x1.shape")],
          "divided by the output y once more"),
@@ -83,7 +89,13 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ("sigmoid(-x)", [("return x * F.sigmoid(x)", "return x * F.sigmoid(-x)")], "not sigmoid(-x)"),
         ("added", [("return x * F.sigmoid(x)", "return x + F.sigmoid(x)")], "don't add"),
         ("numpy", [("return x * F.sigmoid(x)", "return x / (1 + np.exp(-x))")], "NumPy functions need arrays"),
-        ("ndarray", [("return x * F.sigmoid(x)", "return x.data / (1 + np.exp(-x.data))")], "this is an ndarray"),
+        ("ndarray", [("return x * F.sigmoid(x)", "return x.data / (1 + np.exp(-x.data))")], "returned a ndarray, not a Variable"),
+        ("no return (a trial's)", [("return x * F.sigmoid(x)", "y = x * F.sigmoid(x)")], "did you forget `return`"),
+        (
+            "the sigmoid on x.data (a trial's)",
+            [("return x * F.sigmoid(x)", "return x * Variable(1 / (1 + np.exp(-x.data)))")],
+            "the sigmoid factor is a constant to autograd",
+        ),
         ("re-wrapped (blind trial)", [("return x * F.sigmoid(x)", "return Variable(x.data / (1 + np.exp(-x.data)))")],
          "cuts the graph"),
         ("new Function", [("return x * F.sigmoid(x)", "return _Swish()(x)\n\n\nclass _Swish(Function):\n"
@@ -193,6 +205,24 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
             "zero_grad",
         ),
         ("too short", [("lr=0.05), 1500)", "lr=0.05), 20)")], "train longer"),
+        (
+            "Adam, lr too large (a trial's): fell, then rose",
+            [("lr=0.05), 1500)", "lr=5.0), 1500)")],
+            "the learning rate is too large",
+        ),
+        (
+            "a history of Variables (a trial's)",
+            [
+                (
+                    "history = fit(trained, optim.Adam(trained.parameters(), lr=0.05), 1500)",
+                    "opt = optim.Adam(trained.parameters(), lr=0.05)\nhistory = []\n"
+                    "for _ in range(1500):\n    loss = F.mean_squared_error(trained(xs), ys)\n"
+                    "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+                    "    history.append(loss)",
+                )
+            ],
+            "history.append(loss.item())",
+        ),
         (
             "SGD, lr too large (blind trial)",
             [("optim.Adam(trained.parameters(), lr=0.05), 1500)",
@@ -375,6 +405,26 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     # -- 10 -----------------------------------------------------------------------------
     ("10", 1): [
         (
+            "the minimum subtracted (a trial's)",
+            [("z - z.max(axis=1, keepdims=True)", "z - z.min(axis=1, keepdims=True)")],
+            "not its minimum or mean",
+        ),
+        (
+            "the maximum subtracted without keepdims (a trial's)",
+            [("z - z.max(axis=1, keepdims=True)", "z - z.max(axis=1)")],
+            "z.max(axis=1) has shape (N,), which is subtracted from the columns",
+        ),
+        (
+            "the scores changed in place (a trial's)",
+            [
+                (
+                    "e = np.exp(z - z.max(axis=1, keepdims=True))",
+                    "z -= z.max(axis=1, keepdims=True)\n    e = np.exp(z)",
+                )
+            ],
+            "changed its input z in place",
+        ),
+        (
             "no shift",
             [("np.exp(z - z.max(axis=1, keepdims=True))", "np.exp(z)")],
             "subtract each row's maximum",
@@ -447,6 +497,16 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ],
     ("10", 2): [
         ("sum", [(".mean())", ".sum())")], "take the mean"),
+        (
+            "the scores changed in place (a trial's)",
+            [
+                (
+                    "shifted = z - z.max(axis=1, keepdims=True)",
+                    "z -= z.max(axis=1, keepdims=True)\n    shifted = z",
+                )
+            ],
+            "changed its input z in place",
+        ),
         ("sign", [("return float(-log_p", "return float(log_p")], "a positive number"),
         (
             "every class",
@@ -967,6 +1027,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ],
     ("11", 7): [
         (
+            "x.data cuts the graph (a trial's)",
+            [("return F.tanh(x @ Wx.T + h @ Wh.T + b)",
+              "return F.tanh(Variable(x.data @ Wx.data.T) + h @ Wh.T + b)")],
+            "cut the graph",
+        ),
+        (
             "no bias",
             [("return F.tanh(x @ Wx.T + h @ Wh.T + b)", "return F.tanh(x @ Wx.T + h @ Wh.T)")],
             "the bias b is missing",
@@ -998,6 +1064,12 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ("numpy tanh", [("return F.tanh(", "return np.tanh(")], "NumPy functions need arrays"),
     ],
     ("11", 8): [
+        ("input gate missing (a trial's)", [("f * c + i * g", "f * c + g")], "the input gate i is missing"),
+        (
+            "results swapped (a trial's)",
+            [("return o * F.tanh(c_new), c_new", "return c_new, o * F.tanh(c_new)")],
+            "the two results are swapped",
+        ),
         (
             "numpy tanh",
             [("g = F.tanh(z[:, 2 * H : 3 * H])", "g = np.tanh(z[:, 2 * H : 3 * H])")],
@@ -1058,6 +1130,11 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
     ],
     ("11", 9): [
+        (
+            "a parameter without a gradient (a trial's)",
+            [("grads = [p for p in params if p.grad is not None]", "grads = list(params)")],
+            "has p.grad None",
+        ),
         (
             "clipped norm",
             [("    return norm", "    return min(norm, max_norm)")],
