@@ -347,3 +347,12 @@ def test_gradient_hooks_accept_0d_parameters(hook):
     p.grad = Variable(np.array(3.0))
     hook([p])
     assert isinstance(p.grad.data, np.ndarray) and p.grad.shape == ()
+
+
+def test_clip_grad_skips_a_parameter_without_a_gradient():
+    used, unused = Variable(np.zeros(2)), Variable(np.zeros(3))
+    used.grad = Variable(np.array([6.0, 8.0]))  # norm 10
+    clip = ClipGrad(5.0)
+    clip([used, unused])  # the unused one's grad is None: left alone, as in PyTorch
+    np.testing.assert_allclose(used.grad.data, [3.0, 4.0], rtol=1e-6)
+    assert unused.grad is None and clip.last_norm == 10.0
