@@ -196,9 +196,20 @@ def _raw_arrays_message(what: str, error: str) -> str:
 
 
 def _shorten(text: str, limit: int = 190) -> str:
-    """``text`` cut at a word boundary to at most ``limit`` characters (two lines)."""
+    """``text`` cut at a word boundary to at most ``limit`` characters (two lines).
+
+    minitorch's messages end with the fix after a last ``"; "``: that part is kept
+    whole when it is short, and the middle is cut instead.
+    """
     if len(text) <= limit:
         return text
+    head, _, fix = text.rpartition("; ")
+    if head and len(fix) <= limit * 2 // 3:
+        return _cut(head, limit - len(fix) - 4) + "; " + fix
+    return _cut(text, limit)
+
+
+def _cut(text: str, limit: int) -> str:
     cut = text.rfind(" ", 0, limit)
     return text[: cut if cut > 0 else limit] + " …"
 

@@ -184,9 +184,17 @@ def check_registration(
     found = params(nested)
     expected = [nested.c, nested.first.W, nested.first.b, nested.second.W, nested.second.b]
     if len(found) == 1:
+        registered = vars(nested).get("_modules", {})
+        if isinstance(registered, dict) and len(registered) == 2:  # __setattr__ is right
+            raise CheckFailed(
+                "parameters() found only the outer Parameter c: the sub-modules are in "
+                "self._modules, so after your own Parameters also yield from each "
+                "sub-module's parameters()"
+            )
         raise CheckFailed(
             "parameters() found only the outer Parameter c: register sub-modules too (an "
-            "isinstance(value, Module) case in __setattr__) and yield their parameters()"
+            f"isinstance(value, {module_class.__name__}) case in __setattr__) and yield "
+            "their parameters()"
         )
     ids = [id(p) for p in found]
     if sorted(ids) != sorted(id(p) for p in expected):

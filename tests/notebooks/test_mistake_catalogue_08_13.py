@@ -178,7 +178,7 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
                     "        self.l1, self.l2 = self.layers",
                 )
             ],
-            "is not registered",
+            "a plain list …; use self.layers = nn.ModuleList",
         ),
         (
             "sizes",
@@ -252,6 +252,11 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
         ),
     ],
     ("09", 4): [
+        (
+            "sub-modules registered but not yielded (a trial's)",
+            [("        for module in self._modules.values():\n            yield from module.parameters()\n", "")],
+            "the sub-modules are in self._modules",
+        ),
         (
             "setattr recursion",
             [
