@@ -112,7 +112,7 @@ def push_tangents(func: Function, xs: Sequence[Variable], outputs: list[Variable
     for k, level in enumerate(levels):
         if level.tape is not None:
             level.tape.append((func, xs, outputs, _state.get()))
-            inplace.stamp_new(level.stamps, (*xs, *outputs))
+            _stamp_what_the_rule_reads(level, func, xs, outputs)
         push_level(level, levels[:k], func, xs, outputs)
 
 
@@ -171,6 +171,20 @@ def replay(tape: list[tuple[Any, ...]], level: TangentLevel) -> None:
             _state.reset(token)
 
 
+def _stamp_what_the_rule_reads(
+    level: TangentLevel, func: Function, xs: Sequence[Variable], outputs: list[Variable]
+) -> None:
+    """Stamp the values ``func``'s tangent rule will read when ``jacfwd`` replays it: its
+    inputs, and its outputs if it saves them (``Exp``: ``dy = y * dx``), each when first
+    seen. An op with no input tangent on this level is skipped on replay too (whether an
+    input carries a tangent is the same for every direction), so it reads nothing; an
+    output is stamped as made, an input only when an op first reads it, so a value edited
+    before its first use is no edit at all."""
+    if all(level.get(x) is None for x in xs):
+        return
+    inplace.stamp_new(level.stamps, (*xs, *outputs) if func._saves_output else xs)
+
+
 def check_tape(level: TangentLevel, name: str) -> None:
     """Before ``jacfwd`` replays ``level``'s tape: every value its ops read must still hold
     what they read when they ran (the first column was computed then).
@@ -182,8 +196,8 @@ def check_tape(level: TangentLevel, name: str) -> None:
         if func is None:
             continue
         for k, v in enumerate((*xs, *outputs)):
-            _, stamp = level.stamps[id(v)]
-            if inplace.stamp_changed(v.data, stamp):
+            entry = level.stamps.get(id(v))
+            if entry is not None and inplace.stamp_changed(v.data, entry[1]):
                 role, index = ("input", k) if k < len(xs) else ("output", k - len(xs))
                 raise RuntimeError(inplace.replay_modified_message(name, func, role, index, v))
 

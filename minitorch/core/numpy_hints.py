@@ -175,3 +175,32 @@ def masked_caller_message(frame: Any) -> str | None:
         ufunc_name = by_dunder.get(outer.replace("__i", "__", 1), "")
         op = _UFUNC_OPS.get(ufunc_name, f"numpy.ma's {outer}")
     return masked_message(f"{op}: operand {index}", masked)
+
+
+# PyTorch Tensor attributes a student may try on a Variable, with the minitorch spelling.
+TORCH_SPELLINGS = {
+    "detach": "use x.data (the ndarray) or Variable(x.data) (a new leaf, no graph)",
+    "view": "use x.reshape(*shape) or F.reshape(x, shape)",
+    "dim": "use x.ndim (a property, no parentheses)",
+    "numel": "use x.size (a property: the number of elements)",
+    "unsqueeze": "use F.expand_dims(x, axis)",
+    "permute": "use x.transpose(*axes)",
+    "t": "use x.T",
+    "tolist": "use x.data.tolist()",
+    "grad_fn": "use x.creator (the Function that made x)",
+    "is_leaf": "use x.creator is None",
+    "requires_grad_": "set x.requires_grad = True",
+    "zero_": "use x.clear_grad() for the gradient, or x.data[...] = 0 for the value",
+    "retain_grad": "use x.backward(retain_grad=True) (keeps every intermediate gradient)",
+    "cpu": "not needed: every Variable holds a NumPy array (x.data)",
+    "cuda": "not available: minitorch runs on NumPy (CPU) only",
+    "to": "use x.astype(dtype) for a dtype; there are no devices",
+    "float": "use x.astype(np.float32), or x.item() for the number of a one-element Variable",
+    "double": "use x.astype(np.float64)",
+    "long": "use x.astype(np.int64)",
+    "zero_grad": "use x.clear_grad() (zero_grad() is on optimizers and modules)",
+}
+# DeZero's, which minitorch's names follow except where PEP 8 asks for an underscore.
+DEZERO_SPELLINGS = {
+    "cleargrad": "use x.clear_grad()",
+}

@@ -10,6 +10,7 @@ function here runs only when something has already been refused, never on a hot 
 
 from __future__ import annotations
 
+import numbers
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -101,7 +102,8 @@ class Refusals:
         Raises:
             TypeError: always; it names ``x.item()`` and ``x.data``.
         """
-        raise TypeError(self._number_message("round(x)"))
+        what = "round(x)" if ndigits is None else f"round(x, {ndigits})"
+        raise TypeError(self._number_message(what))
 
     def _number_message(self, what: str) -> str:
         array = self._array()
@@ -110,10 +112,12 @@ class Refusals:
             if array.size == 1
             else f"x holds {array.size} elements (shape {array.shape}): use x.data for the array"
         )
+        spec = "{x:.3f}" if array.size == 1 else "{x}"
+        printing = f'to print it, f"{spec}" works'
         return (
             f"{what} would turn the Variable into a plain number, and no gradient would "
             f"flow through it: {number}, or the minitorch op (F.exp, F.sqrt, ... with "
-            'import minitorch.ops as F) to keep the graph; to print it, f"{x:.3f}" works'
+            f"import minitorch.ops as F) to keep the graph; {printing}"
         )
 
     def __format__(self, format_spec: str) -> str:
@@ -174,8 +178,8 @@ class Refusals:
         ``a + x`` with an ndarray or NumPy scalar ``a`` runs ``np.add(a, x)``, which lands
         here: the ufuncs behind ``+ - * / ** @`` return Variable's own operator
         (``x.__radd__(a)``), so the result is a Variable with a graph. ``a == x`` and
-        ``a != x`` keep Python's identity meaning (``False`` / ``True``), as before this
-        hook existed. Every other ufunc (``np.exp``, ``np.maximum``, ``a < x``, ``a += x``
+        ``a != x`` written by the user are refused as ``x == a`` is; compared for a
+        container (``x in [a, x]``) they mean identity. Every other ufunc (``np.exp``, ``np.maximum``, ``a < x``, ``a += x``
         ...) computes nothing that ``backward`` could follow, so it is refused; a
         comparison (``a < x``) or ``a % x`` / ``a // x`` with the message of ``x < a``
         and ``x % a`` (compare or apply it to ``x.data``). A Variable-Variable or
@@ -210,7 +214,10 @@ class Refusals:
                     return bound(other)
             if name in ("equal", "not_equal"):  # a == x with an ndarray or NumPy scalar a
                 x, value = (a, b) if isinstance(a, Refusals) else (b, a)
-                raise TypeError(_equality_refusal(x, value, "==" if name == "equal" else "!="))
+                if _written_equality(sys._getframe(1)):
+                    symbol = "==" if name == "equal" else "!="
+                    raise TypeError(_equality_refusal(x, value, symbol))
+                return (a is b) == (name == "equal")  # for a container: identity
         in_place = kwargs.get("out") is not None and method == "__call__"
         if in_place and name in hints.OPERATOR_SYMBOLS and name != "divmod":  # a += x on an array
             symbol = hints.OPERATOR_SYMBOLS[name]
@@ -259,23 +266,29 @@ class Refusals:
     def __eq__(self, other: object) -> Any:
         """``x == y`` between Variables: are they the same graph node? (identity, as DeZero)
 
-        Against a number or an array (``loss == 0``, ``y == 9.0``) identity would always
-        answer ``False``, silently, so that is refused; other objects (``None``) compare
-        by identity. A Variable stays hashable by identity (sets, dict keys).
+        Written against a value (``loss == 0``, ``y == 9.0``, ``x == np.ones(3)``, a list
+        or a tensor), identity would always answer ``False``, silently, so that is
+        refused. Where Python compares for a container (``x in [1.0, x]``,
+        ``lst.index(x)``) and for other objects (``None``), identity it is. A Variable
+        stays hashable by identity (sets, dict keys).
 
         Raises:
-            TypeError: for a number, NumPy scalar or ndarray on the other side; the
-                message names ``x.data == value`` and ``x.item() == value``.
+            TypeError: for ``==`` written with a value on the other side; the message
+                names ``x.item() == value`` and ``x.data == value``.
         """
-        if isinstance(other, _VALUES):
+        if isinstance(other, Refusals):
+            return self is other
+        if _is_value(other) and _written_equality(sys._getframe(1)):
             raise TypeError(_equality_refusal(self, other, "=="))
-        return self is other if isinstance(other, Refusals) else NotImplemented
+        return NotImplemented
 
     def __ne__(self, other: object) -> Any:
         """``x != y``: the negation of ``x == y`` (refused against a value, as ``==``)."""
-        if isinstance(other, _VALUES):
+        if isinstance(other, Refusals):
+            return self is not other
+        if _is_value(other) and _written_equality(sys._getframe(1)):
             raise TypeError(_equality_refusal(self, other, "!="))
-        return self is not other if isinstance(other, Refusals) else NotImplemented
+        return NotImplemented
 
     __hash__ = object.__hash__  # defining __eq__ would otherwise remove it
 
@@ -334,50 +347,34 @@ class _TorchSpelling:
         )
 
 
-# PyTorch Tensor attributes a student may try on a Variable, with the minitorch spelling.
-_TORCH_SPELLINGS = {
-    "detach": "use x.data (the ndarray) or Variable(x.data) (a new leaf, no graph)",
-    "view": "use x.reshape(*shape) or F.reshape(x, shape)",
-    "dim": "use x.ndim (a property, no parentheses)",
-    "numel": "use x.size (a property: the number of elements)",
-    "unsqueeze": "use F.expand_dims(x, axis)",
-    "permute": "use x.transpose(*axes)",
-    "t": "use x.T",
-    "tolist": "use x.data.tolist()",
-    "grad_fn": "use x.creator (the Function that made x)",
-    "is_leaf": "use x.creator is None",
-    "requires_grad_": "set x.requires_grad = True",
-    "zero_": "use x.clear_grad() for the gradient, or x.data[...] = 0 for the value",
-    "retain_grad": "use x.backward(retain_grad=True) (keeps every intermediate gradient)",
-    "cpu": "not needed: every Variable holds a NumPy array (x.data)",
-    "cuda": "not available: minitorch runs on NumPy (CPU) only",
-    "to": "use x.astype(dtype) for a dtype; there are no devices",
-    "float": "use x.astype(np.float32), or x.item() for the number of a one-element Variable",
-    "double": "use x.astype(np.float64)",
-    "long": "use x.astype(np.int64)",
-    "zero_grad": "use x.clear_grad() (zero_grad() is on optimizers and modules)",
-}
-# DeZero's, which minitorch's names follow except where PEP 8 asks for an underscore.
-_DEZERO_SPELLINGS = {
-    "cleargrad": "use x.clear_grad()",
-}
-
-
-for _name, _hint in _TORCH_SPELLINGS.items():
+for _name, _hint in hints.TORCH_SPELLINGS.items():
     setattr(Refusals, _name, _TorchSpelling(_name, _hint))
-for _name, _hint in _DEZERO_SPELLINGS.items():
+for _name, _hint in hints.DEZERO_SPELLINGS.items():
     setattr(Refusals, _name, _TorchSpelling(_name, _hint, "DeZero"))
 
 
-#: What ``==`` refuses to compare a Variable with (identity would always say no).
-_VALUES = (int, float, complex, np.number, np.bool_, np.ndarray)
+def _is_value(other: object) -> bool:
+    """A number, array, list/tuple or tensor: what ``x == other`` is meant to compare with."""
+    return isinstance(other, (numbers.Number, np.generic, np.ndarray, list, tuple)) or (
+        hasattr(type(other), "__array__") and not isinstance(other, Refusals)
+    )
+
+
+def _written_equality(frame: Any) -> bool:
+    """Is ``frame`` running an ``==``/``!=`` the user wrote (not ``in``, ``list.index``)?"""
+    return _current_comparison(frame) in ("==", "!=")
 
 
 def _equality_refusal(var: Refusals, other: Any, symbol: str) -> str:
     """The message for ``x == 9.0``, ``loss != 0``, ``a == x``: compare the values."""
-    kind = "an ndarray" if isinstance(other, np.ndarray) else type(other).__name__
-    shape = var._array().shape
-    item = "x.item()" if var._array().size == 1 else "x.data"
+    kind = type(other).__name__
+    if isinstance(other, np.generic) or (isinstance(other, np.ndarray) and other.ndim == 0):
+        kind = "a NumPy number"  # NumPy hands a scalar to __array_ufunc__ as a 0-d array
+    elif isinstance(other, np.ndarray):
+        kind = f"an ndarray of shape {other.shape}"
+    data = var.data
+    shape = data.shape if isinstance(data, np.ndarray) else None
+    item = "x.item()" if isinstance(data, np.ndarray) and data.size == 1 else "x.data"
     return (
         f"'{symbol}' between a Variable of shape {shape} and {kind}: for Variables, == asks "
         "whether two are the same graph node (identity), so against a value it would "
@@ -428,16 +425,21 @@ def _no_op_refusal(symbol: str, what: str, left: Any, right: Any) -> str:
 
 
 def _written_comparison(frame: Any) -> str | None:
-    """The comparison operator of the instruction ``frame`` is running, if it is one."""
+    """The ordering operator (``<`` ...) of the instruction ``frame`` is running, if any."""
+    text = _current_comparison(frame)
+    return text if text in _MIRRORED else None  # not operator.gt(x, 1), sorted([x, y])
+
+
+def _current_comparison(frame: Any) -> str | None:
+    """The operator of the comparison instruction ``frame`` is running, if it is one."""
     import dis
 
     try:
         for instruction in dis.get_instructions(frame.f_code):
             if instruction.offset == frame.f_lasti:
                 if instruction.opname != "COMPARE_OP":
-                    return None  # operator.gt(x, 1), sorted([x, y]), ...
-                text = instruction.argrepr.removeprefix("bool(").removesuffix(")")
-                return text if text in _MIRRORED else None
+                    return None
+                return instruction.argrepr.removeprefix("bool(").removesuffix(")")
     except (AttributeError, TypeError, ValueError):
         return None
     return None

@@ -111,7 +111,7 @@ def _collect(owner: str, params: Any) -> list[Variable]:
     if callable(params) and not hasattr(params, "__iter__"):  # model.parameters, uncalled
         name = getattr(params, "__name__", type(params).__name__)
         raise TypeError(
-            f"{owner}: params is the function {name}, not what it returns: call it, "
+            f"{owner}: params is the method model.{name} itself, not called: call it, "
             f"model.{name}() (or pass the model itself)"
         )
     collected: list[Variable] = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -204,12 +206,27 @@ def test_equality_between_variables_is_identity_and_against_values_refused() -> 
     for compare, text in [
         (lambda: y == 9.0, r"'==' between a Variable of shape \(\) and float"),
         (lambda: y != 0, r"always be True.*y?\.?item\(\) != value"),
-        (lambda: 9.0 in [y], r"'==' between"),
         (lambda: x == np.ones(1), r"an ndarray.*x\.item\(\) == value"),
         (lambda: Variable(np.ones(2)) == np.ones(2), r"x\.data == value"),
+        (lambda: y == [9.0], r"and list"),
+        (lambda: y == Fraction(9), r"and Fraction"),
+        (lambda: 3 == y, r"'==' between a Variable"),
+        (lambda: np.float64(9.0) == y, r"and a NumPy number"),
     ]:
         with pytest.raises(TypeError, match=text):
             compare()
+    with pytest.raises(TypeError, match=r"shape None"):
+        Variable(None) == 3  # noqa: B015
+
+
+def test_containers_mixing_numbers_and_variables_compare_by_identity() -> None:
+    # Python compares 1.0 == x before reaching x: only an == the user wrote is refused
+    x = Variable(np.array(3.0))
+    assert x in [1.0, x] and [1.0, x].index(x) == 1 and [x, 1].count(1) == 1
+    assert np.float64(3.0) not in [x] and [1.0, x].count(x) == 1
+    items = [2.0, x]
+    items.remove(x)
+    assert items == [2.0]
 
 
 @pytest.mark.parametrize(

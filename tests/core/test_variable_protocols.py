@@ -138,7 +138,7 @@ def test_other_libraries_names_for_clearing_the_gradient(name, library, hint):
 def test_round_is_refused_like_float():
     x = Variable(np.array(2.4))
     for call in (lambda: round(x), lambda: round(x, 1)):
-        with pytest.raises(TypeError, match=r"round\(x\) would turn .* x\.item\(\)"):
+        with pytest.raises(TypeError, match=r"round\(x(, 1)?\) would turn .* x\.item\(\)"):
             call()
 
 

@@ -64,6 +64,33 @@ def test_an_edit_before_first_use_is_not_refused() -> None:
     np.testing.assert_array_equal(mf.jacfwd(f)(X).data, np.diag([4.0, 5.0, 6.0]))
 
 
+def test_edits_no_replayed_rule_reads_are_not_refused() -> None:
+    # a result edited before its next use (Mul's rule reads its inputs, not its output),
+    # one edited and never used again, and a leaf read only where no tangent flows
+    p = Variable(np.array([1.0, 2.0, 3.0]), name="p")
+
+    def edited_before_use(a):
+        y = a * 2.0
+        y.data[...] += 1.0
+        return y * y
+
+    def edited_last(a):
+        y = a * 2.0
+        y.data[...] += 1.0
+        return y
+
+    def side_computation(a):
+        F.sum(p * p)  # no tangent reaches this op
+        p.data -= 0.1 * p.data
+        return a * 2.0
+
+    for f in (edited_before_use, edited_last, side_computation):
+        p.data[...] = [1.0, 2.0, 3.0]
+        forward = mf.jacfwd(f)(X.copy()).data
+        p.data[...] = [1.0, 2.0, 3.0]
+        np.testing.assert_allclose(forward, mf.jacrev(f)(X.copy()).data)
+
+
 def test_a_large_value_edited_after_use_is_refused_too() -> None:
     # above 64 kB the stamp is the fingerprint, not the bytes
     x = np.linspace(0.1, 1.0, 3)

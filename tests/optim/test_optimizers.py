@@ -157,7 +157,7 @@ def test_accepts_a_module_and_deduplicates_shared_parameters():
 def test_the_uncalled_parameters_method_is_named():
     model = Linear(2, 3)
     with pytest.raises(
-        TypeError, match=r"SGD: params is the function parameters, .*parameters\(\)"
+        TypeError, match=r"SGD: params is the method model\.parameters itself, .*parameters\(\)"
     ):
         SGD(model.parameters, lr=0.1)
     assert len(SGD(model.parameters(), lr=0.1).params) == 2
