@@ -272,7 +272,7 @@ def test_09_registration_no_submodules() -> None:
         def parameters(self) -> Iterator[Any]:
             yield from self._params.values()
 
-    fails_with("register sub-modules too", cb09.check_registration, Flat, Parameter)
+    fails_with("the sub-modules are in self._modules", cb09.check_registration, Flat, Parameter)
 
 
 def test_09_registration_list_instead_of_dict() -> None:
