@@ -228,6 +228,20 @@ def check_cheapest_jacobian(cheapest_jacobian: Callable[..., Any]) -> None:
                     else "jacrev costs one pass per output, and wide has fewer outputs than inputs"
                 )
             )
+    square = np.arange(9.0).reshape(3, 3) / 10
+
+    def square_f(x: Any) -> Any:
+        return F.tanh(F.matmul(square, x))
+
+    right = mf.jacfwd(square_f)(np.ones(3)).data
+    with recording() as counts, exercise("cheapest_jacobian(square, np.ones(3))"):
+        got = cheapest_jacobian(square_f, np.ones(3))
+    check_close("the square Jacobian", got, right)
+    if counts["jacrev"] or not counts["jacfwd"]:
+        raise CheckFailed(
+            "for a square Jacobian (3 inputs, 3 outputs) use forward mode, as the exercise says "
+            "(n <= m): compare with <=, not <"
+        )
     n_tall, n_wide = runs.count("tall"), runs.count("wide")
     if n_tall != 2 or n_wide != 2:
         raise CheckFailed(

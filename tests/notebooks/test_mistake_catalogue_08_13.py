@@ -1275,6 +1275,7 @@ CATALOGUE: dict[tuple[str, int], list[Entry]] = {
     ],
     ("12", 3): [
         ("swapped", [("if x.size <= m:", "if x.size > m:")], "the modes are swapped"),
+        ("< for <= (a trial's)", [("if x.size <= m:", "if x.size < m:")], "compare with <=, not <"),
         (
             "always forward",
             [("if x.size <= m:", "if True:")],
