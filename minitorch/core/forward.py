@@ -174,15 +174,15 @@ def replay(tape: list[tuple[Any, ...]], level: TangentLevel) -> None:
 def _stamp_what_the_rule_reads(
     level: TangentLevel, func: Function, xs: Sequence[Variable], outputs: list[Variable]
 ) -> None:
-    """Stamp the values ``func``'s tangent rule will read when ``jacfwd`` replays it: its
-    inputs, and its outputs if it saves them (``Exp``: ``dy = y * dx``), each when first
-    seen. An op with no input tangent on this level is skipped on replay too (whether an
-    input carries a tangent is the same for every direction), so it reads nothing; an
-    output is stamped as made, an input only when an op first reads it, so a value edited
-    before its first use is no edit at all."""
+    """Stamp the values ``func``'s tangent rule may read when ``jacfwd`` replays it: its
+    inputs and its outputs (``Div``'s rule reads ``y`` though its backward does not save
+    it, so every output counts), each when first seen. An op with no input tangent on
+    this level is skipped on replay too (whether an input carries a tangent is the same
+    for every direction), so it reads nothing; an input is stamped only when an op with
+    a tangent first reads it, so a leaf edited before such a use is no edit at all."""
     if all(level.get(x) is None for x in xs):
         return
-    inplace.stamp_new(level.stamps, (*xs, *outputs) if func._saves_output else xs)
+    inplace.stamp_new(level.stamps, (*xs, *outputs))
 
 
 def check_tape(level: TangentLevel, name: str) -> None:
