@@ -29,6 +29,7 @@ when a gradient is copied as it is handed out: no two results ever share memory.
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
@@ -115,7 +116,8 @@ def backpropagate(
     Returns:
         ``id(y) -> (y, gradient)`` of the intermediate Variables that ``keep`` asked for.
     """
-    ready = [func for func, count in pending.items() if count == 0]
+    # A deque: a list that empties and refills at each node of a chain reallocates each time.
+    ready = deque([func for func, count in pending.items() if count == 0])
     kept: dict[int, tuple[Variable, Grad]] = {}
     unchanged: set[tuple[int, int]] = set()  # leaf snapshots already compared in this pass
     # Under detect_anomaly(), NaN/inf gradients are checked after each step.
@@ -169,7 +171,7 @@ def count_pending(outputs: Sequence[Variable]) -> tuple[dict[Function, int], lis
     """
     pending: dict[Function, int] = {}
     leaves: dict[int, Variable] = {}
-    stack: list[Function] = []
+    stack: deque[Function] = deque()  # a deque, as ``ready`` in backpropagate
     for y in outputs:
         if y.creator is None:
             leaves[id(y)] = y

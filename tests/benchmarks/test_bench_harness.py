@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks import memory, report, tasks_graph, tasks_models
+from benchmarks import harness, memory, report, tasks_graph, tasks_models
 from benchmarks.harness import Case, Target, round_orders, run_case
 
 
@@ -230,9 +230,42 @@ def test_report_lists_tasks_slower_than_the_baseline() -> None:
         {
             "task": "TX",
             "name": "fake",
-            "minitorch_ratio_to": {"baseline": {"t": {"median": 1.2}, "u": {"median": 1.01}}},
+            "minitorch_ratio_to": {
+                "baseline": {
+                    "t": {"median": 1.2, "interval": (1.1, 1.3)},
+                    "u": {"median": 1.01, "interval": (0.97, 1.06)},
+                }
+            },
         }
     ]
     lines = report._baseline_verdicts(results, "main")
-    assert any("TX fake t 1.20×" in line for line in lines)
+    assert any("TX fake t 1.200× (95% interval 1.10–1.30)" in line for line in lines)
     assert not any(" u " in line for line in lines)
+
+
+def test_report_within_five_percent_shows_the_slowest_with_intervals() -> None:
+    ratios = {
+        m: {"median": r, "interval": (r - 0.04, r + 0.04)}
+        for m, r in (("a", 0.90), ("b", 1.04), ("c", 0.99), ("d", 1.02))
+    }
+    results = [{"task": "TX", "name": "fake", "minitorch_ratio_to": {"baseline": ratios}}]
+    lines = report._baseline_verdicts(results, "main")
+    assert "no task and no metric is more than 5% slower" in lines[0]
+    listed = [line for line in lines if line.startswith("- ")]
+    assert [line.split()[3] for line in listed] == ["b", "d", "c"]  # slowest first
+    assert "(95% interval 1.00–1.08)" in listed[0]
+
+
+@pytest.mark.parametrize(("n", "ranks"), [(30, (10, 21)), (100, (40, 61)), (11, (2, 10))])
+def test_median_interval_is_the_binomial_order_statistics(n: int, ranks: tuple[int, int]) -> None:
+    # The ranks from the sign-test table for a 95% interval (Conover 1999, table A3):
+    # n = 11 gives the 2nd and 10th values, n = 30 the 10th and 21st, n = 100 the 40th
+    # and 61st (equivalently the normal approximation n/2 -/+ 1.96 sqrt(n)/2, rounded out).
+    values = [float(v) for v in np.random.default_rng(n).permutation(np.arange(1, n + 1))]
+    assert harness.median_interval(values) == ranks
+
+
+def test_median_interval_of_few_values_is_their_range() -> None:
+    assert harness.median_interval([3.0, 1.0, 2.0]) == (1.0, 3.0)
+    with pytest.raises(ValueError, match="no values"):
+        harness.median_interval([])
