@@ -116,16 +116,24 @@ def markdown(payload: dict[str, Any]) -> str:
 def _baseline_verdicts(results: list[dict[str, Any]], rev: str) -> list[str]:
     """Against the baseline commit: every timing within 5% (paired per-round medians).
 
-    Each ratio is shown with its 95% interval (``harness.median_interval``): a median of
-    1.03x whose interval reaches 1.08x is within 5% by this run's estimate, but the run
-    cannot rule out more; the slowest three are listed so a reader sees how close it was.
+    Each ratio is shown with its confidence interval (``harness.median_interval``, 95%,
+    or the range of the rounds with its lower coverage when there are fewer than 6): a
+    median of 1.03x whose interval reaches 1.08x is within 5% by this run's estimate, but
+    the run cannot rule out more. The slowest three are listed when none is over 5%, so
+    a reader sees how close it was. A results.json from before the intervals shows none.
     """
     rows = []
     for result in results:
         for metric, ratio in result["minitorch_ratio_to"].get("baseline", {}).items():
-            low, high = ratio.get("interval") or (ratio["median"], ratio["median"])
             text = f"{result['task']} {result['name']} {metric} {ratio['median']:.3f}×"
-            rows.append((ratio["median"], f"{text} (95% interval {low:.2f}–{high:.2f})"))
+            if ratio.get("interval"):
+                low, high, *coverage = ratio["interval"]
+                short = coverage and coverage[0] < 0.95  # the range of too few rounds
+                level = f"{coverage[0]:.1%}" if short else "95%"
+                text += f" ({level} interval {low:.3f}–{high:.3f})"
+            rows.append((ratio["median"], text))
+    if not rows:
+        return [f"Against `{rev}`: no ratios (the baseline ran no task)."]
     rows.sort(reverse=True)
     slower = [text for median, text in rows if median > 1.05]
     if slower:

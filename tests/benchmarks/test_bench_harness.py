@@ -9,6 +9,7 @@ the docs table are produced.
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -232,20 +233,24 @@ def test_report_lists_tasks_slower_than_the_baseline() -> None:
             "name": "fake",
             "minitorch_ratio_to": {
                 "baseline": {
-                    "t": {"median": 1.2, "interval": (1.1, 1.3)},
-                    "u": {"median": 1.01, "interval": (0.97, 1.06)},
+                    "t": {"median": 1.2, "interval": [1.1, 1.3, 0.957]},
+                    "u": {"median": 1.01, "interval": [0.97, 1.06, 0.957]},
+                    "v": {"median": 1.1, "interval": [1.0, 1.2, 0.9375]},  # 5 rounds
+                    "w": {"median": 1.07},  # a results.json from before the intervals
                 }
             },
         }
     ]
     lines = report._baseline_verdicts(results, "main")
-    assert any("TX fake t 1.200× (95% interval 1.10–1.30)" in line for line in lines)
+    assert "- TX fake t 1.200× (95% interval 1.100–1.300)" in lines
+    assert "- TX fake v 1.100× (93.8% interval 1.000–1.200)" in lines
+    assert "- TX fake w 1.070×" in lines
     assert not any(" u " in line for line in lines)
 
 
 def test_report_within_five_percent_shows_the_slowest_with_intervals() -> None:
     ratios = {
-        m: {"median": r, "interval": (r - 0.04, r + 0.04)}
+        m: {"median": r, "interval": [r - 0.04, r + 0.04, 0.96]}
         for m, r in (("a", 0.90), ("b", 1.04), ("c", 0.99), ("d", 1.02))
     }
     results = [{"task": "TX", "name": "fake", "minitorch_ratio_to": {"baseline": ratios}}]
@@ -253,19 +258,39 @@ def test_report_within_five_percent_shows_the_slowest_with_intervals() -> None:
     assert "no task and no metric is more than 5% slower" in lines[0]
     listed = [line for line in lines if line.startswith("- ")]
     assert [line.split()[3] for line in listed] == ["b", "d", "c"]  # slowest first
-    assert "(95% interval 1.00–1.08)" in listed[0]
+    assert "(95% interval 1.000–1.080)" in listed[0]
+    empty = [{"task": "TX", "name": "fake", "minitorch_ratio_to": {"numpy": ratios}}]
+    assert report._baseline_verdicts(empty, "main") == [
+        "Against `main`: no ratios (the baseline ran no task)."
+    ]
 
 
-@pytest.mark.parametrize(("n", "ranks"), [(30, (10, 21)), (100, (40, 61)), (11, (2, 10))])
-def test_median_interval_is_the_binomial_order_statistics(n: int, ranks: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("n", "ranks", "coverage"),
+    [(11, (2, 10), 0.9883), (30, (10, 21), 0.9572), (100, (40, 61), 0.9648)],
+)
+def test_median_interval_is_the_binomial_order_statistics(
+    n: int, ranks: tuple[int, int], coverage: float
+) -> None:
     # The ranks from the sign-test table for a 95% interval (Conover 1999, table A3):
     # n = 11 gives the 2nd and 10th values, n = 30 the 10th and 21st, n = 100 the 40th
-    # and 61st (equivalently the normal approximation n/2 -/+ 1.96 sqrt(n)/2, rounded out).
+    # and 61st; the coverage is 1 - 2 P(Binomial(n, 1/2) < k), e.g. 1 - 2 * 67/2048 = 0.9883
+    # for n = 11 (P(X <= 1) = 12/2048 is the largest tail under 0.025, so k = 2).
     values = [float(v) for v in np.random.default_rng(n).permutation(np.arange(1, n + 1))]
-    assert harness.median_interval(values) == ranks
+    interval = harness.median_interval(values)
+    assert (interval.low, interval.high) == ranks
+    assert interval.coverage == pytest.approx(coverage, abs=1e-4)
 
 
-def test_median_interval_of_few_values_is_their_range() -> None:
-    assert harness.median_interval([3.0, 1.0, 2.0]) == (1.0, 3.0)
-    with pytest.raises(ValueError, match="no values"):
-        harness.median_interval([])
+def test_median_interval_of_few_values_is_their_range_with_its_coverage() -> None:
+    assert harness.median_interval([3.0, 1.0, 2.0]) == (1.0, 3.0, 0.75)
+    assert harness.median_interval([5.0, 1.0, 2.0, 4.0, 3.0]).coverage == 1 - 2 / 32
+
+
+@pytest.mark.parametrize(
+    ("values", "confidence", "message"),
+    [([], 0.95, "no values"), ([1.0, float("nan"), 2.0], 0.95, "NaN"), ([1.0], -1, "(0, 1)")],
+)
+def test_median_interval_refuses(values: list[float], confidence: float, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        harness.median_interval(values, confidence)
