@@ -18,6 +18,7 @@ import importlib
 import io
 import pkgutil
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -31,6 +32,17 @@ from benchmarks.harness import Case, Setup
 NAME = "minitorch_baseline"
 ROOT = Path(__file__).resolve().parent.parent
 _IMPORT = re.compile(r"^(\s*)(from|import)(\s+)minitorch\b", re.M)
+# Where the code asks for its own package by name: ``cls.__module__.startswith(
+# "minitorch.")`` tells minitorch's ops from a user's (a user's Function gets a checking
+# ``__init__`` and a checked ``backward``), ``sys.modules.get("minitorch.ops")`` finds
+# the ops. Left as they were, the renamed copy would take its own ops for a user's and run
+# slower paths: minitorch at HEAD benched against itself read 0.79x forward and 1.4x
+# freeing.
+_OWN_NAME = re.compile(
+    r"""((?:startswith|sys\.modules\.get|import_module|files)\(\s*)(["'])minitorch\b"""
+)
+# Bumped when the rewriting changes, so that extracted copies are made again.
+_REWRITE = "rewrite-2"
 
 
 def prepare(rev: str, out: Path | None = None) -> Path:
@@ -45,7 +57,8 @@ def prepare(rev: str, out: Path | None = None) -> Path:
         raise ValueError(f"--baseline: {rev!r} is not a commit of this repository") from None
     where = (out or ROOT / "build" / "bench") / f"baseline-{sha[:12]}"
     package = where / NAME
-    if not package.exists():
+    if not (where / _REWRITE).exists():
+        shutil.rmtree(where, ignore_errors=True)
         archive = subprocess.run(
             ["git", "archive", "--format=tar", sha, "minitorch"],
             cwd=ROOT,
@@ -56,7 +69,9 @@ def prepare(rev: str, out: Path | None = None) -> Path:
             tar.extractall(where, filter="data")
         (where / "minitorch").rename(package)
         for path in package.rglob("*.py"):
-            path.write_text(_IMPORT.sub(rf"\1\2\3{NAME}", path.read_text()))
+            text = _IMPORT.sub(rf"\1\2\3{NAME}", path.read_text())
+            path.write_text(_OWN_NAME.sub(rf"\1\2{NAME}", text))
+        (where / _REWRITE).touch()
     return where
 
 

@@ -208,6 +208,10 @@ def test_baseline_commit_runs_as_a_peer_in_the_same_rounds(tmp_path: Path) -> No
         assert package.__name__ == "minitorch_baseline"
         # its own imports were rewritten: its engine is its own, not this checkout's
         assert package.core.backward.__name__ == "minitorch_baseline.core.backward"
+        # and it knows its ops for its own: a copy that took them for a user's gave each a
+        # Python __init__ and checked backward (itself as the baseline: 0.79x forward)
+        mul = package.ops.arithmetic.Mul
+        assert mul._trusted and mul.__init__ is object.__init__
         case = tasks_graph.chain_case(50, with_dezero=False)
         baseline.add_to(case, package, "HEAD")
         result = run_case(case, ["minitorch", "numpy", "baseline"], rounds=5, log=lambda _: None)
@@ -224,6 +228,19 @@ def test_baseline_commit_runs_as_a_peer_in_the_same_rounds(tmp_path: Path) -> No
         sys.path.remove(str(where))
     with pytest.raises(ValueError, match="not a commit"):
         baseline.prepare("no-such-revision-h17", out=tmp_path)
+
+
+def test_baseline_copy_asks_for_its_own_package_by_its_new_name() -> None:
+    from benchmarks import baseline
+
+    code = (
+        'import minitorch.ops\nmine = cls.__module__.startswith("minitorch.")\n'
+        "ops = sys.modules.get('minitorch.ops')\nmessage = \"minitorch.detect_anomaly()\"\n"
+    )
+    rewritten = baseline._OWN_NAME.sub(r"\1\2minitorch_baseline", code)
+    assert 'startswith("minitorch_baseline.")' in rewritten
+    assert "sys.modules.get('minitorch_baseline.ops')" in rewritten
+    assert '"minitorch.detect_anomaly()"' in rewritten  # messages keep their text
 
 
 def test_report_lists_tasks_slower_than_the_baseline() -> None:
