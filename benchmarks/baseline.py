@@ -30,6 +30,7 @@ from typing import Any
 from benchmarks.harness import Case, Setup
 
 NAME = "minitorch_baseline"
+CURRENT = "minitorch_checkout"  # this checkout's copy, benched in its place (prepare_checkout)
 ROOT = Path(__file__).resolve().parent.parent
 _IMPORT = re.compile(r"^(\s*)(from|import)(\s+)minitorch\b", re.M)
 # Where the code asks for its own package by name: ``cls.__module__.startswith(
@@ -45,8 +46,8 @@ _OWN_NAME = re.compile(
 _REWRITE = "rewrite-2"
 
 
-def prepare(rev: str, out: Path | None = None) -> Path:
-    """Extract commit ``rev``'s ``minitorch/`` as ``<dir>/minitorch_baseline``; return ``<dir>``.
+def prepare(rev: str, out: Path | None = None, name: str = NAME) -> Path:
+    """Extract commit ``rev``'s ``minitorch/`` as ``<dir>/<name>``; return ``<dir>``.
 
     Raises:
         ValueError: if ``rev`` is not a commit of this repository.
@@ -55,8 +56,10 @@ def prepare(rev: str, out: Path | None = None) -> Path:
         sha = _git("rev-parse", "--verify", f"{rev}^{{commit}}").strip()
     except subprocess.CalledProcessError:
         raise ValueError(f"--baseline: {rev!r} is not a commit of this repository") from None
-    where = (out or ROOT / "build" / "bench") / f"baseline-{sha[:12]}"
-    package = where / NAME
+    where = (
+        out or ROOT / "build" / "bench"
+    ) / f"{'baseline' if name == NAME else name}-{sha[:12]}"
+    package = where / name
     if not (where / _REWRITE).exists():
         shutil.rmtree(where, ignore_errors=True)
         archive = subprocess.run(
@@ -68,19 +71,38 @@ def prepare(rev: str, out: Path | None = None) -> Path:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(where, filter="data")
         (where / "minitorch").rename(package)
-        for path in package.rglob("*.py"):
-            text = _IMPORT.sub(rf"\1\2\3{NAME}", path.read_text())
-            path.write_text(_OWN_NAME.sub(rf"\1\2{NAME}", text))
+        _rename(package, name)
         (where / _REWRITE).touch()
     return where
 
 
-def load(where: Path) -> ModuleType:
-    """Import the extracted baseline package and all its submodules."""
+def prepare_checkout(out: Path | None = None, name: str = CURRENT) -> Path:
+    """Copy this checkout's ``minitorch/`` (uncommitted edits included) as ``<dir>/<name>``.
+
+    Benched as a copy, this checkout's code stands where the baseline stands: both are
+    extracted packages imported after the start. Benched as the package imported at the
+    start against an extracted copy, identical code read 0.86x (conv) and 1.045x (T2's
+    free with DeZero and PyTorch): the place in the process, not the code.
+    """
+    where = (out or ROOT / "build" / "bench") / name
+    shutil.rmtree(where, ignore_errors=True)
+    shutil.copytree(ROOT / "minitorch", where / name, ignore=shutil.ignore_patterns("__pycache__"))
+    _rename(where / name, name)
+    return where
+
+
+def _rename(package: Path, name: str) -> None:
+    for path in package.rglob("*.py"):
+        text = _IMPORT.sub(rf"\1\2\3{name}", path.read_text())
+        path.write_text(_OWN_NAME.sub(rf"\1\2{name}", text))
+
+
+def load(where: Path, name: str = NAME) -> ModuleType:
+    """Import the extracted package ``name`` and all its submodules."""
     if str(where) not in sys.path:
         sys.path.insert(0, str(where))
-    package = importlib.import_module(NAME)
-    for info in pkgutil.walk_packages(package.__path__, NAME + "."):
+    package = importlib.import_module(name)
+    for info in pkgutil.walk_packages(package.__path__, name + "."):
         importlib.import_module(info.name)
     return package
 
@@ -92,10 +114,11 @@ def as_minitorch(package: ModuleType) -> Iterator[None]:
     The ``examples`` package (the GPT task's model) is imported afresh inside the block
     too: imported earlier, it would hold the current minitorch's classes.
     """
+    own = package.__name__
     aliases = {
-        "minitorch" + name[len(NAME) :]: module
+        "minitorch" + name[len(own) :]: module
         for name, module in sys.modules.items()
-        if name == NAME or name.startswith(NAME + ".")
+        if name == own or name.startswith(own + ".")
     }
     users = [name for name in sys.modules if name == "examples" or name.startswith("examples.")]
     saved = {name: sys.modules.get(name) for name in [*aliases, *users]}
@@ -128,6 +151,19 @@ def add_to(case: Case, package: ModuleType, rev: str) -> None:
                 raise NotImplementedError(f"minitorch at {rev} cannot run it: {exc}") from exc
 
     case.impls["baseline"] = _named(baseline, rev)
+
+
+def run_as_copy(case: Case, package: ModuleType) -> None:
+    """Run ``case``'s "minitorch" framework on ``package`` (:func:`prepare_checkout`)."""
+    setup = case.impls.get("minitorch")
+    if setup is None or case.task == "T6":  # T6 runs fresh processes
+        return
+
+    def minitorch() -> Any:
+        with as_minitorch(package):
+            return setup()
+
+    case.impls["minitorch"] = minitorch
 
 
 def _named(setup: Setup, rev: str) -> Setup:

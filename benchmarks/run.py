@@ -98,8 +98,12 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks import baseline  # noqa: PLC0415
 
         package = baseline.load(baseline.prepare(args.baseline))
+        # This checkout runs as an extracted copy too, so the two stand alike in the
+        # process (baseline.prepare_checkout says why).
+        checkout = baseline.load(baseline.prepare_checkout(), baseline.CURRENT)
         for case in cases:
             baseline.add_to(case, package, args.baseline)
+            baseline.run_as_copy(case, checkout)
         frameworks.append("baseline")
     results: list[Result] = []
     for case in cases:

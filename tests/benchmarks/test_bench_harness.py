@@ -230,6 +230,35 @@ def test_baseline_commit_runs_as_a_peer_in_the_same_rounds(tmp_path: Path) -> No
         baseline.prepare("no-such-revision-h17", out=tmp_path)
 
 
+def test_checkout_runs_as_a_copy_beside_the_baseline(tmp_path: Path) -> None:
+    import sys
+
+    from benchmarks import baseline
+
+    where = baseline.prepare_checkout(out=tmp_path)
+    package = baseline.load(where, baseline.CURRENT)
+    try:
+        assert package.core.backward.__name__ == "minitorch_checkout.core.backward"
+        assert package.ops.arithmetic.Mul._trusted  # knows its own ops by its new name
+
+        def setup() -> Any:
+            import minitorch
+
+            module = minitorch.Variable.__module__  # bound while the alias is in place
+            return lambda: ({"t": 0.0}, module)
+
+        case = Case("TX", "fake", "s", ("t",), {"minitorch": setup})
+        baseline.run_as_copy(case, package)
+        assert case.impls["minitorch"]()()[1] == "minitorch_checkout.core.variable"
+        import minitorch
+
+        assert sys.modules["minitorch"] is minitorch  # the alias is gone after setup
+    finally:
+        for name in [n for n in sys.modules if n.startswith(baseline.CURRENT)]:
+            del sys.modules[name]
+        sys.path.remove(str(where))
+
+
 def test_baseline_copy_asks_for_its_own_package_by_its_new_name() -> None:
     from benchmarks import baseline
 
