@@ -72,12 +72,26 @@ def build_cases(quick: bool, tasks: set[str]) -> list[Case]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--quick", action="store_true", help="smaller sizes (about a minute)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (>= 5)")
-    parser.add_argument("--tasks", default="T1,T2,T3,T4,T5,T6,T7,conv,J,gpt")
-    parser.add_argument("--frameworks", default=",".join(FRAMEWORKS))
-    parser.add_argument("--out", default=str(ROOT / "build" / "bench"))
+    parser.add_argument(
+        "--tasks",
+        default="T1,T2,T3,T4,T5,T6,T7,conv,J,gpt",
+        help="comma-separated tasks to run (default: all; see docs/performance.md)",
+    )
+    parser.add_argument(
+        "--frameworks",
+        default=",".join(FRAMEWORKS),
+        help=f"comma-separated frameworks (default: {','.join(FRAMEWORKS)})",
+    )
+    parser.add_argument(
+        "--out",
+        default=str(ROOT / "build" / "bench"),
+        help="folder for results.json and results.md (default: build/bench)",
+    )
     parser.add_argument("--update-docs", action="store_true", help="rewrite the docs table")
     parser.add_argument(
         "--baseline",
