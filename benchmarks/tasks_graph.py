@@ -11,6 +11,7 @@ Every timing includes releasing the graph (``del``), which is part of the cost o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -125,14 +126,22 @@ def per_op_case(n_ops: int) -> Case:
 
 
 # -- T2 deep chain ------------------------------------------------------------------------
-def chain_case(n: int, with_dezero: bool) -> Case:
+def chain_case(
+    n: int, with_dezero: bool, before_free: Callable[[Any], None] | None = None
+) -> Case:
+    """T2. ``bwd+free`` is what a step pays after its forward pass: a backward that reads
+    less of the graph leaves more of it out of cache for ``del``, so ``bwd`` and ``free``
+    can trade time (``benchmarks/free_control.py`` shows it). ``before_free(y)``, if
+    given, runs untimed between the two in minitorch's step (that control's hook)."""
     factor = 1.0000001
 
-    def per_node(t0: float, t1: float, t2: float, t3: float) -> dict[str, float]:
+    def per_node(t0: float, t1: float, t2: float, t3: float, hook: float = 0) -> dict[str, float]:
+        # t0, forward, t1, backward, t2, [before_free: hook seconds], del, t3
         return {
             "bwd": (t2 - t1) / n * 1e6,
             "fwd": (t1 - t0) / n * 1e6,
-            "free": (t3 - t2) / n * 1e6,
+            "free": (t3 - t2 - hook) / n * 1e6,
+            "bwd+free": (t3 - t1 - hook) / n * 1e6,
         }
 
     def minitorch() -> Step:
@@ -149,9 +158,13 @@ def chain_case(n: int, with_dezero: bool) -> Case:
             t1 = _now()
             y.backward()
             t2 = _now()
+            hook = 0.0
+            if before_free is not None:
+                before_free(y)
+                hook = _now() - t2
             del y
             t3 = _now()
-            return per_node(t0, t1, t2, t3), x.grad.data.copy()
+            return per_node(t0, t1, t2, t3, hook), x.grad.data.copy()
 
         return step
 
@@ -217,7 +230,7 @@ def chain_case(n: int, with_dezero: bool) -> Case:
         task="T2",
         name=f"deep chain: y = y * 1.0000001, N = {n:,} on a 0-d array",
         unit="µs/node",
-        metrics=("bwd", "fwd", "free"),
+        metrics=("bwd", "fwd", "free", "bwd+free"),
         impls=impls,
         targets=[Target("bwd", "torch", 1.0), Target("fwd", "torch", 1.0)],
         rtol=1e-9,
