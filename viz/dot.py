@@ -9,8 +9,6 @@ byte-identical across runs and processes and cannot be broken by a strange name.
 from __future__ import annotations
 
 import difflib
-import inspect
-import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +19,9 @@ from minitorch.core import Unsaved
 from viz import style
 from viz.clusters import ModuleTree, cluster_lines, module_tree
 from viz.graph import FuncNode, Graph, VarNode, as_outputs, parameter_names, paused_gc, walk
-from viz.labels import escape, format_array, format_bytes, format_shape, visible
+from viz.labels import escape, format_array, format_bytes, format_shape
 from viz.memory import graph_saved_bytes, saved_bytes
+from viz.names import label_names
 from viz.tangents import tangent_overlay
 
 
@@ -52,8 +51,8 @@ class Overlay:
         edge_attrs: edge index (into ``Graph.edges``) -> extra DOT attributes.
         grads: node id -> the plain-text gradient line to show instead of ``var.grad``.
         caption: plain text drawn under the graph.
-        names: node id -> the bold name to show instead of the automatic ``v7`` (plain
-            text; the stepper's derived names, :mod:`viz.names`).
+        names: node id -> the bold name to show instead of the one :mod:`viz.names`
+            derives (plain text; the stepper's, derived from the output it steps from).
     """
 
     node_attrs: dict[str, str] = field(default_factory=dict)
@@ -113,9 +112,13 @@ def to_dot(
     (input -> Function -> output). A shared sub-expression is one node; distinct
     Variables stay distinct nodes even when they share a name. Node ids (``v1``, ``f1``,
     ...) count in forward order, the order the expression creates them (``v1`` is an
-    input, the output comes last), so the same graph always gives the same text. A node
-    without a name is drawn with its id; a constant with its value when it is small,
-    else with the op argument it was passed as (``t`` for a loss's targets). Colours:
+    input, the output comes last), so the same graph always gives the same text. Each
+    Variable is drawn with its name, a parameter with its path, a constant with its
+    value when it is small, else with the op argument it was passed as (``t`` for a
+    loss's targets); any other is named by its role, as the backward stepper names it
+    (:mod:`viz.names`): the output ``y`` (``loss``), an intermediate by the expression
+    that made it (``x*2.0``, ``tanh(x*2.0)``) or, when that is long, its Function and a
+    count (``linear2``). Colours:
     blue leaves/parameters, grey intermediates, orange outputs, dashed constants, purple
     nodes made by ``backward(create_graph=True)``.
 
@@ -160,7 +163,7 @@ def to_dot(
         >>> from minitorch import Variable
         >>> x = Variable(np.array(2.0), name="x")
         >>> print(to_dot(x * x, show_shapes=False).splitlines()[6].strip())
-        v2 [label=<<B>v2</B>> shape=ellipse style=filled fillcolor="#fdae6b"]
+        v2 [label=<<B>y</B>> shape=ellipse style=filled fillcolor="#fdae6b"]
 
     References:
         E. Gansner, E. Koutsofios, S. North, "Drawing graphs with dot" (Graphviz manual).
@@ -237,7 +240,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
     """
     overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
     backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
-    labels = {**_labels(graph)[0], **overlay.names}
+    labels = {**label_names(graph), **overlay.names}
     node_lines: dict[str, str] = {}
     hidden_grads = False
     variables = {vn.id: vn for vn in graph.variables}
@@ -335,138 +338,6 @@ def _var_line(
     attrs = style.VAR_STYLE[vn.kind]
     extra = overlay.node_attrs.get(vn.id)
     return f"{vn.id} [label=<{'<BR/>'.join(rows)}> {attrs}" + (f" {extra}]" if extra else "]")
-
-
-def _given_name(vn: VarNode, arg_name: str | None = None) -> str | None:
-    """The bold first line a node brings itself, or ``None`` when it gets an automatic id.
-
-    Its parameter path, its name, a small constant's value, or, for a constant that an
-    op made from user data (the targets ``t`` of a loss), the op's argument it was passed
-    as, when the op's ``forward`` names its arguments.
-    """
-    if vn.param_name is not None:
-        return vn.param_name
-    if vn.var.name is not None and str(vn.var.name) != "":  # Graphviz rejects an empty <B></B>
-        return str(vn.var.name)
-    if vn.kind == "constant" and vn.var.data is not None and vn.var.data.size <= 6:
-        return format_array(vn.var.data)
-    if vn.kind == "constant" and arg_name is not None:
-        return arg_name
-    return None
-
-
-def _labels(graph: Graph) -> tuple[dict[str, str], set[str]]:
-    """Node id -> the bold first line of each Variable, and the ids labelled automatically.
-
-    A node without a name of its own is labelled with its node id (``v3``), unless a
-    user's name already reads ``v3`` (``Variable(..., name="v3")`` that is another
-    node): then it takes the first ``v<k>`` after the graph's own ids that no name uses,
-    so that two different nodes never show the same automatic-looking label.
-    """
-    arg_names = _argument_names(graph)
-    given = {vn.id: _given_name(vn, arg_names.get(vn.id)) for vn in graph.variables}
-    taken = {visible(name) for name in given.values() if name is not None}
-    labels: dict[str, str] = {}
-    automatic: set[str] = set()
-    fresh = itertools.count(len(graph.variables) + 1)
-    for vn in graph.variables:
-        name = given[vn.id]
-        if name is None:
-            automatic.add(vn.id)
-            name = vn.id
-            while name in taken:  # rare: a user name equal to an automatic id
-                name = f"v{next(fresh)}"
-            taken.add(name)
-        labels[vn.id] = name
-    return labels, automatic
-
-
-def variable_names(graph: Graph) -> dict[str, str]:
-    """Node id -> the name each Variable node shows in bold, as plain text.
-
-    The same text the drawing shows (:func:`viz.labels.visible`: long names shortened,
-    invisible characters spelt out): a parameter's path, the Variable's ``name``, a
-    small constant's value or the op argument it was passed as, else the node id — or,
-    where a user's name already reads like that id, the first ``v<k>`` after the
-    graph's ids that nothing uses, so that no two nodes show the same label. The
-    backward stepper's captions name Variables with it, so caption and drawing agree.
-
-    Example:
-        >>> import numpy as np
-        >>> from minitorch import Variable
-        >>> x = Variable(np.array(1.0), name="x")
-        >>> variable_names(walk([(x * 2.0).exp()]))
-        {'v1': 'x', 'v2': '2.0', 'v3': 'v3', 'v4': 'v4'}
-        >>> x.name = "v3"  # the name of the automatic id of x * 2.0: that one moves on
-        >>> variable_names(walk([(x * 2.0).exp()]))
-        {'v1': 'v3', 'v2': '2.0', 'v3': 'v5', 'v4': 'v4'}
-    """
-    return {node_id: visible(label) for node_id, label in _labels(graph)[0].items()}
-
-
-def unnamed_variables(graph: Graph) -> set[str]:
-    """The node ids of the Variables drawn with an automatic label (no name of their own).
-
-    Example:
-        >>> import numpy as np
-        >>> from minitorch import Variable
-        >>> sorted(unnamed_variables(walk([Variable(np.array(1.0), name="x").exp()])))
-        ['v2']
-    """
-    return _labels(graph)[1]
-
-
-def creator_names(graph: Graph) -> dict[str, str]:
-    """Variable node id -> the name of the Function node that made it (as drawn).
-
-    Example:
-        >>> import numpy as np
-        >>> from minitorch import Variable
-        >>> creator_names(walk([Variable(np.array(1.0), name="x").exp()]))
-        {'v2': 'Exp'}
-    """
-    functions = {fn.id: fn for fn in graph.functions}
-    made: dict[str, str] = {}
-    for src, dst in graph.edges:
-        if src in functions and dst not in made:
-            made[dst] = visible(type(functions[src].func).__name__ or "Function")
-    return made
-
-
-def _argument_names(graph: Graph) -> dict[str, str]:
-    """Constant node id -> the name of the ``forward`` argument it was first passed as."""
-    names: dict[str, str] = {}
-    constants = {vn.id for vn in graph.variables if vn.kind == "constant"}
-    if not constants:
-        return names
-    for fn in graph.functions:
-        params = _forward_parameters(type(fn.func))
-        for position, x in enumerate(fn.func.inputs):
-            vid = graph.var_id(x)
-            if vid in constants and vid not in names and position < len(params):
-                names[vid] = params[position]
-    return names
-
-
-_FORWARD_PARAMETERS: dict[type, tuple[str, ...]] = {}
-
-
-def _forward_parameters(cls: type) -> tuple[str, ...]:
-    """The positional parameter names of ``cls.forward`` after ``self`` (``()`` if unknown)."""
-    if cls in _FORWARD_PARAMETERS:
-        return _FORWARD_PARAMETERS[cls]
-    names: list[str] = []
-    try:
-        signature = inspect.signature(cls.forward)  # type: ignore[attr-defined]
-    except (AttributeError, TypeError, ValueError):
-        signature = None
-    if signature is not None:
-        for param in list(signature.parameters.values())[1:]:
-            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-                break
-            names.append(param.name)
-    _FORWARD_PARAMETERS[cls] = tuple(names)
-    return _FORWARD_PARAMETERS[cls]
 
 
 def _grad_text(vn: VarNode) -> str | None:

@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from viz.dot import creator_names, unnamed_variables
 from viz.labels import format_array
-from viz.names import derived_names, is_plain
+from viz.names import creator_names, derived_names, is_plain, unnamed_variables
 from viz.trace import BackwardStep, BackwardTrace
 
 
@@ -74,7 +73,8 @@ class StepFrames:
     def derived(self) -> dict[str, str]:
         """Node id -> name, for the Variables the user did not name (``y``, ``tanh(h)``).
 
-        The drawing shows these in place of the node ids (see :mod:`viz.names`).
+        Named from the output the stepper starts at; the drawing shows these, so that a
+        graph with several outputs names them as the captions do (see :mod:`viz.names`).
         """
         unnamed = unnamed_variables(self.trace.graph)
         return {i: name for i, name in self._names.items() if i in unnamed}
@@ -247,9 +247,9 @@ class StepFrames:
         ]
 
     def _unnamed(self, node_id: str | None) -> bool:
-        """Whether the drawing shows only the node id, as for a Function's unnamed output.
+        """Whether the node is named only by a Function and a count (``add3``).
 
-        Then a caption says where the node is (:meth:`_where`): ``v7`` alone does not
+        Then a caption says where the node is (:meth:`_where`): ``add3`` alone does not
         tell a student which ellipse to look at.
         """
         return node_id is not None and node_id in self._automatic
@@ -260,7 +260,7 @@ class StepFrames:
         return self._naming[1]
 
     def _where(self, node_id: str) -> str:
-        """``v7 is the output of Mul`` (``v7 is a leaf`` when no Function made it)."""
+        """``mul3 is the output of Mul`` (``leaf2 is a leaf`` when no Function made it)."""
         made_by = self._creators.get(node_id)
         name = self._names[node_id]
         return f"{name} is the output of {made_by}" if made_by else f"{name} is a leaf"

@@ -1,25 +1,30 @@
-"""Names for the Variables a user did not name, derived from the graph: ``y``, ``tanh(h)``.
+"""The name each Variable of a drawn graph goes by: its own, or one derived from the graph.
 
-Python's own variable names are gone by the time a graph is drawn, so the backward
-stepper names each unnamed Variable by its role instead of its node id (``v125``):
+A Variable's own name comes first: a module parameter's path, ``Variable.name``, a small
+constant's value, or the op argument a constant made from user data was passed as (``t``,
+a loss's targets). Python's own variable names are gone by the time a graph is drawn, so
+every other Variable is named by its role, the same in the static drawing
+(:func:`viz.to_dot`), the backward stepper and the text trace:
 
-* the output is ``loss`` when a loss Function made it, else ``y``;
+* the output is ``loss`` when a loss Function made it, else ``y`` (``out`` when a
+  Variable you named is ``y``);
 * an intermediate is the expression that made it, written from its inputs' names:
   ``x*2.0``, ``sin(x*2.0)``, ``-h``, ``a@W``, ``(a+b)*c`` — when that is at most
   :data:`MAX_EXPRESSION` characters and no other node has it;
 * else the Function's name and which of its results it is, in forward order:
   ``linear2`` is the second Linear's output, ``add14`` the fourteenth Add's.
 
-Names a user gave (``Variable.name``, a module parameter's path) and a small
-constant's value always come first; no two nodes get the same name.
+No two nodes get the same name. The node ids of the DOT text (``v1``, ``f1``) stay what
+they were: they are ids, not names.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 
-from viz.dot import unnamed_variables, variable_names
-from viz.graph import Graph
+from viz.graph import Graph, VarNode
+from viz.labels import format_array, visible
 
 #: A derived expression longer than this many characters is named ``<op><k>`` instead.
 MAX_EXPRESSION = 22
@@ -62,9 +67,10 @@ def derived_names(graph: Graph, output_id: str | None = None) -> tuple[dict[str,
         >>> sorted(names.values()), counted
         (['2.0', 'tanh(x*2.0)', 'x', 'x*2.0', 'y'], set())
     """
-    names = variable_names(graph)
-    unnamed = unnamed_variables(graph)
-    taken = {name for node_id, name in names.items() if node_id not in unnamed}
+    given = given_names(graph)
+    names = {node_id: visible(name) for node_id, name in given.items() if name is not None}
+    unnamed = {node_id for node_id, name in given.items() if name is None}
+    taken = set(names.values())
     outputs = (
         {output_id} if output_id else {vn.id for vn in graph.variables if vn.kind == "output"}
     )
@@ -80,7 +86,7 @@ def derived_names(graph: Graph, output_id: str | None = None) -> tuple[dict[str,
         counts[stem] = counts.get(stem, 0) + 1  # the k-th unnamed result of this Function
         name = None
         if vn.id in outputs:
-            name = _fresh("loss" if any(w in op for w in LOSSES) else "y", taken)
+            name = _output_name(op, taken)
         elif creator is not None:
             inputs = [graph.var_id(x) for x in creator.inputs]
             args = [names.get(i or "", "…") for i in inputs]
@@ -95,6 +101,126 @@ def derived_names(graph: Graph, output_id: str | None = None) -> tuple[dict[str,
     return names, counted
 
 
+def variable_names(graph: Graph) -> dict[str, str]:
+    """Node id -> the name each Variable node shows in bold, as plain text.
+
+    Its own name (through :func:`viz.labels.visible`: long names shortened, invisible
+    characters spelt out), else the one :func:`derived_names` gives it. The drawing, the
+    stepper's captions and the text trace all name Variables with it.
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> from viz.graph import walk
+        >>> x = Variable(np.array(1.0), name="x")
+        >>> variable_names(walk([(x * 2.0).exp()]))
+        {'v1': 'x', 'v2': '2.0', 'v3': 'x*2.0', 'v4': 'y'}
+        >>> x.name = "y"  # the output's usual name: the output is out
+        >>> variable_names(walk([(x * 2.0).exp()]))
+        {'v1': 'y', 'v2': '2.0', 'v3': 'y*2.0', 'v4': 'out'}
+    """
+    return derived_names(graph)[0]
+
+
+def label_names(graph: Graph) -> dict[str, str]:
+    """Node id -> the text a drawn label starts from: a Variable's own name as it was
+    given (the label shortens and escapes it, :func:`viz.labels.escape`), else the name
+    :func:`derived_names` gives it."""
+    own = {node_id: name for node_id, name in given_names(graph).items() if name is not None}
+    return {**derived_names(graph)[0], **own}
+
+
+def given_names(graph: Graph) -> dict[str, str | None]:
+    """Node id -> the name a Variable brings itself (:func:`_given_name`), or ``None``."""
+    arg_names = _argument_names(graph)
+    return {vn.id: _given_name(vn, arg_names.get(vn.id)) for vn in graph.variables}
+
+
+def unnamed_variables(graph: Graph) -> set[str]:
+    """The node ids of the Variables without a name of their own (their names are derived).
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> from viz.graph import walk
+        >>> sorted(unnamed_variables(walk([Variable(np.array(1.0), name="x").exp()])))
+        ['v2']
+    """
+    return {node_id for node_id, name in given_names(graph).items() if name is None}
+
+
+def _given_name(vn: VarNode, arg_name: str | None = None) -> str | None:
+    """The bold first line a node brings itself, or ``None`` when its name is derived.
+
+    Its parameter path, its name, a small constant's value, or, for a constant that an
+    op made from user data (the targets ``t`` of a loss), the op's argument it was passed
+    as, when the op's ``forward`` names its arguments.
+    """
+    if vn.param_name is not None:
+        return vn.param_name
+    if vn.var.name is not None and str(vn.var.name) != "":  # Graphviz rejects an empty <B></B>
+        return str(vn.var.name)
+    if vn.kind == "constant" and vn.var.data is not None and vn.var.data.size <= 6:
+        return format_array(vn.var.data)
+    if vn.kind == "constant" and arg_name is not None:
+        return arg_name
+    return None
+
+
+def creator_names(graph: Graph) -> dict[str, str]:
+    """Variable node id -> the name of the Function node that made it (as drawn).
+
+    Example:
+        >>> import numpy as np
+        >>> from minitorch import Variable
+        >>> from viz.graph import walk
+        >>> creator_names(walk([Variable(np.array(1.0), name="x").exp()]))
+        {'v2': 'Exp'}
+    """
+    functions = {fn.id: fn for fn in graph.functions}
+    made: dict[str, str] = {}
+    for src, dst in graph.edges:
+        if src in functions and dst not in made:
+            made[dst] = visible(type(functions[src].func).__name__ or "Function")
+    return made
+
+
+def _argument_names(graph: Graph) -> dict[str, str]:
+    """Constant node id -> the name of the ``forward`` argument it was first passed as."""
+    names: dict[str, str] = {}
+    constants = {vn.id for vn in graph.variables if vn.kind == "constant"}
+    if not constants:
+        return names
+    for fn in graph.functions:
+        params = _forward_parameters(type(fn.func))
+        for position, x in enumerate(fn.func.inputs):
+            vid = graph.var_id(x)
+            if vid in constants and vid not in names and position < len(params):
+                names[vid] = params[position]
+    return names
+
+
+_FORWARD_PARAMETERS: dict[type, tuple[str, ...]] = {}
+
+
+def _forward_parameters(cls: type) -> tuple[str, ...]:
+    """The positional parameter names of ``cls.forward`` after ``self`` (``()`` if unknown)."""
+    if cls in _FORWARD_PARAMETERS:
+        return _FORWARD_PARAMETERS[cls]
+    names: list[str] = []
+    try:
+        signature = inspect.signature(cls.forward)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):
+        signature = None
+    if signature is not None:
+        for param in list(signature.parameters.values())[1:]:
+            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                break
+            names.append(param.name)
+    _FORWARD_PARAMETERS[cls] = tuple(names)
+    return _FORWARD_PARAMETERS[cls]
+
+
 def _expression(op: str, args: list[str], precs: list[int]) -> tuple[str, int]:
     """``a+b``, ``(a+b)*c``, ``-a``, ``tanh(a)``: how ``op`` applied to ``args`` reads."""
     if op in INFIX and len(args) == 2:
@@ -102,11 +228,20 @@ def _expression(op: str, args: list[str], precs: list[int]) -> tuple[str, int]:
         left = args[0] if precs[0] >= prec else f"({args[0]})"
         # a - (b - c), a / (b * c), a ** (b ** c): the right operand keeps its parentheses
         tight = precs[1] > prec or (precs[1] == prec and op in ("Add", "Mul"))
-        right = args[1] if tight else f"({args[1]})"
+        # a negative number reads as an operand in parentheses: x*(-2.0), not x*-2.0
+        right = args[1] if tight and not args[1].startswith("-") else f"({args[1]})"
         return f"{left}{symbol}{right}", prec
     if op == "Neg" and len(args) == 1:
         return ("-" + args[0] if precs[0] >= 3 else f"-({args[0]})"), 3
     return f"{op.lower()}({', '.join(args)})", 9
+
+
+def _output_name(op: str, taken: set[str]) -> str:
+    """``loss`` for a loss's output, else ``y``; ``out`` where a user's Variable is ``y``
+    (``y2`` would read as a second ``y``); then ``loss2``, ``out2``, ..."""
+    if any(w in op for w in LOSSES):
+        return _fresh("loss", taken)
+    return "y" if "y" not in taken else _fresh("out", taken)
 
 
 def _fresh(stem: str, taken: set[str], joint: str = "") -> str:

@@ -22,9 +22,9 @@ import numpy as np
 
 from minitorch import Function, Variable
 from minitorch.core.backward import run_backward
-from viz.dot import variable_names
 from viz.graph import Graph, as_outputs, walk
 from viz.labels import format_array
+from viz.names import derived_names
 
 ArrayOrNone = np.ndarray | None
 
@@ -174,12 +174,12 @@ class BackwardTrace:
     def name_of(self, node_id: str | None) -> str:
         """The name a Variable node is drawn with, exactly as the drawing shows it.
 
-        Its parameter path or ``name``, a small constant's value, else its node id
-        (``v7``), or a fresh ``v<k>`` where a user's name already reads like that id;
-        see :func:`viz.dot.variable_names`. ``"?"`` for an unknown id.
+        Its parameter path or ``name``, a small constant's value, else the name
+        :func:`viz.names.derived_names` gives it, the output being the one backward
+        started from (as the stepper names it). ``"?"`` for an unknown id.
         """
         if self._names is None:
-            self._names = variable_names(self.graph)
+            self._names = derived_names(self.graph, self.graph.var_id(self.output))[0]
         return self._names.get(node_id or "", "?")
 
     def describe(self, k: int) -> str:

@@ -46,7 +46,8 @@ def test_golden_mul_of_two_named_scalars() -> None:
         f"\tv1 [label=<<B>x</B><BR/>() float64> {LEAF}]\n"
         f"\tv2 [label=<<B>y</B><BR/>() float64> {LEAF}]\n"
         f"\tf1 [label=<<B>Mul</B>> {FUNC}]\n"
-        f"\tv3 [label=<<B>v3</B><BR/>() float64> {OUT}]\n"
+        # unnamed, it is named by its role; y is taken by a user's Variable, so: out
+        f"\tv3 [label=<<B>out</B><BR/>() float64> {OUT}]\n"
         "\tv1 -> f1\n"
         "\tv2 -> f1\n"
         "\tf1 -> v3\n"
@@ -66,7 +67,7 @@ def test_golden_values_and_grads_before_and_after_backward() -> None:
             f"\tv1 [label=<<B>x</B><BR/>data: [1. 2.]<BR/>{x_grad}> {LEAF}]\n"
             f"\tv2 [label=<<B>2.0</B><BR/>data: 2.0<BR/>no grad (constant)> {CONST}]\n"
             f"\tf1 [label=<<B>Mul</B>> {FUNC}]\n"
-            f"\tv3 [label=<<B>v3</B><BR/>data: freed> {MID}]\n"  # Sum saves nothing
+            f"\tv3 [label=<<B>x*2.0</B><BR/>data: freed> {MID}]\n"  # Sum saves nothing
             f"\tf2 [label=<<B>Sum</B>> {FUNC}]\n"
             f"\tv4 [label=<<B>loss</B><BR/>data: 6.0<BR/>backward() seed: 1.0> {OUT}]\n"
             "\tv1 -> f1\n\tv2 -> f1\n\tf1 -> v3\n\tv3 -> f2\n\tf2 -> v4\n}\n"
@@ -144,24 +145,31 @@ def test_distinct_variables_with_the_same_name_stay_two_nodes() -> None:
     assert sum(label.startswith("<B>x</B>") for label in labels.values()) == 2
 
 
-def test_a_user_name_reading_like_an_automatic_id_does_not_repeat_a_label() -> None:
-    # x is v1, 2.0 is v2, x * 2.0 (unnamed) is v3, exp(...) the output v4. The user
-    # named x "v3": the unnamed product must not be drawn "v3" too.
-    x = named(1.0, "v3")
-    dot = viz.to_dot((x * 2.0).exp(), show_shapes=False)
-    labels = {node: label.split("</B>")[0] for node, label in node_lines(dot).items()}
-    assert labels == {"v1": "<B>v3", "v2": "<B>2.0", "v3": "<B>v5", "v4": "<B>v4", "f1": "<B>Mul",
-                      "f2": "<B>Exp"}  # fmt: skip
+def test_unnamed_variables_are_named_by_their_role_as_the_stepper_names_them() -> None:
+    x = named(1.0, "x")
+    dot = viz.to_dot(F.tanh(x * 2.0).sum(), show_shapes=False)
+    labels = {node: label.split("</B>")[0][3:] for node, label in node_lines(dot).items()}
+    assert labels == {"v1": "x", "v2": "2.0", "f1": "Mul", "v3": "x*2.0", "f2": "Tanh",
+                      "v4": "tanh(x*2.0)", "f3": "Sum", "v5": "y"}  # fmt: skip
 
 
-def test_automatic_labels_skip_every_name_already_used() -> None:
-    # v1 "v3", v2 "v5", v3 = v1*v2, v4 = exp(v3), v5 = v4 + v2 (the output). v3 and v5
-    # are unnamed, and users took both ids: they get the first free ids after v5.
-    a, b = named(1.0, "v3"), named(2.0, "v5")
-    dot = viz.to_dot((a * b).exp() + b, show_shapes=False)
-    labels = {node: label[3:].split("</B>")[0] for node, label in node_lines(dot).items()}
+def test_a_derived_name_a_user_took_is_not_repeated() -> None:
+    # b * 2.0 would be named "b*2.0", but the user named another Variable so: the
+    # product falls back to its Function and count
+    b, c = named(2.0, "b"), named(1.0, "b*2.0")
+    dot = viz.to_dot(b * 2.0 + c, show_shapes=False)
+    labels = {node: label.split("</B>")[0][3:] for node, label in node_lines(dot).items()}
     variables = {node: text for node, text in labels.items() if node.startswith("v")}
-    assert variables == {"v1": "v3", "v2": "v5", "v3": "v6", "v4": "v4", "v5": "v7"}
+    assert variables == {"v1": "b", "v2": "2.0", "v3": "mul1", "v4": "b*2.0", "v5": "y"}
+
+
+def test_the_output_is_not_named_like_a_users_variable() -> None:
+    # the user took y and out: the output is out2 (y2 would read as a second y)
+    a, b = named(1.0, "y"), named(2.0, "out")
+    dot = viz.to_dot((a * b).exp() + b, show_shapes=False)
+    labels = {node: label.split("</B>")[0][3:] for node, label in node_lines(dot).items()}
+    variables = {node: text for node, text in labels.items() if node.startswith("v")}
+    assert variables == {"v1": "y", "v2": "out", "v3": "y*out", "v4": "exp(y*out)", "v5": "out2"}
 
 
 NASTY_NAMES = [
@@ -348,7 +356,7 @@ def test_any_name_is_drawn_literally_and_injects_nothing(name: str) -> None:
     assert list(labels) == ["v1", "f1", "v2"]
     inner = labels["v1"][len("<B>") : -len("</B>")]
     assert not set('"<>\n\r') & set(inner)
-    assert html.unescape(inner) == (visible(name) if name else "v1")
+    assert html.unescape(inner) == (visible(name) if name else "leaf1")  # "": no name
     if HAS_DOT:
         assert svg_node_count(pipe_dot(dot, "svg").decode()) == 3
 

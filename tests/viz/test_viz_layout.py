@@ -32,8 +32,9 @@ def test_nodes_are_numbered_in_creation_order() -> None:
     c = b + x**2.0
     dot = viz.to_dot(c, show_shapes=False)
     assert declared(dot) == [
-        ("v1", "x"), ("f1", "Tanh"), ("v2", "v2"), ("v3", "y"), ("f2", "Mul"), ("v4", "v4"),
-        ("v5", "2.0"), ("f3", "Pow"), ("v6", "v6"), ("f4", "Add"), ("v7", "v7"),
+        ("v1", "x"), ("f1", "Tanh"), ("v2", "tanh(x)"), ("v3", "y"), ("f2", "Mul"),
+        ("v4", "tanh(x)*y"), ("v5", "2.0"), ("f3", "Pow"), ("v6", "x**2.0"), ("f4", "Add"),
+        ("v7", "out"),  # the user took y
     ]  # fmt: skip
     graph = walk([c])
     ids = {id(n.var): n.id for n in graph.variables}
@@ -47,8 +48,11 @@ def test_a_chain_counts_down_the_page() -> None:
     y = named(0.5, "x")
     for _ in range(4):
         y = F.relu(F.sin(y))
+    ids = [node_id for node_id, _ in declared(viz.to_dot(y))]
+    assert ids == ["v1"] + [n for k in range(2, 10) for n in (f"f{k - 1}", f"v{k}")]
     names = [name for _, name in declared(viz.to_dot(y))]
-    assert names == ["x"] + [n for k in range(2, 10) for n in (("Sin", "ReLU")[k % 2], f"v{k}")]
+    assert names[:5] == ["x", "Sin", "sin(x)", "ReLU", "relu(sin(x))"]
+    assert names[-2:] == ["ReLU", "y"]
 
 
 def test_creation_order_holds_for_several_outputs_and_shared_nodes() -> None:

@@ -207,18 +207,18 @@ def test_a_long_expression_is_named_by_its_function_and_said_where_it_is() -> No
 
 
 def test_captions_and_drawing_agree_when_a_user_name_reads_like_an_id() -> None:
-    # x is named "y", the name the unnamed output would get: the output is y2; and a
+    # x is named "y", the name the unnamed output would get: the output is out; and a
     # user's name that reads like an expression is never taken by a derived one.
     x = Variable(np.array(0.5), name="y")
     e = Variable(np.array(1.5), name="exp(y)")
     out = (F.exp(x) + e) * x
     stepper = viz.BackwardStepper(viz.trace_backward(out))
     labels = bold_labels(stepper.dot())
-    assert sorted(labels.values()) == ["exp(y)", "exp1", "exp1+exp(y)", "y", "y2"]
+    assert sorted(labels.values()) == ["exp(y)", "exp1", "exp1+exp(y)", "out", "y"]
     assert len(set(labels.values())) == len(labels)
     mul = stepper.captions()[1]
-    assert mul.startswith("Step 1 of 3: Mul.backward received ∂y2/∂y2 (a scalar) and sent ")
-    assert "∂y2/∂(exp1+exp(y)) and ∂y2/∂y." in mul
+    assert mul.startswith("Step 1 of 3: Mul.backward received ∂out/∂out (a scalar) and sent ")
+    assert "∂out/∂(exp1+exp(y)) and ∂out/∂y." in mul
 
 
 @pytest.mark.parametrize(
