@@ -6,22 +6,30 @@ a loss's targets). Python's own variable names are gone by the time a graph is d
 every other Variable is named by its role, the same in the static drawing
 (:func:`viz.to_dot`), the backward stepper and the text trace:
 
-* the output is ``loss`` when a loss Function made it, else ``y`` (``out`` when a
-  Variable you named is ``y``);
-* an intermediate is the expression that made it, written from its inputs' names:
-  ``x*2.0``, ``sin(x*2.0)``, ``-h``, ``a@W``, ``(a+b)*c`` — when that is at most
-  :data:`MAX_EXPRESSION` characters and no other node has it;
-* else the Function's name and which of its results it is, in forward order:
-  ``linear2`` is the second Linear's output, ``add14`` the fourteenth Add's.
+* a gradient in the graph (``backward(create_graph=True)``) is ``x.grad`` when it is the
+  ``.grad`` of a node named ``x``;
+* the one output is ``loss`` when a cross-entropy Function made it (a loss that ends in
+  a mean ends in ``Div``: ``y``), ``grad`` when backward made it, else ``y`` (``out``
+  when a Variable you named is ``y``); several outputs drawn together are named like
+  intermediates;
+* an intermediate is the expression that made it, written from its inputs' names with
+  the parentheses Python would need to read it as the same maths: ``x*2.0``,
+  ``sin(x*2.0)``, ``-h``, ``a@W``, ``(a+b)*c``, ``(-x)**2.0``, ``a*(b@c)`` — when that is
+  at most :data:`MAX_EXPRESSION` characters and no other node has it; an input the
+  picture leaves out (``max_nodes``) reads ``…``;
+* else the Function's name and which of its drawn results it is, in forward order:
+  ``linear2`` is the second Linear's output, ``add14`` the fourteenth Add's, and a leaf
+  without a name is ``leaf1``. A picture cut by ``max_nodes`` counts only what it shows.
 
-No two nodes get the same name. The node ids of the DOT text (``v1``, ``f1``) stay what
-they were: they are ids, not names.
+No derived name repeats another name in the picture, and none takes a name you gave;
+names you gave may repeat (two Variables named ``x``, two constants ``2.0``). The node
+ids of the DOT text (``v1``, ``f1``) stay what they were: they are ids, not names.
 """
-
 from __future__ import annotations
 
 import inspect
 import re
+from typing import Any
 
 from viz.graph import Graph, VarNode
 from viz.labels import format_array, visible
@@ -42,15 +50,19 @@ INFIX = {
 LOSSES = ("SoftmaxCrossEntropy", "BinaryCrossEntropy", "CrossEntropy", "Loss", "MSE", "NLL")
 
 _PLAIN = re.compile(r"[\w.]+|-?\d+(\.\d*)?(e-?\d+)?")
+_CALL = re.compile(r"([\w.]+)\(.*\)", re.S)
 
 
-def derived_names(graph: Graph, output_id: str | None = None) -> tuple[dict[str, str], set[str]]:
+def derived_names(
+    graph: Graph, output_id: str | None = None, given: dict[str, str | None] | None = None
+) -> tuple[dict[str, str], set[str]]:
     """Node id -> the name each Variable goes by, and the ids named ``<op><k>``.
 
     Args:
         graph: the drawn graph (:func:`viz.graph.walk`).
         output_id: the node id of the output that backward starts from (``None``: the
             graph's own outputs).
+        given: :func:`given_names` of ``graph``, if the caller has them already.
 
     Returns:
         ``(names, counted)``: every Variable node's name (see the module docstring), and
@@ -67,38 +79,92 @@ def derived_names(graph: Graph, output_id: str | None = None) -> tuple[dict[str,
         >>> sorted(names.values()), counted
         (['2.0', 'tanh(x*2.0)', 'x', 'x*2.0', 'y'], set())
     """
-    given = given_names(graph)
+    given = given_names(graph) if given is None else given
     names = {node_id: visible(name) for node_id, name in given.items() if name is not None}
-    unnamed = {node_id for node_id, name in given.items() if name is None}
     taken = set(names.values())
     outputs = (
         {output_id} if output_id else {vn.id for vn in graph.variables if vn.kind == "output"}
     )
-    precedence: dict[str, int] = {}  # node id -> precedence of its top operator
+    # node id -> (precedence, top operator) of its name read as an operand
+    operands = {node_id: _operand(name) for node_id, name in names.items()}
+    # id(a Variable) -> the node whose .grad it is (a gradient drawn with create_graph)
+    owners = {id(vn.var.grad): vn.id for vn in graph.variables if _grad(vn.var) is not None}
     counts: dict[str, int] = {}
     counted: set[str] = set()
     for vn in graph.variables:  # forward order: inputs are named before their uses
-        if vn.id not in unnamed:
+        if given.get(vn.id) is not None:
             continue
         creator = vn.var.creator
         op = type(creator).__name__ if creator is not None else "leaf"
         stem = op.lower()
         counts[stem] = counts.get(stem, 0) + 1  # the k-th unnamed result of this Function
-        name = None
-        if vn.id in outputs:
-            name = _output_name(op, taken)
-        elif creator is not None:
+        name = _gradient_name(owners.get(id(vn.var)), names, taken)  # x.grad
+        if name is None and vn.id in outputs and len(outputs) == 1:
+            in_backward = getattr(creator, "created_in_backward", False)
+            name = _fresh("grad", taken) if in_backward else _output_name(op, taken)
+        if name is None and creator is not None:
             inputs = [graph.var_id(x) for x in creator.inputs]
-            args = [names.get(i or "", "…") for i in inputs]
-            text, prec = _expression(op, args, [precedence.get(i or "", 9) for i in inputs])
+            args = [names[i] if i in names else _outside_name(x) for i, x in
+                    zip(inputs, creator.inputs)]  # fmt: skip
+            text, prec = _expression(op, args, [operands.get(i or "", (9, "")) for i in inputs])
             if len(text) <= MAX_EXPRESSION and text not in taken:
-                name, precedence[vn.id] = text, prec
+                name, operands[vn.id] = text, (prec, op if op in INFIX or op == "Neg" else "")
         if name is None:
             name = _fresh(f"{stem}{counts[stem]}", taken, "_")
             counted.add(vn.id)
         taken.add(name)
         names[vn.id] = name
     return names, counted
+
+
+def _operand(name: str) -> tuple[int, str]:
+    """How a Variable's own name reads as an operand: (precedence, top operator).
+
+    A name is one word (``x``, ``layers.0.W``, ``2.0``: it binds tightest), a negative
+    number reads like ``-a`` (``(-2.0)**x``, ``x*(-2.0)``), and any other text the user
+    wrote (``a+b``, ``-a``) is bracketed wherever it is an operand (``(a+b)*x``).
+    """
+    if is_plain(name) or _is_call(name):
+        return (3, "Neg") if name.startswith("-") else (9, "")
+    return 0, ""
+
+
+def _is_call(name: str) -> bool:
+    """``exp(y)``, ``f(a, b)``: a word and one bracket that closes at the end."""
+    match = _CALL.fullmatch(name)
+    if match is None:
+        return False
+    depth = 0
+    for i, char in enumerate(name[match.end(1) :], match.end(1)):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return i == len(name) - 1
+    return False
+
+
+def _grad(var: Any) -> Any:
+    return getattr(var, "grad", None)  # an edge (Unsaved) has none
+
+
+def _gradient_name(owner: str | None, names: dict[str, str], taken: set[str]) -> str | None:
+    """``x.grad`` for the gradient of the node ``owner`` once that node is named ``x``."""
+    if owner is None or owner not in names:
+        return None
+    name = f"{names[owner]}.grad"
+    return name if name not in taken and len(name) <= MAX_EXPRESSION else None
+
+
+def _outside_name(x: Any) -> str:
+    """The name of an input the picture does not show (``hide_constants``, ``max_nodes``):
+    its own name, or a small constant's value; else ``…``."""
+    name = getattr(x, "name", None)
+    if name is not None and str(name) != "":
+        return visible(str(name))
+    data = getattr(x, "data", None)
+    if getattr(x, "creator", None) is None and not getattr(x, "requires_grad", True):
+        if data is not None and data.size <= 6:
+            return format_array(data)
+    return "…"
 
 
 def variable_names(graph: Graph) -> dict[str, str]:
@@ -126,8 +192,9 @@ def label_names(graph: Graph) -> dict[str, str]:
     """Node id -> the text a drawn label starts from: a Variable's own name as it was
     given (the label shortens and escapes it, :func:`viz.labels.escape`), else the name
     :func:`derived_names` gives it."""
-    own = {node_id: name for node_id, name in given_names(graph).items() if name is not None}
-    return {**derived_names(graph)[0], **own}
+    given = given_names(graph)
+    own = {node_id: name for node_id, name in given.items() if name is not None}
+    return {**derived_names(graph, given=given)[0], **own}
 
 
 def given_names(graph: Graph) -> dict[str, str | None]:
@@ -221,18 +288,28 @@ def _forward_parameters(cls: type) -> tuple[str, ...]:
     return _FORWARD_PARAMETERS[cls]
 
 
-def _expression(op: str, args: list[str], precs: list[int]) -> tuple[str, int]:
-    """``a+b``, ``(a+b)*c``, ``-a``, ``tanh(a)``: how ``op`` applied to ``args`` reads."""
+def _expression(op: str, args: list[str], operands: list[tuple[int, str]]) -> tuple[str, int]:
+    """``a+b``, ``(a+b)*c``, ``-a``, ``tanh(a)``: how ``op`` applied to ``args`` reads.
+
+    ``operands`` gives each argument's (precedence, top operator). Parentheses go
+    wherever leaving them out would read as other maths in Python: ``a-(b-c)``,
+    ``a*(b@c)``, ``(x**2.0)**3.0`` and ``(-x)**2.0`` (``**`` groups from the right and
+    binds tighter than a unary minus), ``x*(-2.0)``.
+    """
+    precs = [prec for prec, _ in operands]
     if op in INFIX and len(args) == 2:
         symbol, prec = INFIX[op]
-        left = args[0] if precs[0] >= prec else f"({args[0]})"
-        # a - (b - c), a / (b * c), a ** (b ** c): the right operand keeps its parentheses
-        tight = precs[1] > prec or (precs[1] == prec and op in ("Add", "Mul"))
+        left_ok = precs[0] > prec or (precs[0] == prec and op != "Pow")
+        left = args[0] if left_ok else f"({args[0]})"
+        # a - (b - c), a / (b * c), a ** (b ** c): the right operand keeps its parentheses;
+        # a + (b - c) and a * (b / c) regroup, a * (b @ c) does not (@ is not elementwise)
+        regroups = op in ("Add", "Mul") and operands[1][1] != "MatMul"
+        tight = precs[1] > prec or (precs[1] == prec and regroups)
         # a negative number reads as an operand in parentheses: x*(-2.0), not x*-2.0
         right = args[1] if tight and not args[1].startswith("-") else f"({args[1]})"
         return f"{left}{symbol}{right}", prec
     if op == "Neg" and len(args) == 1:
-        return ("-" + args[0] if precs[0] >= 3 else f"-({args[0]})"), 3
+        return ("-" + args[0] if precs[0] > 3 else f"-({args[0]})"), 3
     return f"{op.lower()}({', '.join(args)})", 9
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
 import minitorch.ops as F
+import viz
 from minitorch import Variable
 from viz.graph import walk
 from viz.names import MAX_EXPRESSION, derived_names, is_plain
@@ -21,7 +25,7 @@ def names_of(*outputs: Variable) -> dict[str, str]:
 def test_expressions_keep_the_parentheses_their_meaning_needs() -> None:
     a, b, c = (Variable(np.array(v), name=n) for v, n in [(1.0, "a"), (2.0, "b"), (3.0, "c")])
     expressions = [(a + b) * c, a / (b * c), a - (b - c), -(c + b), (a * b) ** c]
-    shown = set(names_of(*[e.sum() for e in expressions]).values())  # the sums: y, y2, ...
+    shown = set(names_of(*[e.sum() for e in expressions]).values())  # several outputs
     assert {"a+b", "(a+b)*c", "b*c", "a/(b*c)", "b-c", "a-(b-c)", "-(c+b)", "a*b"} <= shown
     assert "(a*b)**c" in shown
 
@@ -53,3 +57,64 @@ def test_a_long_or_repeated_expression_is_named_by_its_function_and_count() -> N
 )  # fmt: skip
 def test_is_plain(name: str, plain: bool) -> None:
     assert is_plain(name) is plain
+
+
+def names_in(*outputs: Variable, **options: object) -> list[str]:
+    """The bold names a static drawing shows, in the order it declares them."""
+    dot = viz.to_dot(list(outputs), show_shapes=False, **options)  # type: ignore[arg-type]
+    return [name for node, name in re.findall(r"\t(v\d+) \[label=<<B>(.*?)</B>", dot)]
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        # ** groups from the right and binds tighter than unary minus: -x**2 is -(x**2)
+        (lambda x, a, b: ((-x) ** 2.0).exp(), "(-x)**2.0"),
+        (lambda x, a, b: (-(x**2.0)).exp(), "-(x**2.0)"),
+        (lambda x, a, b: ((x**2.0) ** 3.0).exp(), "(x**2.0)**3.0"),
+        (lambda x, a, b: (Variable(np.array(-2.0), requires_grad=False) ** x).exp(), "(-2.0)**x"),
+        # * and @ share a precedence but do not regroup: a*(b@c) is not (a*b)@c
+        (lambda x, a, b: (a * (b @ a)).sum(), "a*(b@a)"),
+        (lambda x, a, b: ((a * b) @ a).sum(), "a*b@a"),
+        (lambda x, a, b: (x - (x - 1.0)).exp(), "x-(x-1.0)"),
+        (lambda x, a, b: (x * -2.0).exp(), "x*(-2.0)"),
+        # a name the user wrote with operators in it is one operand; a call is one word
+        (lambda x, a, b: (Variable(np.array(1.0), name="p+q") * x).exp(), "(p+q)*x"),
+        (lambda x, a, b: (Variable(np.array(1.0), name="-p") ** 2.0).exp(), "(-p)**2.0"),
+        (lambda x, a, b: (Variable(np.array(1.0), name="f(p)") + x).exp(), "f(p)+x"),
+    ],
+)
+def test_a_derived_name_reads_as_the_maths_it_names(
+    make: Callable[..., Variable], expected: str
+) -> None:
+    x = Variable(np.array(2.0), name="x")
+    a, b = Variable(np.ones((2, 2)), name="a"), Variable(np.ones((2, 2)), name="b")
+    assert expected in names_in(make(x, a, b))
+
+
+def test_a_gradient_drawn_on_its_own_is_named_after_its_variable() -> None:
+    x = Variable(np.array(1.0), name="x")
+    y = F.tanh(x)
+    y.backward(create_graph=True)
+    assert names_in(x.grad) == ["x", "tanh(x)", "1.0", "x.grad"]  # type: ignore[arg-type]
+    z = Variable(np.array(0.5))  # unnamed: its gradient still names it
+    F.sin(z).backward(create_graph=True)
+    assert names_in(z.grad)[-1] == "leaf1.grad"  # type: ignore[arg-type]
+
+
+def test_hidden_constants_still_give_their_value_to_names() -> None:
+    x = Variable(np.array(1.0), name="x")
+    names = names_in(F.tanh(x * 2.0).sum(), hide_constants=True)
+    assert names == ["x", "x*2.0", "tanh(x*2.0)", "y"]
+
+
+def test_several_outputs_are_named_by_what_they_compute() -> None:
+    x = Variable(np.array(1.0), name="x")
+    a = x * 2.0
+    b = a.exp()
+    assert names_in(a, b, (a * b).tanh()) == [
+        "x", "2.0", "x*2.0", "exp(x*2.0)", "x*2.0*exp(x*2.0)", "tanh(x*2.0*exp(x*2.0))",
+    ]  # fmt: skip
+    many = [x.sin() for _ in range(300)]  # the same expression: sin(x), then sin2, sin3 ...
+    names = names_in(*many)
+    assert names[1:4] == ["sin(x)", "sin2", "sin3"] and len(set(names)) == len(names)
