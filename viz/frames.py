@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from viz.labels import format_array
-from viz.names import creator_names, derived_names, is_plain, unnamed_variables
+from viz.names import creator_names, is_plain, unnamed_variables
 from viz.trace import BackwardStep, BackwardTrace
 
 
@@ -62,7 +62,7 @@ class StepFrames:
 
     @cached_property
     def _naming(self) -> tuple[dict[str, str], set[str]]:
-        return derived_names(self.trace.graph, self._out_id)
+        return self.trace.naming()
 
     @property
     def _names(self) -> dict[str, str]:
@@ -91,7 +91,7 @@ class StepFrames:
         """``∂loss/∂x``: the derivative of the output with respect to a Variable."""
         out = self._names.get(self._out_id or "", "y")
         name = self._names.get(node_id or "", "?")
-        if node_id in self.derived and not is_plain(name):  # ∂y/∂(x*2.0), not ∂y/∂x*2.0
+        if not is_plain(name):  # ∂y/∂(x*2.0), not ∂y/∂x*2.0; also a name you gave: a+b
             name = f"({name})"
         return f"\u2202{out}/\u2202{name}"
 

@@ -25,6 +25,7 @@ No derived name repeats another name in the picture, and none takes a name you g
 names you gave may repeat (two Variables named ``x``, two constants ``2.0``). The node
 ids of the DOT text (``v1``, ``f1``) stay what they were: they are ids, not names.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -85,8 +86,8 @@ def derived_names(
     outputs = (
         {output_id} if output_id else {vn.id for vn in graph.variables if vn.kind == "output"}
     )
-    # node id -> (precedence, top operator) of its name read as an operand
-    operands = {node_id: _operand(name) for node_id, name in names.items()}
+    # node id -> the precedence of its name read as an operand (9: one word)
+    precedence = {node_id: _operand(name) for node_id, name in names.items()}
     # id(a Variable) -> the node whose .grad it is (a gradient drawn with create_graph)
     owners = {id(vn.var.grad): vn.id for vn in graph.variables if _grad(vn.var) is not None}
     counts: dict[str, int] = {}
@@ -106,9 +107,11 @@ def derived_names(
             inputs = [graph.var_id(x) for x in creator.inputs]
             args = [names[i] if i in names else _outside_name(x) for i, x in
                     zip(inputs, creator.inputs)]  # fmt: skip
-            text, prec = _expression(op, args, [operands.get(i or "", (9, "")) for i in inputs])
+            precs = [precedence[i] if i in precedence else _operand(a) for i, a in
+                     zip(inputs, args)]  # fmt: skip
+            text, prec = _expression(op, args, precs)
             if len(text) <= MAX_EXPRESSION and text not in taken:
-                name, operands[vn.id] = text, (prec, op if op in INFIX or op == "Neg" else "")
+                name, precedence[vn.id] = text, prec
         if name is None:
             name = _fresh(f"{stem}{counts[stem]}", taken, "_")
             counted.add(vn.id)
@@ -117,16 +120,16 @@ def derived_names(
     return names, counted
 
 
-def _operand(name: str) -> tuple[int, str]:
-    """How a Variable's own name reads as an operand: (precedence, top operator).
+def _operand(name: str) -> int:
+    """How tightly a name binds as an operand (a precedence of :data:`INFIX`, 9 tightest).
 
     A name is one word (``x``, ``layers.0.W``, ``2.0``: it binds tightest), a negative
     number reads like ``-a`` (``(-2.0)**x``, ``x*(-2.0)``), and any other text the user
     wrote (``a+b``, ``-a``) is bracketed wherever it is an operand (``(a+b)*x``).
     """
     if is_plain(name) or _is_call(name):
-        return (3, "Neg") if name.startswith("-") else (9, "")
-    return 0, ""
+        return 3 if name.startswith("-") else 9
+    return 0
 
 
 def _is_call(name: str) -> bool:
@@ -150,7 +153,9 @@ def _gradient_name(owner: str | None, names: dict[str, str], taken: set[str]) ->
     """``x.grad`` for the gradient of the node ``owner`` once that node is named ``x``."""
     if owner is None or owner not in names:
         return None
-    name = f"{names[owner]}.grad"
+    owner_name = names[owner]
+    plain = is_plain(owner_name) or _is_call(owner_name)
+    name = f"{owner_name}.grad" if plain else f"({owner_name}).grad"
     return name if name not in taken and len(name) <= MAX_EXPRESSION else None
 
 
@@ -288,22 +293,22 @@ def _forward_parameters(cls: type) -> tuple[str, ...]:
     return _FORWARD_PARAMETERS[cls]
 
 
-def _expression(op: str, args: list[str], operands: list[tuple[int, str]]) -> tuple[str, int]:
+def _expression(op: str, args: list[str], precs: list[int]) -> tuple[str, int]:
     """``a+b``, ``(a+b)*c``, ``-a``, ``tanh(a)``: how ``op`` applied to ``args`` reads.
 
-    ``operands`` gives each argument's (precedence, top operator). Parentheses go
+    ``precs`` gives each argument's precedence (:data:`INFIX`). Parentheses go
     wherever leaving them out would read as other maths in Python: ``a-(b-c)``,
     ``a*(b@c)``, ``(x**2.0)**3.0`` and ``(-x)**2.0`` (``**`` groups from the right and
     binds tighter than a unary minus), ``x*(-2.0)``.
     """
-    precs = [prec for prec, _ in operands]
     if op in INFIX and len(args) == 2:
         symbol, prec = INFIX[op]
         left_ok = precs[0] > prec or (precs[0] == prec and op != "Pow")
         left = args[0] if left_ok else f"({args[0]})"
         # a - (b - c), a / (b * c), a ** (b ** c): the right operand keeps its parentheses;
-        # a + (b - c) and a * (b / c) regroup, a * (b @ c) does not (@ is not elementwise)
-        regroups = op in ("Add", "Mul") and operands[1][1] != "MatMul"
+        # a + (b - c) and a * (b / c) regroup; a * (b @ c) and a * (b @ c / d) do not (@
+        # is not elementwise, and a*b@c would multiply first)
+        regroups = op == "Add" or (op == "Mul" and not _at_top_level("@", args[1]))
         tight = precs[1] > prec or (precs[1] == prec and regroups)
         # a negative number reads as an operand in parentheses: x*(-2.0), not x*-2.0
         right = args[1] if tight and not args[1].startswith("-") else f"({args[1]})"
@@ -311,6 +316,16 @@ def _expression(op: str, args: list[str], operands: list[tuple[int, str]]) -> tu
     if op == "Neg" and len(args) == 1:
         return ("-" + args[0] if precs[0] > 3 else f"-({args[0]})"), 3
     return f"{op.lower()}({', '.join(args)})", 9
+
+
+def _at_top_level(symbol: str, text: str) -> bool:
+    """Whether ``symbol`` occurs in ``text`` outside every bracket (``b@c/d``: yes)."""
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and char == symbol:
+            return True
+    return False
 
 
 def _output_name(op: str, taken: set[str]) -> str:

@@ -145,7 +145,9 @@ class BackwardTrace:
     with_grad: tuple[str, ...] = ()
     retain_grad: bool = False
     create_graph: bool = False
-    _names: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    _naming: tuple[dict[str, str], set[str]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -178,9 +180,15 @@ class BackwardTrace:
         :func:`viz.names.derived_names` gives it, the output being the one backward
         started from (as the stepper names it). ``"?"`` for an unknown id.
         """
-        if self._names is None:
-            self._names = derived_names(self.graph, self.graph.var_id(self.output))[0]
-        return self._names.get(node_id or "", "?")
+        return self.naming()[0].get(node_id or "", "?")
+
+    def naming(self) -> tuple[dict[str, str], set[str]]:
+        """:func:`viz.names.derived_names` of the graph from this output, as they were
+        before backward ran (:func:`trace_backward` takes them first: backward replaces
+        the ``.grad`` a name such as ``x.grad`` is read from)."""
+        if self._naming is None:
+            self._naming = derived_names(self.graph, self.graph.var_id(self.output))
+        return self._naming
 
     def describe(self, k: int) -> str:
         """One line of text saying what step ``k`` (from 0) did."""
@@ -254,6 +262,7 @@ def trace_backward(
     for vn in graph.variables:
         if vn.var.creator is None and vn.var.grad is not None:
             trace.grads_before[vn.id] = np.array(vn.var.grad.data, copy=True)
+    trace.naming()  # before backward replaces the .grad that names a gradient (x.grad)
     recorder = _Recorder(trace)
     run_backward(
         output, retain_grad=retain_grad, create_graph=create_graph, on_step=recorder.record

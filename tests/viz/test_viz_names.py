@@ -118,3 +118,37 @@ def test_several_outputs_are_named_by_what_they_compute() -> None:
     many = [x.sin() for _ in range(300)]  # the same expression: sin(x), then sin2, sin3 ...
     names = names_in(*many)
     assert names[1:4] == ["sin(x)", "sin2", "sin3"] and len(set(names)) == len(names)
+
+
+def test_a_product_keeps_the_brackets_of_a_matmul_inside_its_right_operand() -> None:
+    a, b, c = (Variable(np.eye(2) + k, name=n) for k, n in [(1.0, "a"), (2.0, "b"), (3.0, "c")])
+    assert "a*(b@c*c)" in names_in((a * ((b @ c) * c)).sum())
+    assert "a*(b@c/c)" in names_in((a * ((b @ c) / c)).sum())
+    assert "a*b@c" in names_in(((a * b) @ c).sum())  # (a*b)@c: Python reads it so
+
+
+def test_a_hidden_constant_is_bracketed_as_a_drawn_one_is() -> None:
+    x = Variable(np.array(2.0), name="x")
+    minus_two = Variable(np.array(-2.0), requires_grad=False)
+    assert "(-2.0)**x" in names_in((minus_two**x).exp(), hide_constants=True)
+    p_plus_q = Variable(np.array(1.0), name="p+q", requires_grad=False)
+    assert "(p+q)*x" in names_in((p_plus_q * x).exp(), hide_constants=True)
+
+
+def test_a_gradient_keeps_its_name_in_the_stepper_though_backward_replaces_it() -> None:
+    x = Variable(np.array(0.5), name="x")
+    F.tanh(x).backward(create_graph=True)
+    g = x.grad
+    assert g is not None and names_in(g)[-1] == "x.grad"
+    stepper = viz.BackwardStepper(viz.trace_backward(g))  # replaces x.grad
+    assert "x.grad" in stepper.steps.derived.values()
+    assert "∂x.grad/∂x" in " ".join(stepper.captions())
+
+
+def test_the_gradient_of_an_expression_is_bracketed() -> None:
+    x = Variable(np.array(0.5), name="x")
+    h = x * 2.0
+    y = F.tanh(h)
+    y.backward(retain_grad=True, create_graph=True)
+    assert h.grad is not None
+    assert "(x*2.0).grad" in names_in(h.grad)
