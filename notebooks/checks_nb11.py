@@ -1,5 +1,10 @@
-"""Checks for notebook 11 (convolutions and recurrent nets): clipping, im2col/col2im,
-max-pool and LSTM references with their typical wrong variants."""
+"""Checks for notebook 11 (convolutions and recurrent nets): a convolution by loops, its
+output size, the im2col convolution's backward, max-pool variants and dead filters.
+
+The im2col pieces live in ``checks_nb11_im2col`` and the recurrent ones in
+``checks_nb11_rnn``; this module hands them on, so the notebook imports every check of
+notebook 11 from here.
+"""
 
 from __future__ import annotations
 
@@ -7,311 +12,36 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from checks import CheckFailed, check_close, check_true
+from checks import CheckFailed
 from checks_build import check_close_diagnosed, exercise, require, short_errors
 from checks_nb08 import check_backward
-
-
-def check_clip(clip: Callable[..., Any]) -> None:
-    """Check a student's ``clip_grad_norm(params, max_norm)`` against minitorch's ClipGrad."""
-    require("clip_grad_norm", clip)
-    from minitorch import Variable
-    from minitorch.optim import ClipGrad
-
-    # norms 8 and 6, global norm 10; no single value is above max_norm = 5
-    grads = [np.array([[4.0, -4.0], [4.0, 4.0]]), np.array([6.0])]
-
-    def fresh() -> list[Any]:
-        params = [Variable(np.zeros_like(g)) for g in grads]
-        for p, g in zip(params, grads):
-            p.grad = Variable(g.copy())
-        return params
-
-    ours = fresh()
-    ClipGrad(5.0)(ours)
-    theirs = fresh()
-    with exercise("clip_grad_norm(params, 5.0)"):
-        norm = clip(theirs, 5.0)
-    check_close_diagnosed(
-        "the returned norm",
-        norm,
-        10.0,
-        {
-            "return the norm *before* clipping (it is what one logs)": 5.0,
-            "the norm is the square root of the sum of squares": 100.0,
-            "the global norm is the L2 norm, sqrt of the sum of squares, not the sum of "
-            "absolute values": 22.0,
-            "the norm runs over all gradients together, not the largest one's": 8.0,
-        },
-        hint="the global norm is sqrt of the sum of every gradient's squares: sqrt(64 + 36)",
-    )
-    for k, a in enumerate(theirs):
-        if not isinstance(a.grad, Variable):
-            raise CheckFailed(
-                f"gradient {k} is now a {type(a.grad).__name__}: this is an ndarray, but a "
-                "gradient is a Variable; assign p.grad = Variable(p.grad.data * scale)"
-            )
-    for k, (a, b) in enumerate(zip(theirs, ours)):
-        local = np.array(grads[k]) * min(1.0, 5.0 / np.sqrt(np.sum(grads[k] ** 2)))
-        check_close_diagnosed(
-            f"gradient {k} after clipping",
-            a.grad,
-            b.grad,
-            {
-                "each gradient was clipped by its own norm: use the global norm of all "
-                "gradients together, so the joint direction is kept": local,
-                "the scale is inverted: multiply by max_norm / norm (below 1)": np.array(grads[k])
-                * (10.0 / 5.0),
-                "clip the norm, not each value: multiply every gradient by max_norm / norm": (
-                    np.clip(grads[k], -5.0, 5.0)
-                ),
-            },
-            hint="multiply every gradient by max_norm / norm when norm > max_norm",
-        )
-    small = fresh()
-    with exercise("clip_grad_norm(params, 100.0)"):
-        clip(small, 100.0)
-    for k, p in enumerate(small):
-        check_close_diagnosed(
-            f"gradient {k} with a norm below max_norm",
-            p.grad,
-            grads[k],
-            {
-                "leave the gradients alone when the norm is already small enough (clip only "
-                "if norm > max_norm)": grads[k] * (100.0 / 10.0)
-            },
-        )
-    unused = Variable(np.zeros(3))  # a parameter no loss used: its grad is None
-    skip = (
-        "NoneType",
-        "a parameter that got no gradient has p.grad None: leave it out, "
-        "[p for p in params if p.grad is not None]",
-    )
-    with exercise("clip_grad_norm(params with one p.grad None, 5.0)", skip):
-        norm = clip([*fresh(), unused], 5.0)
-    check_close("the norm with a parameter that has no gradient", norm, 10.0)
-    if unused.grad is not None:
-        raise CheckFailed(
-            "clip_grad_norm gave a gradient to a parameter that had none (p.grad was None): "
-            "leave such parameters out"
-        )
-
-
-def reference_clip(params: list[Any], max_norm: float) -> float:
-    """minitorch's ClipGrad as a function: clip in place, return the norm before clipping."""
-    from minitorch.optim import ClipGrad
-
-    clip = ClipGrad(max_norm)
-    clip(params)
-    return clip.last_norm
-
-
-# -- notebook 11: convolution pieces -----------------------------------------------------
-def reference_im2col(x: np.ndarray, k: int) -> np.ndarray:
-    """``(N, C, H, W) -> (N, C*k*k, H_out*W_out)``, stride 1, no padding, by loops."""
-    n, c, h, w = x.shape
-    oh, ow = h - k + 1, w - k + 1
-    col = np.zeros((n, c * k * k, oh * ow))
-    for i in range(oh):
-        for j in range(ow):
-            col[:, :, i * ow + j] = x[:, :, i : i + k, j : j + k].reshape(n, -1)
-    return col
-
-
-def reference_col2im(col: np.ndarray, x_shape: tuple[int, ...], k: int) -> np.ndarray:
-    """The adjoint of :func:`reference_im2col`: add every column back into its window."""
-    n, c, h, w = x_shape
-    oh, ow = h - k + 1, w - k + 1
-    x = np.zeros(x_shape)
-    for i in range(oh):
-        for j in range(ow):
-            x[:, :, i : i + k, j : j + k] += col[:, :, i * ow + j].reshape(n, c, k, k)
-    return x
-
-
-def _window_pairs(
-    h: int, w: int, k: int, order: str = "row", slices: str = "ij", shrink: int = 0
-) -> list[tuple[int, int, int]]:
-    """``(column, top, left)`` for every window, with the typical index slips.
-
-    ``order="col"`` numbers the windows down the columns first (``j * H_out + i``);
-    ``slices="ji"`` starts window (i, j) at row j and column i; ``shrink=1`` drops the
-    last row and column of windows (``range(H - k)``).
-    """
-    oh, ow = h - k + 1, w - k + 1
-    pairs = []
-    for i in range(oh - shrink):
-        for j in range(ow - shrink):
-            column = i * ow + j if order == "row" else j * oh + i
-            top, left = (i, j) if slices == "ij" else (j, i)
-            pairs.append((column, top, left))
-    return pairs
-
-
-def _im2col_variant(x: np.ndarray, k: int, layout: str = "chw", **slips: Any) -> np.ndarray:
-    """im2col with the slips of :func:`_window_pairs` and a window flattening ``layout``."""
-    n, c, h, w = x.shape
-    col = np.zeros((n, c * k * k, (h - k + 1) * (w - k + 1)))
-    for column, top, left in _window_pairs(h, w, k, **slips):
-        window = x[:, :, top : top + k, left : left + k]
-        if layout == "hwc":
-            window = window.transpose(0, 2, 3, 1)
-        elif layout == "cwh":
-            window = window.transpose(0, 1, 3, 2)
-        col[:, :, column] = window.reshape(n, -1)
-    return col
-
-
-def _col2im_variant(
-    col: np.ndarray,
-    x_shape: tuple[int, ...],
-    k: int,
-    layout: str = "chw",
-    add: bool = True,
-    **slips: Any,
-) -> np.ndarray:
-    """col2im with the slips of :func:`_window_pairs`, a window ``layout``, and ``=`` for
-    ``+=`` unless ``add``."""
-    n, c, h, w = x_shape
-    x = np.zeros(x_shape)
-    for column, top, left in _window_pairs(h, w, k, **slips):
-        if layout == "hwc":
-            window = col[:, :, column].reshape(n, k, k, c).transpose(0, 3, 1, 2)
-        else:
-            window = col[:, :, column].reshape(n, c, k, k)
-        if add:
-            x[:, :, top : top + k, left : left + k] += window
-        else:
-            x[:, :, top : top + k, left : left + k] = window
-    return x
-
-
-_ORDER = (
-    "the windows are in the wrong order: column i * W_out + j holds window (i, j), the slice "
-    "x[:, :, i:i+k, j:j+k] (i the row: move along a row first)"
-)
-_LAYOUT = (
-    "a window's values go in (channel, row, column) order, as .reshape(n, -1) of "
-    "x[:, :, i:i+k, j:j+k] gives them, without a transpose"
-)
-_SHRINK = "the last row and column of windows are missing: i runs over range(H - k + 1)"
-_INDEX_HINTS = (
-    (
-        "IndexError",
-        "an index runs past the end: column i * W_out + j (W_out = W - k + 1, the windows "
-        "along a row) and window rows i .. i + k - 1",
-    ),
-    (
-        "could not broadcast",
-        "a window and a column do not fit: window (i, j) = x[:, :, i:i+k, j:j+k], "
-        ".reshape(n, -1), is column i * W_out + j, shape (N, C*k*k)",
-    ),
-    (
-        "could not be broadcast",
-        "a window and a column do not fit: window (i, j) = x[:, :, i:i+k, j:j+k], "
-        ".reshape(n, -1), is column i * W_out + j, shape (N, C*k*k)",
-    ),
+from checks_nb11_im2col import check_col2im, check_im2col, reference_col2im, reference_im2col
+from checks_nb11_rnn import (
+    check_clip,
+    check_rnn_step,
+    lstm_diagnosis,
+    lstm_reference,
+    lstm_variants,
+    reference_clip,
 )
 
-
-def check_im2col(f: Callable[..., Any]) -> None:
-    """Check notebook 11's ``im2col_np(x, k)`` against ``F.im2col``, naming index slips."""
-    require("im2col_np", f)
-    import minitorch.ops as F
-    from minitorch import Variable
-
-    rng_ = np.random.default_rng(11)
-    for shape, k in [((1, 1, 4, 4), 2), ((2, 3, 5, 4), 3), ((1, 2, 3, 3), 3)]:
-        x = rng_.standard_normal(shape)
-        with exercise(f"im2col_np(x of shape {shape}, k={k})", *_INDEX_HINTS):
-            got = f(x, k)
-        expected = F.im2col(Variable(x), k).data
-        n, ckk, windows = expected.shape
-        if np.shape(got) == (n, windows, ckk) and ckk != windows:
-            raise CheckFailed(
-                f"im2col_np has shape {np.shape(got)}: that is the transpose of each image's "
-                "matrix; the windows are the columns, shape (N, C*k*k, H_out*W_out)"
-            )
-        check_true(
-            np.shape(got) == expected.shape,
-            f"im2col_np(x of shape {shape}, k={k}) has shape {np.shape(got)}, expected "
-            f"{expected.shape} = (N, C*k*k, H_out*W_out), with H_out = H - k + 1 "
-            "windows along an axis of length H",
-        )
-        variants = [
-            (_ORDER, _im2col_variant(x, k, order="col")),
-            (_LAYOUT, _im2col_variant(x, k, layout="hwc")),
-            (_LAYOUT, _im2col_variant(x, k, layout="cwh")),
-            (_SHRINK, _im2col_variant(x, k, shrink=1)),
-        ]
-        check_close_diagnosed(f"im2col_np(x of shape {shape}, k={k})", got, expected, variants)
-
-
-def check_col2im(f: Callable[..., Any]) -> None:
-    """Check notebook 11's ``col2im_np(col, x_shape, k)``: sums, index slips, adjointness."""
-    require("col2im_np", f)
-    import minitorch.ops as F
-    from minitorch import Variable
-
-    rng_ = np.random.default_rng(12)
-    ones = np.arange(1.0, 17.0).reshape(1, 4, 4)  # distinct values: overlaps tell
-    with exercise(
-        "col2im_np(col, (1, 1, 3, 3), 2)",
-        (
-            "cannot reshape",
-            "col2im is not a "
-            "reshape: the windows overlap. Start from np.zeros(x_shape) and add each "
-            "column into its window",
-        ),
-        *_INDEX_HINTS,
-    ):
-        got = f(ones, (1, 1, 3, 3), 2)
-    small = (1, 1, 3, 3)
-    summed = _col2im_variant(ones, small, 2)
-    check_close_diagnosed(
-        "col2im_np of a (1, 4, 4) col into (1, 1, 3, 3)",
-        got,
-        summed,
-        [
-            (
-                "overlapping windows must add up (+=), not overwrite (=)",
-                _col2im_variant(ones, small, 2, add=False),
-            ),
-            (_SHRINK, _col2im_variant(ones, small, 2, shrink=1)),
-            (_ORDER, _col2im_variant(ones, small, 2, order="col")),
-            (
-                "col2im adds the overlapping windows up; do not divide by how many there are",
-                summed / _col2im_variant(np.ones_like(ones), small, 2),
-            ),
-        ],
-        hint="each pixel gets the sum of its entries in every window it belongs to (the "
-        "centre is in all 4)",
-    )
-    for shape, k in [((2, 3, 5, 4), 3), ((1, 2, 4, 4), 2)]:
-        x = rng_.standard_normal(shape)
-        col = rng_.standard_normal(reference_im2col(x, k).shape)
-        with exercise(f"col2im_np(col, {shape}, {k})", *_INDEX_HINTS):
-            got = f(col, shape, k)
-        expected = F.col2im(Variable(col), shape[2:], k).data
-        cover = _col2im_variant(np.ones_like(col), shape, k)
-        variants = [
-            (_ORDER, _col2im_variant(col, shape, k, order="col")),
-            (_LAYOUT, _col2im_variant(col, shape, k, layout="hwc")),
-            (_SHRINK, _col2im_variant(col, shape, k, shrink=1)),
-            (
-                "col2im adds the overlapping windows up; do not divide by how many there are",
-                expected / cover,
-            ),
-        ]
-        check_close_diagnosed(f"col2im_np(col, {shape}, {k})", got, expected, variants)
-        # the adjoint identity <im2col(x), col> = <x, col2im(col)>: col2im is im2col's
-        # backward
-        check_close(
-            "<im2col(x), col> - <x, col2im(col)>",
-            np.sum(reference_im2col(x, k) * col) - np.sum(x * got),
-            0.0,
-            atol=1e-9,
-        )
+__all__ = [
+    "check_clip",
+    "check_col2im",
+    "check_conv2d_naive",
+    "check_conv_backward",
+    "check_conv_output_size",
+    "check_im2col",
+    "check_rnn_step",
+    "dead_filters",
+    "lstm_diagnosis",
+    "lstm_reference",
+    "lstm_variants",
+    "maxpool_variants",
+    "reference_clip",
+    "reference_col2im",
+    "reference_im2col",
+]
 
 
 def maxpool_variants(x: np.ndarray, gy: np.ndarray) -> list[tuple[str, np.ndarray]]:
@@ -339,47 +69,6 @@ def maxpool_variants(x: np.ndarray, gy: np.ndarray) -> list[tuple[str, np.ndarra
             routed[n, c, row, col] = gy[index]
             mask[n, c, row, col] = 1.0
         out += [(hint, routed), (hint, spread * mask)]
-    return out
-
-
-def lstm_reference(
-    x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray, U: np.ndarray, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """One LSTM step in NumPy (gate order i, f, g, o as PyTorch and minitorch)."""
-    z = x @ W.T + h @ U.T + b
-    i, f, g, o = np.split(z, 4, axis=1)
-
-    def sig(a: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-a))
-
-    c_new = sig(f) * c + sig(i) * np.tanh(g)
-    return sig(o) * np.tanh(c_new), c_new
-
-
-def lstm_variants(
-    x: np.ndarray, h: np.ndarray, c: np.ndarray, W: np.ndarray, U: np.ndarray, b: np.ndarray
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Typical wrong LSTM steps: ``{hint: (h, c)}``."""
-    z = x @ W.T + h @ U.T + b
-    i, f, g, o = np.split(z, 4, axis=1)
-
-    def sig(a: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-a))
-
-    out = {}
-    c1 = sig(f) * c + sig(i) * np.tanh(g)
-    out["h should be o * tanh(c_new), the *new* cell state, not the old one"] = (
-        sig(o) * np.tanh(c),
-        c1,
-    )
-    out["h is o * tanh(c_new): the tanh is missing"] = (sig(o) * c1, c1)
-    c2 = sig(f) * c + sig(i) * sig(g)
-    out["the candidate g uses tanh, not sigmoid (values in -1..1)"] = (sig(o) * np.tanh(c2), c2)
-    c3 = sig(i) * c + sig(f) * np.tanh(g)
-    out["gate order is i, f, g, o: f multiplies the old cell state, i the candidate"] = (
-        sig(o) * np.tanh(c3),
-        c3,
-    )
     return out
 
 
@@ -566,144 +255,6 @@ def check_conv_backward(make: Callable[[], Any], x: np.ndarray, w: np.ndarray) -
         hint="gcol = W2.T @ gy, then col2im (fold) back to x's shape",
     )
     check_backward("ConvIm2col", make, x[:1, :2, :4, :4], w[:2, :2, :2, :2])
-
-
-# -- exercise 7: one RNN step ------------------------------------------------------------
-def check_rnn_step(f: Callable[..., Any]) -> None:
-    """Check ``rnn_step(x, h, Wx, Wh, b) = tanh(x @ Wx.T + h @ Wh.T + b)`` by kind of slip."""
-    require("rnn_step", f)
-    from minitorch import Variable
-
-    rng_ = np.random.default_rng(3)
-    x, h = rng_.standard_normal((2, 3)) * 0.5, rng_.standard_normal((2, 4)) * 0.5
-    Wx, Wh, b = (rng_.standard_normal(s) * 0.5 for s in [(4, 3), (4, 4), (4,)])
-    with exercise(
-        "rnn_step",
-        (
-            "ValueError",
-            "check the shapes: Wx is (hidden, inputs) and Wh is (hidden, hidden), as in "
-            "nn.Linear, so x @ Wx.T and h @ Wh.T are (N, hidden)",
-        ),
-    ):
-        out = f(*[Variable(a) for a in (x, h, Wx, Wh, b)])
-    if not hasattr(out, "creator"):
-        raise CheckFailed(
-            f"rnn_step returned a {type(out).__name__}: build it with minitorch ops (F.tanh, "
-            "@) on the Variables, so that backward works"
-        )
-    if out.shape != (2, 4):
-        raise CheckFailed(f"rnn_step should give shape (N, hidden) = (2, 4), got {out.shape}")
-    z = x @ Wx.T + h @ Wh.T + b
-    check_close_diagnosed(
-        "rnn_step",
-        out,
-        np.tanh(z),
-        [
-            ("the bias b is missing", np.tanh(z - b)),
-            ("the activation is tanh, not sigmoid", 1 / (1 + np.exp(-z))),
-            ("the activation is tanh, not ReLU", np.maximum(z, 0)),
-            ("the tanh is missing: h_new = tanh(x Wx^T + h Wh^T + b)", z),
-            ("the recurrent term h @ Wh.T is missing", np.tanh(x @ Wx.T + b)),
-            ("the input term x @ Wx.T is missing", np.tanh(h @ Wh.T + b)),
-            ("Wh is transposed: h @ Wh.T, as nn.Linear does", np.tanh(x @ Wx.T + h @ Wh + b)),
-            ("the bias goes inside the tanh", np.tanh(z - b) + b),
-        ],
-        hint="h_new = tanh(x @ Wx.T + h @ Wh.T + b)",
-    )
-
-
-# -- exercise 8: one LSTM step, any gate order or activation -------------------------------
-_GATES = "ifgo"
-
-
-def _lstm_step(
-    x: np.ndarray,
-    h: np.ndarray,
-    c: np.ndarray,
-    W: np.ndarray,
-    U: np.ndarray,
-    b: np.ndarray,
-    order: str = "ifgo",
-    acts: str = "ssts",
-) -> tuple[np.ndarray, np.ndarray]:
-    """An LSTM step whose blocks of z are the gates ``order`` with activations ``acts``.
-
-    ``acts[k]`` is ``s`` (sigmoid) or ``t`` (tanh) for gate ``_GATES[k]``; the right
-    step is ``order="ifgo", acts="ssts"`` (PyTorch's and minitorch's).
-    """
-    z = x @ W.T + h @ U.T + b
-    blocks = dict(zip(order, np.split(z, 4, axis=1)))
-
-    def act(kind: str, a: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-a)) if kind == "s" else np.tanh(a)
-
-    i, f, g, o = (act(acts[k], blocks[gate]) for k, gate in enumerate(_GATES))
-    c_new = f * c + i * g
-    return o * np.tanh(c_new), c_new
-
-
-def lstm_diagnosis(h_got: np.ndarray, c_got: np.ndarray, args: list[np.ndarray]) -> str:
-    """Name what differs in an LSTM step, by trying every gate order and activation.
-
-    Returns ``""`` if no variant explains ``(h_got, c_got)``.
-    """
-    import itertools
-
-    x, h, c, W, U, b = args
-    right_h, right_c = _lstm_step(*args)
-    close = lambda a, r: a.shape == r.shape and np.allclose(a, r, atol=1e-6)  # noqa: E731
-    names = {"i": "input", "f": "forget", "g": "candidate", "o": "output"}
-    if close(h_got, right_c) and close(c_got, right_h) and not close(right_h, right_c):
-        return "the two results are swapped: return (h_new, c_new), in that order"
-    zi, zf, zg, _ = np.split(x @ W.T + h @ U.T + b, 4, axis=1)
-    i, f, g = 1 / (1 + np.exp(-zi)), 1 / (1 + np.exp(-zf)), np.tanh(zg)
-    for text, value in [
-        ("c_new = f * c + i * g: the input gate i is missing", f * c + g),
-        ("c_new = f * c + i * g: the forget gate f is missing", c + i * g),
-        ("c_new = f * c + i * g: the old cell state c is missing", i * g),
-    ]:
-        if close(c_got, value) and not close(value, right_c):
-            return text
-    if close(c_got, right_c):
-        c_new = right_c
-        zo = np.split(x @ W.T + h @ U.T + b, 4, axis=1)[3]
-        o = 1 / (1 + np.exp(-zo))
-        for text, value in [
-            ("h should be o * tanh(c_new), the *new* cell state, not the old one", o * np.tanh(c)),
-            ("h is o * tanh(c_new): the tanh is missing", o * c_new),
-            ("h is o * tanh(c_new): the output gate o is missing", np.tanh(c_new)),
-            (
-                "the output gate o uses tanh (i, f, o are sigmoids, in 0..1)",
-                np.tanh(zo) * np.tanh(c_new),
-            ),
-        ]:
-            if close(h_got, value):
-                return text
-    for order in ("".join(p) for p in itertools.permutations(_GATES)):
-        for acts in ("".join(a) for a in itertools.product("st", repeat=4)):
-            if order == "ifgo" and acts == "ssts":
-                continue
-            h_v, c_v = _lstm_step(*args, order=order, acts=acts)
-            if close(c_got, c_v) and not close(c_v, right_c):
-                parts = []
-                if order != "ifgo":
-                    parts.append(
-                        f"your gates are in the order {', '.join(order)}: z's four blocks are "
-                        "i, f, g, o (as in PyTorch and minitorch): f multiplies the old cell "
-                        "state, i the candidate g"
-                    )
-                wrong = [
-                    f"the {names[g]} gate {g} uses {'sigmoid' if a == 's' else 'tanh'}"
-                    for g, a, r in zip(_GATES, acts, "ssts")
-                    if a != r
-                ]
-                if wrong:
-                    parts.append(
-                        "; ".join(wrong)
-                        + " (i, f, o are sigmoids, in 0..1; the candidate g is a tanh, in -1..1)"
-                    )
-                return "; ".join(parts)
-    return ""
 
 
 # -- exercise 2: the output size ---------------------------------------------------------
