@@ -74,10 +74,15 @@ def diagnose_gradient(
                 or close(theirs, right)
                 or (not fits and not close(theirs, numeric[j]))
             ):
-                return (  # input j got input k's gradient in turn (or nothing tells)
-                    f"it is the gradient of {label(j)}: the gradients are swapped; return "
-                    "them in the order of the inputs"
+                # input j got input k's gradient in turn (or nothing tells). Of other
+                # shapes, they cannot be returned in the wrong order: the formulas swapped.
+                fix = (
+                    "return them in the order of the inputs"
+                    if theirs is None or fits
+                    else f"the formula for {label(k)} uses {label(j)}, and the one for "
+                    f"{label(j)} uses {label(k)}"
                 )
+                return f"it is the gradient of {label(j)}: the gradients are swapped; {fix}"
             own = ", whose own gradient is right" if close(theirs, numeric[j]) else ""
             return (
                 f"it equals the gradient of {label(j)}{own}: the formula for {label(k)} uses "

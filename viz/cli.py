@@ -394,9 +394,10 @@ def _run(args: argparse.Namespace) -> int:
             stepper = _backward(target, variables, args.stepper)
             if stepper is not None:
                 report.append(f"wrote {stepper}")
-            of = f" of the {_ordinal(args.order)} derivative" if args.order else ""
             for name, var in variables.items():
                 grad = "none" if var.grad is None else format_array(var.grad.data)
+                # of the derivative drawn, not of y: x.grad = ∂(d²y/dx²)/∂x = ...
+                of = f" = \u2202({label})/\u2202{name}" if args.order and wrt else ""
                 report.append(f"{name}.grad{of} = {grad}")
                 if var.grad is not None:
                     values.append((f"{name}.grad", var.grad))
@@ -472,12 +473,6 @@ def _derivative_label(fname: str, wrt: str, order: int) -> str:
 def _ascii_derivative(fname: str, wrt: str, order: int) -> str:
     """``dy/dx``, ``d2y/dx2`` (the node's name in the graph, as in the demo)."""
     return f"d{fname}/d{wrt}" if order == 1 else f"d{order}{fname}/d{wrt}{order}"
-
-
-def _ordinal(n: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _wrt(variables: dict[str, Variable], wrt: str | None) -> str:

@@ -90,6 +90,7 @@ class StepFrames:
     def _d(self, node_id: str | None) -> str:
         """``∂loss/∂x``: the derivative of the output with respect to a Variable."""
         out = self._names.get(self._out_id or "", "y")
+        out = out if is_plain(out) else f"({out})"  # ∂(dy/dx)/∂x, not ∂dy/dx/∂x
         name = self._names.get(node_id or "", "?")
         if not is_plain(name):  # ∂y/∂(x*2.0), not ∂y/∂x*2.0; also a name you gave: a+b
             name = f"({name})"

@@ -6,12 +6,11 @@ a loss's targets). Python's own variable names are gone by the time a graph is d
 every other Variable is named by its role, the same in the static drawing
 (:func:`viz.to_dot`), the backward stepper and the text trace:
 
-* a gradient in the graph (``backward(create_graph=True)``) is ``x.grad`` when it is the
-  ``.grad`` of a node named ``x``;
 * the one output is ``loss`` when a cross-entropy Function made it (a loss that ends in
-  a mean ends in ``Div``: ``y``), ``grad`` when backward made it, else ``y`` (``out``
-  when a Variable you named is ``y``); several outputs drawn together are named like
-  intermediates;
+  a mean ends in ``Div``: ``y``), ``grad`` when ``backward(create_graph=True)`` made it
+  (a gradient drawn on its own: not ``x.grad``, which would change when ``x.grad``
+  does), else ``y`` (``out`` when a Variable you named is ``y``); several outputs drawn
+  together are named like intermediates;
 * an intermediate is the expression that made it, written from its inputs' names with
   the parentheses Python would need to read it as the same maths: ``x*2.0``,
   ``sin(x*2.0)``, ``-h``, ``a@W``, ``(a+b)*c``, ``(-x)**2.0``, ``a*(b@c)`` — when that is
@@ -88,8 +87,6 @@ def derived_names(
     )
     # node id -> the precedence of its name read as an operand (9: one word)
     precedence = {node_id: _operand(name) for node_id, name in names.items()}
-    # id(a Variable) -> the node whose .grad it is (a gradient drawn with create_graph)
-    owners = {id(vn.var.grad): vn.id for vn in graph.variables if _grad(vn.var) is not None}
     counts: dict[str, int] = {}
     counted: set[str] = set()
     for vn in graph.variables:  # forward order: inputs are named before their uses
@@ -99,8 +96,8 @@ def derived_names(
         op = type(creator).__name__ if creator is not None else "leaf"
         stem = op.lower()
         counts[stem] = counts.get(stem, 0) + 1  # the k-th unnamed result of this Function
-        name = _gradient_name(owners.get(id(vn.var)), names, taken)  # x.grad
-        if name is None and vn.id in outputs and len(outputs) == 1:
+        name = None
+        if vn.id in outputs and len(outputs) == 1:
             in_backward = getattr(creator, "created_in_backward", False)
             name = _fresh("grad", taken) if in_backward else _output_name(op, taken)
         if name is None and creator is not None:
@@ -143,20 +140,6 @@ def _is_call(name: str) -> bool:
         if depth == 0:
             return i == len(name) - 1
     return False
-
-
-def _grad(var: Any) -> Any:
-    return getattr(var, "grad", None)  # an edge (Unsaved) has none
-
-
-def _gradient_name(owner: str | None, names: dict[str, str], taken: set[str]) -> str | None:
-    """``x.grad`` for the gradient of the node ``owner`` once that node is named ``x``."""
-    if owner is None or owner not in names:
-        return None
-    owner_name = names[owner]
-    plain = is_plain(owner_name) or _is_call(owner_name)
-    name = f"{owner_name}.grad" if plain else f"({owner_name}).grad"
-    return name if name not in taken and len(name) <= MAX_EXPRESSION else None
 
 
 def _outside_name(x: Any) -> str:

@@ -183,9 +183,9 @@ class BackwardTrace:
         return self.naming()[0].get(node_id or "", "?")
 
     def naming(self) -> tuple[dict[str, str], set[str]]:
-        """:func:`viz.names.derived_names` of the graph from this output, as they were
-        before backward ran (:func:`trace_backward` takes them first: backward replaces
-        the ``.grad`` a name such as ``x.grad`` is read from)."""
+        """:func:`viz.names.derived_names` of the graph from this output, taken once (by
+        :func:`trace_backward`, before backward runs), so every caption and frame uses
+        the same names."""
         if self._naming is None:
             self._naming = derived_names(self.graph, self.graph.var_id(self.output))
         return self._naming
@@ -262,7 +262,7 @@ def trace_backward(
     for vn in graph.variables:
         if vn.var.creator is None and vn.var.grad is not None:
             trace.grads_before[vn.id] = np.array(vn.var.grad.data, copy=True)
-    trace.naming()  # before backward replaces the .grad that names a gradient (x.grad)
+    trace.naming()  # the names of the graph as the forward pass left it
     recorder = _Recorder(trace)
     run_backward(
         output, retain_grad=retain_grad, create_graph=create_graph, on_step=recorder.record

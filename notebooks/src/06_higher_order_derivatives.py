@@ -67,9 +67,10 @@ print(f"the gradient was made by: {type(gx.creator).__name__}")
 # Here is the graph behind `gx`. The purple nodes were created by the backward pass: the
 # `Tanh` box is the original forward op, and `TanhGrad` is tanh's backward,
 # $g_x = g_y \cdot (1 - y^2)$, recorded as **one** op (PyTorch's `tanh_backward` is the
-# same idea). Its inputs are $y = \tanh x$, computed once in the forward pass and reused,
-# and the seed $g_y = 1$ (the dashed constant). `TanhGrad` is an ordinary Function with a
-# backward of its own, which is what the next section runs.
+# same idea). Its inputs are $y = \tanh x$ (drawn `tanh(x)`), computed once in the forward
+# pass and reused, and the seed $g_y = 1$ (the dashed constant); its output, `gx`, is drawn
+# `grad`. `TanhGrad` is an ordinary Function with a backward of its own, which is what the
+# next section runs.
 
 # %%
 viz.draw_graph(gx, show_shapes=False, legend=True)
@@ -175,7 +176,8 @@ for order, n in enumerate(sizes, start=1):
 # The graphs grow with the order: each derivative is the backward of the previous one's
 # graph, and it reuses the values of that graph that the product rule needs. Here is the
 # graph of the **second** derivative of tanh at one point
-# (constants hidden). Everything hangs off the one `Tanh` output $y$. Differentiating
+# (constants hidden). Everything hangs off the one `Tanh` output $y$, drawn `tanh(x)`. The
+# gradient the graph ends in is drawn `grad`. Differentiating
 # `TanhGrad`, $g_y (1 - y^2)$, with respect to $y$ gives $-2y \cdot g_y \cdot g$: two
 # `Mul`s, because the seeds $g_y$ and $g$ are constants. Then `Tanh`'s backward applies
 # `TanhGrad` once more, so the result is $(1 - y^2) \cdot (-2y)$. Each further order

@@ -197,6 +197,20 @@ def test_08_the_kind_of_a_wrong_gradient_is_named(grads: Any, fragment: str) -> 
     fails_with(fragment, cb08.check_backward, "Hypot", Buggy, _A, _B)
 
 
+def test_08_swapped_formulas_of_broadcast_inputs_are_not_told_to_swap_returns() -> None:
+    # inputs of other shapes: the gradients cannot come back in the wrong order, so a
+    # swap is of the formulas (a teacher's trial: "return g1, g0" then failed on shapes)
+    class Swapped(_Hypot):
+        def grads(self, gy: Any, a: Any, b: Any, y: Any) -> Any:
+            return F.sum_to(gy * b / y, a.shape), F.sum_to(gy * a / y, b.shape)
+
+    b = np.array([4.0, 1.0, -1.5])
+    cb08.check_backward("Hypot", _Hypot, _A, b)
+    message = fails_with("the gradients are swapped", cb08.check_backward, "Hypot", Swapped, _A, b)
+    assert "order of the inputs" not in message
+    assert "the formula for input 0 uses input 1" in message
+
+
 def test_08_a_broadcast_gradient_not_reduced_names_sum_to() -> None:
     class Unreduced(_Hypot):
         def grads(self, gy: Any, a: Any, b: Any, y: Any) -> Any:

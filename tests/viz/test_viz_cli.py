@@ -199,7 +199,7 @@ def test_order_and_grads_label_what_is_printed(capsys: pytest.CaptureFixture[str
     lines = err.splitlines()
     assert lines[0] == f"value = {t:.4f}"
     assert lines[1] == f"d³y/dx³ = {d3:.4f}"
-    assert lines[2] == f"x.grad of the 3rd derivative = {d4:.4f}"
+    assert lines[2] == f"x.grad = ∂(d³y/dx³)/∂x = {d4:.4f}"
     assert "<B>d3y/dx3</B>" in out  # the drawn output is named as in the demo
 
 
