@@ -1,5 +1,8 @@
 """Checks for notebook 11's im2col and col2im: the references and the typical slips
 (a window's layout, its order, a shrunk output) that the checks name.
+
+The references are the answers to notebook 11's im2col and col2im exercises (later
+cells use them as stand-ins where yours fails): reading them first spoils those exercises.
 """
 
 from __future__ import annotations

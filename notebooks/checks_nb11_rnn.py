@@ -1,6 +1,9 @@
 """Checks for notebook 11's recurrent half: gradient clipping, one RNN step and one LSTM
 step (any gate order or activation), with the LSTM reference and its typical wrong
 variants.
+
+The references are answers (later cells use them as stand-ins where yours fails):
+reading them first spoils those exercises.
 """
 
 from __future__ import annotations
