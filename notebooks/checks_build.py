@@ -161,10 +161,8 @@ class NotDoneYet(checks.NotDoneYet, NotImplementedError):
     """
 
 
-NOT_DONE = (
-    "{what}: this exercise is not done yet. Replace `raise NotImplementedError()` (and the "
-    "comment above it) with your code, run that cell, then run this check again."
-)
+#: The same words as notebooks 01-07's (``checks.NOT_DONE``), after the call checked.
+NOT_DONE = "{what}: " + checks.NOT_DONE.replace("{", "{{").replace("}", "}}")
 
 
 @contextmanager
