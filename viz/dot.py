@@ -240,7 +240,7 @@ def write_dot(graph: Graph, opts: DotOptions, overlay: Overlay | None = None) ->
     """
     overlay = tangent_overlay(graph, overlay or Overlay())  # forward mode's ops in green
     backward_ran = any(n.var.grad is not None for n in graph.variables if n.kind == "leaf")
-    labels = {**label_names(graph), **overlay.names}
+    labels = label_names(graph, overlay.names)
     node_lines: dict[str, str] = {}
     hidden_grads = False
     variables = {vn.id: vn for vn in graph.variables}

@@ -176,13 +176,17 @@ def variable_names(graph: Graph) -> dict[str, str]:
     return derived_names(graph)[0]
 
 
-def label_names(graph: Graph) -> dict[str, str]:
+def label_names(graph: Graph, known: dict[str, str] | None = None) -> dict[str, str]:
     """Node id -> the text a drawn label starts from: a Variable's own name as it was
-    given (the label shortens and escapes it, :func:`viz.labels.escape`), else the name
-    :func:`derived_names` gives it."""
+    given (the label shortens and escapes it, :func:`viz.labels.escape`), else the one
+    :func:`derived_names` gives it; a name in ``known`` (the stepper's, drawn frame
+    after frame) overrides both, and names are derived only where ``known`` lacks one."""
     given = given_names(graph)
     own = {node_id: name for node_id, name in given.items() if name is not None}
-    return {**derived_names(graph, given=given)[0], **own}
+    known = known or {}
+    if all(node_id in known for node_id, name in given.items() if name is None):
+        return {**own, **known}
+    return {**derived_names(graph, given=given)[0], **own, **known}
 
 
 def given_names(graph: Graph) -> dict[str, str | None]:
